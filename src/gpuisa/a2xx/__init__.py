@@ -1,0 +1,1 @@
+"""Adreno A2XX shader ISA tools."""

@@ -1,0 +1,540 @@
+"""The PICA200 shader instruction set, as data.
+
+This module is the single description of the ISA: instruction formats and their fields,
+the 64 opcode values, the operand-descriptor layout, register maps, index registers,
+comparison operators, condition operators and hardware limits.  The encoder, decoder,
+disassembler, assembler and emulators all read these tables; nothing else in gpuisa
+hard-codes a bit position or an opcode number.
+
+Source: 3dbrew "GPU/Shader Instruction Set" (seeds 000/002, newest revision).  Where the
+seed leaves a value unknown, the comment says which evidence was used instead.
+The tables are validated when this module is imported (:func:`_validate`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum, IntEnum
+
+from ..bits import Field, Layout
+from ..errors import IsaTableError
+
+WORD_BITS = 32
+OPCODE_BITS = 6
+
+# -- hardware limits -----------------------------------------------------------------------
+
+#: Program memory of a shader unit in words (emulation notes §4.1).
+MAX_CODE_WORDS = 4096
+#: Vertex shader program limit in words (3dbrew: Ironfall debug info; picasso enforces it).
+MAX_VERTEX_CODE_WORDS = 512
+#: Operand-descriptor memory in entries (3dbrew: at most 128 operand descriptors).
+MAX_OPDESCS = 128
+#: Control-flow stack depths (3dbrew "Control Flow").
+IF_STACK_DEPTH = 8
+CALL_STACK_DEPTH = 4
+LOOP_STACK_DEPTH = 4
+#: How many CALL-stack pops take effect per instruction (3dbrew: "the fourth update to its
+#: copy of the PC is missed", the CALL four-pops bug).
+CALL_POPS_EFFECTIVE = 3
+#: Geometry-shader output vertex buffer entries (3dbrew SETEMIT; emulation notes §6.1).
+GS_VERTEX_BUFFER_ENTRIES = 4
+
+NUM_INPUTS = 16
+NUM_OUTPUTS = 16
+NUM_TEMPORARIES = 16
+NUM_FLOAT_UNIFORMS = 96
+NUM_INT_UNIFORMS = 4
+NUM_BOOL_UNIFORMS = 16
+#: Geometry shaders may only use o0–o6 (3dbrew "Registers"; picasso's range check).
+NUM_GEOMETRY_OUTPUTS = 7
+
+
+# -- instruction formats -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Format:
+    """One instruction format of the seed's "Instruction formats" section.
+
+    ``opcode_width`` is how many of the top bits hold the opcode (6, or 5 for CMP whose
+    CMPX field takes bit 26, or 3 for MAD/MADI).  ``indexed_source`` names the source
+    operand that the IDX field (relative addressing) applies to: always the one in the
+    7-bit ("wide") source field.
+    """
+
+    name: str
+    opcode_width: int
+    layout: Layout
+    indexed_source: str | None = None
+
+    @property
+    def opcode_field(self) -> Field:
+        return Field("opcode", WORD_BITS - self.opcode_width, self.opcode_width)
+
+    @property
+    def unused_mask(self) -> int:
+        """Bits neither the opcode nor any field uses; preserved verbatim by the codec."""
+        return self.layout.unused_mask & ~self.opcode_field.mask
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        return tuple(n for n in ("src1", "src2", "src3") if n in self.layout)
+
+    def source_width(self, source: str) -> int:
+        return self.layout[source].width
+
+
+def _format(name: str, opcode_width: int, fields, indexed_source: str | None = None) -> Format:
+    return Format(name, opcode_width, Layout(f"format {name}", fields, WORD_BITS), indexed_source)
+
+
+#: Field tables transcribed from the seed (offsets and sizes in bits).
+FORMATS: dict[str, Format] = {
+    f.name: f
+    for f in (
+        # Format 0: no operands (BREAK, NOP, END, EMIT).
+        _format("0", 6, []),
+        _format(
+            "1",
+            6,
+            [("desc", 0, 7), ("src2", 7, 5), ("src1", 12, 7), ("idx", 19, 2), ("dst", 21, 5)],
+            "src1",
+        ),
+        _format(
+            "1i",
+            6,
+            [("desc", 0, 7), ("src2", 7, 7), ("src1", 14, 5), ("idx", 19, 2), ("dst", 21, 5)],
+            "src2",
+        ),
+        _format("1u", 6, [("desc", 0, 7), ("src1", 12, 7), ("idx", 19, 2), ("dst", 21, 5)], "src1"),
+        _format(
+            "1c",
+            5,
+            [
+                ("desc", 0, 7),
+                ("src2", 7, 5),
+                ("src1", 12, 7),
+                ("idx", 19, 2),
+                ("cmpy", 21, 3),
+                ("cmpx", 24, 3),
+            ],
+            "src1",
+        ),
+        _format(
+            "2",
+            6,
+            [("num", 0, 8), ("dst", 10, 12), ("condop", 22, 2), ("refy", 24, 1), ("refx", 25, 1)],
+        ),
+        # The seed calls bits 22-25 "Constant ID (BOOL/INT)": b0-b15 for IFU/CALLU/JMPU,
+        # i0-i3 for LOOP (picasso only ever writes 2 bits there for LOOP).
+        _format("3", 6, [("num", 0, 8), ("dst", 10, 12), ("id", 22, 4)]),
+        _format("4", 6, [("winding", 22, 1), ("primemit", 23, 1), ("vtxid", 24, 2)]),
+        _format(
+            "5",
+            3,
+            [
+                ("desc", 0, 5),
+                ("src3", 5, 5),
+                ("src2", 10, 7),
+                ("src1", 17, 5),
+                ("idx", 22, 2),
+                ("dst", 24, 5),
+            ],
+            "src2",
+        ),
+        _format(
+            "5i",
+            3,
+            [
+                ("desc", 0, 5),
+                ("src3", 5, 7),
+                ("src2", 12, 5),
+                ("src1", 17, 5),
+                ("idx", 22, 2),
+                ("dst", 24, 5),
+            ],
+            "src3",
+        ),
+        # Opcodes the seed lists as "???": no known fields; all 26 low bits are kept raw.
+        _format("unknown", 6, []),
+    )
+}
+
+
+# -- opcodes -------------------------------------------------------------------------------
+
+
+class Opcode(IntEnum):
+    """Canonical opcode values (bits 26-31).  CMP also occupies 0x2F, MADI 0x30-0x37 and
+    MAD 0x38-0x3F because their opcode fields are narrower than 6 bits."""
+
+    ADD = 0x00
+    DP3 = 0x01
+    DP4 = 0x02
+    DPH = 0x03
+    DST = 0x04
+    EX2 = 0x05
+    LG2 = 0x06
+    LITP = 0x07
+    MUL = 0x08
+    SGE = 0x09
+    SLT = 0x0A
+    FLR = 0x0B
+    MAX = 0x0C
+    MIN = 0x0D
+    RCP = 0x0E
+    RSQ = 0x0F
+    UNKNOWN_10 = 0x10
+    UNKNOWN_11 = 0x11
+    MOVA = 0x12
+    MOV = 0x13
+    UNKNOWN_14 = 0x14
+    UNKNOWN_15 = 0x15
+    UNKNOWN_16 = 0x16
+    UNKNOWN_17 = 0x17
+    DPHI = 0x18
+    DSTI = 0x19
+    SGEI = 0x1A
+    SLTI = 0x1B
+    UNKNOWN_1C = 0x1C
+    UNKNOWN_1D = 0x1D
+    UNKNOWN_1E = 0x1E
+    UNKNOWN_1F = 0x1F
+    BREAK = 0x20
+    NOP = 0x21
+    END = 0x22
+    BREAKC = 0x23
+    CALL = 0x24
+    CALLC = 0x25
+    CALLU = 0x26
+    IFU = 0x27
+    IFC = 0x28
+    LOOP = 0x29
+    EMIT = 0x2A
+    SETEMIT = 0x2B
+    JMPC = 0x2C
+    JMPU = 0x2D
+    CMP = 0x2E
+    MADI = 0x30
+    MAD = 0x38
+
+
+class SourceUse(Enum):
+    """Which source components an opcode reads, as picasso's don't-care masking models it
+    (pica-assembly-language.md §8.2).  The assembler and the linter use it."""
+
+    MASKED = "masked"  # component i of every source iff destination component i is written
+    DP3 = "dp3"  # x, y, z of src1 and src2
+    DPH = "dph"  # x, y, z of src1; all of src2
+    SCALAR = "scalar"  # x of src1
+    MOVA = "mova"  # x of src1 if a0.x is written, y if a0.y is written
+    CMP = "cmp"  # x, y of src1; all of src2 (picasso keeps src2 z/w significant)
+    ALL = "all"  # every component of every source
+    NONE = "none"  # no register sources
+
+
+class Kind(Enum):
+    ARITHMETIC = "arithmetic"  # writes a register through an operand descriptor
+    COMPARE = "compare"  # CMP: sets the condition flags
+    FLOW = "flow"  # control flow (formats 0, 2, 3)
+    GEOMETRY = "geometry"  # EMIT, SETEMIT
+    CONTROL = "control"  # NOP, END
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class OpcodeInfo:
+    """One row of the opcode table."""
+
+    opcode: Opcode
+    mnemonic: str  # lower case, as picasso spells it ("" for unknown opcodes)
+    format: Format
+    kind: Kind
+    sources: int  # register source operands
+    use: SourceUse
+    #: The partner with the other source-width arrangement (DPH <-> DPHI, MAD <-> MADI).
+    inverted: Opcode | None = None
+
+    @property
+    def is_inverted_form(self) -> bool:
+        return self.format.name in ("1i", "5i")
+
+    @property
+    def base_opcode(self) -> Opcode:
+        """The plain form of an I-form (DPHI -> DPH); itself otherwise."""
+        return self.inverted if self.is_inverted_form and self.inverted is not None else self.opcode
+
+
+# One line per opcode (riscv-opcodes style): value, mnemonic, format, kind, sources, use,
+# inverted partner.  Transcribed from the seed's "Instructions" table.
+_OPCODE_TABLE = """
+0x00 add     1       arithmetic 2 masked -
+0x01 dp3     1       arithmetic 2 dp3    -
+0x02 dp4     1       arithmetic 2 all    -
+0x03 dph     1       arithmetic 2 dph    dphi
+0x04 dst     1       arithmetic 2 all    dsti
+0x05 ex2     1u      arithmetic 1 scalar -
+0x06 lg2     1u      arithmetic 1 scalar -
+0x07 litp    1u      arithmetic 1 all    -
+0x08 mul     1       arithmetic 2 masked -
+0x09 sge     1       arithmetic 2 masked sgei
+0x0A slt     1       arithmetic 2 masked slti
+0x0B flr     1u      arithmetic 1 masked -
+0x0C max     1       arithmetic 2 masked -
+0x0D min     1       arithmetic 2 masked -
+0x0E rcp     1u      arithmetic 1 scalar -
+0x0F rsq     1u      arithmetic 1 scalar -
+0x10 -       unknown unknown    0 none   -
+0x11 -       unknown unknown    0 none   -
+0x12 mova    1u      arithmetic 1 mova   -
+0x13 mov     1u      arithmetic 1 masked -
+0x14 -       unknown unknown    0 none   -
+0x15 -       unknown unknown    0 none   -
+0x16 -       unknown unknown    0 none   -
+0x17 -       unknown unknown    0 none   -
+0x18 dphi    1i      arithmetic 2 dph    dph
+0x19 dsti    1i      arithmetic 2 all    dst
+0x1A sgei    1i      arithmetic 2 masked sge
+0x1B slti    1i      arithmetic 2 masked slt
+0x1C -       unknown unknown    0 none   -
+0x1D -       unknown unknown    0 none   -
+0x1E -       unknown unknown    0 none   -
+0x1F -       unknown unknown    0 none   -
+0x20 break   0       flow       0 none   -
+0x21 nop     0       control    0 none   -
+0x22 end     0       control    0 none   -
+0x23 breakc  2       flow       0 none   -
+0x24 call    2       flow       0 none   -
+0x25 callc   2       flow       0 none   -
+0x26 callu   3       flow       0 none   -
+0x27 ifu     3       flow       0 none   -
+0x28 ifc     2       flow       0 none   -
+0x29 loop    3       flow       0 none   -
+0x2A emit    0       geometry   0 none   -
+0x2B setemit 4       geometry   0 none   -
+0x2C jmpc    2       flow       0 none   -
+0x2D jmpu    3       flow       0 none   -
+0x2E cmp     1c      compare    2 cmp    -
+0x30 madi    5i      arithmetic 3 masked mad
+0x38 mad     5       arithmetic 3 masked madi
+"""
+
+
+def _parse_opcode_table(text: str) -> dict[Opcode, OpcodeInfo]:
+    rows: dict[Opcode, OpcodeInfo] = {}
+    for line in text.strip().splitlines():
+        value, mnemonic, fmt, kind, sources, use, inverted = line.split()
+        opcode = Opcode(int(value, 16))
+        rows[opcode] = OpcodeInfo(
+            opcode=opcode,
+            mnemonic="" if mnemonic == "-" else mnemonic,
+            format=FORMATS[fmt],
+            kind=Kind(kind),
+            sources=int(sources),
+            use=SourceUse(use),
+            inverted=None if inverted == "-" else Opcode[inverted.upper()],
+        )
+    return rows
+
+
+#: Opcode -> its table row.
+OPCODES: dict[Opcode, OpcodeInfo] = _parse_opcode_table(_OPCODE_TABLE)
+#: Mnemonic -> table row (known opcodes only).
+BY_MNEMONIC: dict[str, OpcodeInfo] = {i.mnemonic: i for i in OPCODES.values() if i.mnemonic}
+
+
+def _by_value() -> tuple[OpcodeInfo, ...]:
+    """Every 6-bit value 0x00-0x3F -> the row that decodes it.  A row whose opcode field is
+    narrower than 6 bits claims all values that share its top bits."""
+    table: list[OpcodeInfo | None] = [None] * (1 << OPCODE_BITS)
+    for info in OPCODES.values():
+        spread = 1 << (OPCODE_BITS - info.format.opcode_width)
+        if info.opcode % spread:
+            raise IsaTableError(f"{info.opcode.name}: value not aligned to its opcode width")
+        for value in range(info.opcode, info.opcode + spread):
+            if table[value] is not None:
+                raise IsaTableError(
+                    f"opcode value 0x{value:02X} claimed by {table[value].opcode.name} "
+                    f"and {info.opcode.name}"
+                )
+            table[value] = info
+    missing = [f"0x{v:02X}" for v, row in enumerate(table) if row is None]
+    if missing:
+        raise IsaTableError(f"opcode values not accounted for: {', '.join(missing)}")
+    return tuple(table)  # type: ignore[arg-type]
+
+
+#: 6-bit value (bits 26-31 of a word) -> row.  Total over 0x00-0x3F.
+BY_VALUE: tuple[OpcodeInfo, ...] = _by_value()
+
+
+# -- operand descriptors -------------------------------------------------------------------
+
+#: Operand-descriptor word (seed "Operand descriptors").  Bit 31 is not described; the
+#: Nintendo toolchain sets it (shbin-format.md §3), so the codec preserves it.
+OPDESC_LAYOUT = Layout(
+    "operand descriptor",
+    [
+        ("mask", 0, 4),
+        ("neg1", 4, 1),
+        ("sel1", 5, 8),
+        ("neg2", 13, 1),
+        ("sel2", 14, 8),
+        ("neg3", 22, 1),
+        ("sel3", 23, 8),
+    ],
+    WORD_BITS,
+)
+
+#: Component names in selector value order (seed: 0 = x, 1 = y, 2 = z, 3 = w).
+COMPONENTS = "xyzw"
+#: Alternative letter sets accepted by picasso for the same components.
+COMPONENT_ALIASES = ("xyzw", "rgba", "stpq")
+#: The identity selector .xyzw (seed: "component selector 0x1B is equivalent to .xyzw").
+IDENTITY_SELECTOR = 0x1B
+
+
+def selector_components(selector: int) -> tuple[int, int, int, int]:
+    """Component indices picked by an 8-bit selector; component 0 is in bits 6-7."""
+    return tuple((selector >> (6 - 2 * i)) & 3 for i in range(4))  # type: ignore[return-value]
+
+
+def components_selector(components: tuple[int, ...] | list[int]) -> int:
+    """Inverse of :func:`selector_components` (exactly four components)."""
+    if len(components) != 4 or any(not 0 <= c <= 3 for c in components):
+        raise ValueError(f"a selector needs four components 0..3, got {components!r}")
+    return sum(c << (6 - 2 * i) for i, c in enumerate(components))
+
+
+def mask_components(mask: int) -> tuple[int, ...]:
+    """Components written by a destination mask (seed: bit 3 = x, 2 = y, 1 = z, 0 = w)."""
+    return tuple(i for i in range(4) if mask & (8 >> i))
+
+
+def components_mask(components) -> int:
+    mask = 0
+    for c in components:
+        mask |= 8 >> c
+    return mask
+
+
+# -- registers -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RegisterBank:
+    """A run of registers sharing a name prefix: raw field values base..base+count-1."""
+
+    prefix: str
+    base: int
+    count: int
+
+    def __contains__(self, raw: int) -> bool:
+        return self.base <= raw < self.base + self.count
+
+
+#: SRC mapping (seed "Registers": 0x00-0x0F v, 0x10-0x1F r, 0x20-0x7F c).
+SOURCE_BANKS = (
+    RegisterBank("v", 0x00, NUM_INPUTS),
+    RegisterBank("r", 0x10, NUM_TEMPORARIES),
+    RegisterBank("c", 0x20, NUM_FLOAT_UNIFORMS),
+)
+#: DST mapping (seed: 0x00-0x0F o, 0x10-0x1F r).
+DESTINATION_BANKS = (
+    RegisterBank("o", 0x00, NUM_OUTPUTS),
+    RegisterBank("r", 0x10, NUM_TEMPORARIES),
+)
+
+
+def _register(banks: tuple[RegisterBank, ...], raw: int) -> tuple[str, int]:
+    for bank in banks:
+        if raw in bank:
+            return bank.prefix, raw - bank.base
+    raise ValueError(f"0x{raw:X} is not a register field value")
+
+
+def source_register(raw: int) -> tuple[str, int]:
+    """('v' | 'r' | 'c', number) for a source field value 0x00-0x7F."""
+    return _register(SOURCE_BANKS, raw)
+
+
+def destination_register(raw: int) -> tuple[str, int]:
+    """('o' | 'r', number) for a destination field value 0x00-0x1F."""
+    return _register(DESTINATION_BANKS, raw)
+
+
+def register_field(banks: tuple[RegisterBank, ...], prefix: str, number: int) -> int:
+    """Raw field value of register ``prefix``+``number``."""
+    for bank in banks:
+        if bank.prefix == prefix and 0 <= number < bank.count:
+            return bank.base + number
+    raise ValueError(f"no register {prefix}{number} in this field")
+
+
+#: IDX field values (seed "Relative addressing").
+INDEX_REGISTERS: dict[int, str | None] = {0: None, 1: "a0.x", 2: "a0.y", 3: "aL"}
+#: Relative offsets outside this range are ignored (treated as 0) by the hardware.
+RELATIVE_OFFSET_RANGE = (-128, 127)
+#: Index into c0-c95 wraps with this mask; beyond c95 the operand reads (1, 1, 1, 1).
+RELATIVE_INDEX_MASK = 0x7F
+
+
+# -- comparisons and conditions ------------------------------------------------------------
+
+
+class CompareOp(IntEnum):
+    """CMPX/CMPY field values (seed "Comparison operator").  6 and 7 evaluate to true."""
+
+    EQ = 0
+    NE = 1
+    LT = 2
+    LE = 3
+    GT = 4
+    GE = 5
+    TRUE_6 = 6
+    TRUE_7 = 7
+
+
+class CondOp(IntEnum):
+    """CONDOP field values (seed "Conditions")."""
+
+    OR = 0  # cmp.x == REFX || cmp.y == REFY
+    AND = 1  # cmp.x == REFX && cmp.y == REFY
+    X = 2  # cmp.x == REFX
+    Y = 3  # cmp.y == REFY
+
+
+class GeometryMode(IntEnum):
+    """DVLE geometry-shader input modes (shbin-format.md §4)."""
+
+    POINT = 0
+    VARIABLE = 1
+    FIXED = 2
+
+
+# -- validation ----------------------------------------------------------------------------
+
+
+def _validate() -> None:
+    for fmt in FORMATS.values():
+        if fmt.layout.used_mask & fmt.opcode_field.mask:
+            raise IsaTableError(f"format {fmt.name}: a field overlaps the opcode bits")
+        if fmt.indexed_source is not None and (
+            fmt.indexed_source not in fmt.layout or fmt.layout[fmt.indexed_source].width != 7
+        ):
+            raise IsaTableError(f"format {fmt.name}: the indexed source must be the 7-bit one")
+    if set(OPCODES) != set(Opcode):
+        raise IsaTableError("every Opcode member needs exactly one table row")
+    for info in OPCODES.values():
+        if info.inverted is not None and OPCODES[info.inverted].inverted is not info.opcode:
+            raise IsaTableError(f"{info.opcode.name}: inverted partners must point at each other")
+        if info.kind in (Kind.ARITHMETIC, Kind.COMPARE) and len(info.format.sources) != (
+            info.sources
+        ):
+            raise IsaTableError(f"{info.opcode.name}: source count disagrees with its format")
+    if len(BY_MNEMONIC) != sum(1 for i in OPCODES.values() if i.mnemonic):
+        raise IsaTableError("duplicate mnemonic in the opcode table")
+
+
+_validate()
