@@ -265,6 +265,12 @@ class OpcodeInfo:
         """The plain form of an I-form (DPHI -> DPH); itself otherwise."""
         return self.inverted if self.is_inverted_form and self.inverted is not None else self.opcode
 
+    @property
+    def base_mnemonic(self) -> str:
+        """The spelling picasso treats as canonical: the I-forms are chosen automatically,
+        so ``dphi`` and ``madi`` are written ``dph`` and ``mad``."""
+        return OPCODES[self.base_opcode].mnemonic
+
 
 # One line per opcode (riscv-opcodes style): value, mnemonic, format, kind, sources, use,
 # inverted partner.  Transcribed from the seed's "Instructions" table.
