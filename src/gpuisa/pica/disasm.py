@@ -1,0 +1,356 @@
+"""PICA200 disassembler: SHBIN -> picasso-syntax source that assembles back exactly.
+
+The text is ordinary picasso source plus, only where needed, the gpuisa extensions of
+``docs/assembly-extensions.md`` (``.word``, ``.opdesc``, explicit uniform placement,
+``.unit``).  Design:
+
+* every DVLE becomes a translation unit with its declarations recovered from the DVLE
+  tables (uniforms and inputs as aliases at their registers, constants as
+  ``.setf``/``.seti``/``.setb`` in table order, outputs in table order, ``.gsh``);
+* flow control becomes picasso blocks, procedures and labels (:mod:`.disasm_structure`);
+* swizzles print every selector bit, so the operand-descriptor table that picasso's
+  allocator rebuilds is the file's table; when it would not be (files from other
+  toolchains), the table is pinned with ``.opdesc`` and any instruction whose descriptor
+  first-fit would not pick is printed as ``.word``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from itertools import pairwise
+
+import numpy as np
+
+from ..floats import f24_picasso_preimage
+from .descriptors import DescriptorTable, care_mask
+from .disasm_structure import Line, Structure, find_structures, layout_lines
+from .disasm_syntax import UnitNames, instruction_text, printable_descriptor_bits
+from .encoding import Instruction, decode, decode_opdesc
+from .isa import MAX_OPDESCS, Kind, Opcode
+from .program import Program
+from .shbin import ConstantKind, Dvle, OutputSemantic, ShaderType, Shbin
+
+_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
+_INDENT = "    "
+_SEMANTIC_NAMES = {s: s.name.lower() for s in OutputSemantic}
+
+
+def disassemble(source: Shbin | Program | bytes | bytearray, *, raw: bool = False) -> str:
+    """Disassemble a SHBIN (object or bytes) or a bare Program into assembly text.
+
+    With ``raw``, every code line also shows its address, instruction word and
+    descriptor index in a trailing comment.
+    """
+    if isinstance(source, bytes | bytearray | memoryview):
+        source = Shbin.from_bytes(bytes(source))
+    if isinstance(source, Program):
+        return _Disassembly(source, (), raw).text()
+    return _Disassembly(source.program, tuple(source.entries), raw).text()
+
+
+@dataclass(slots=True)
+class _Unit:
+    lo: int
+    hi: int
+    dvle: Dvle | None
+    entry: str
+    names: UnitNames
+
+
+class _Disassembly:
+    def __init__(self, program: Program, dvles: tuple[Dvle, ...], raw: bool):
+        self.program = program
+        self.dvles = dvles
+        self.raw_mode = raw
+        self.code: list[Instruction] = [decode(w) for w in program.code]
+        self.notes: list[str] = []
+        self.units = self._units()
+        self.raw: set[int] = set()
+        for unit in self.units:
+            for pos in range(unit.lo, unit.hi):
+                ins = self.code[pos]
+                if not _is_flow(ins) and self._symbolic(pos, unit) is None:
+                    self.raw.add(pos)
+        self.pinned = not self._natural_descriptors()
+        if self.pinned:
+            self._pin_descriptors()
+        entries = {}
+        for unit in self.units:
+            if unit.dvle is not None and self._entry_ok(unit.dvle):
+                entries.setdefault((unit.dvle.main_offset, unit.dvle.endmain_offset), unit.entry)
+        if not self.dvles and self.code:
+            entries[(0, len(self.code))] = "main"
+        self.entry_names = entries
+        self.structures: list[Structure] = find_structures(
+            self.code, [(u.lo, u.hi) for u in self.units], entries, self.raw
+        )
+
+    # -- units -------------------------------------------------------------------------
+
+    def _units(self) -> list[_Unit]:
+        n = len(self.code)
+        if not self.dvles:
+            return [_Unit(0, n, None, "main", UnitNames())]
+        starts = self._unit_starts()
+        ends = [*starts[1:], n]
+        units = []
+        for k, dvle in enumerate(self.dvles):
+            entry = "main" if k == 0 else f"main{k}"
+            units.append(_Unit(starts[k], ends[k], dvle, entry, self._names(dvle)))
+        return units
+
+    def _unit_starts(self) -> list[int]:
+        """Where each DVLE's own code begins: the lowest entry point or procedure that only
+        it (and no earlier DVLE) reaches.  picasso lays files out in order, so for its
+        output the starts increase; otherwise every DVLE's code goes in the first unit."""
+        reached: set[int] = set()
+        starts = [0]
+        for k, dvle in enumerate(self.dvles):
+            own = self._reachable(dvle) - reached
+            reached |= own
+            if k:
+                starts.append(min(own, default=dvle.main_offset))
+        if any(b <= a for a, b in pairwise(starts)) or starts[-1] > len(self.code):
+            return [0] + [len(self.code)] * (len(self.dvles) - 1)
+        return starts
+
+    def _reachable(self, dvle: Dvle) -> set[int]:
+        """Start addresses of the entry procedure and every procedure it calls."""
+        todo = [(dvle.main_offset, dvle.endmain_offset)]
+        seen: set[int] = set()
+        while todo:
+            start, end = todo.pop()
+            if start in seen or not 0 <= start < end <= len(self.code):
+                continue
+            seen.add(start)
+            for ins in self.code[start:end]:
+                if ins.opcode in (Opcode.CALL, Opcode.CALLC, Opcode.CALLU):
+                    todo.append((ins["dst"], ins["dst"] + ins["num"]))
+        return seen
+
+    def _entry_ok(self, dvle: Dvle) -> bool:
+        if 0 <= dvle.main_offset < dvle.endmain_offset <= len(self.code):
+            return True
+        self.notes.append(
+            f"entry range 0x{dvle.main_offset:X}-0x{dvle.endmain_offset:X} is not a "
+            "procedure of this program: the DVLE cannot be reproduced"
+        )
+        return False
+
+    def _names(self, dvle: Dvle) -> UnitNames:
+        names = UnitNames(geometry=dvle.shader_type is ShaderType.GEOMETRY)
+        for uniform in dvle.uniforms:
+            alias = _alias(uniform.name)
+            if alias is None:
+                continue
+            if uniform.bank == "c":
+                for i in range(uniform.count):
+                    names.floats[uniform.register + i] = (alias, i, uniform.count)
+            elif uniform.bank == "v":
+                names.inputs[uniform.register] = alias
+        return names
+
+    # -- operand descriptors ------------------------------------------------------------
+
+    def _symbolic(self, pos: int, unit: _Unit) -> str | None:
+        return instruction_text(self.code[pos], self.program.opdescs, unit.names)
+
+    def _descriptor_users(self):
+        """(position, value the assembler builds, care mask) of each printed instruction
+        that allocates a descriptor, in code order."""
+        table = self.program.opdescs
+        for pos, ins in enumerate(self.code):
+            if pos in self.raw or ins.info.kind not in (Kind.ARITHMETIC, Kind.COMPARE):
+                continue
+            value = table[ins["desc"]]
+            yield (
+                pos,
+                value & printable_descriptor_bits(ins),
+                care_mask(ins.info, decode_opdesc(value).mask),
+            )
+
+    def _natural_descriptors(self) -> bool:
+        """Whether picasso's allocator, fed the printed instructions, rebuilds the file's
+        exact descriptor table and indices (pica-assembly-language.md §8)."""
+        table = DescriptorTable()
+        assigned: dict[int, int] = {}
+        try:
+            for pos, value, mask in self._descriptor_users():
+                if self.code[pos].opcode in (Opcode.MAD, Opcode.MADI):
+                    k, swapped = table.allocate_mad(value, mask)
+                    if swapped is not None:
+                        for other, index in assigned.items():
+                            if self.code[other].opcode not in (Opcode.MAD, Opcode.MADI):
+                                assigned[other] = {k: swapped, swapped: k}.get(index, index)
+                else:
+                    k = table.allocate(value, mask)
+                assigned[pos] = k
+        except Exception:  # the allocator's own limits: the natural text cannot work
+            return False
+        return table.values == list(self.program.opdescs) and all(
+            self.code[pos]["desc"] == k for pos, k in assigned.items()
+        )
+
+    def _pin_descriptors(self) -> None:
+        table = DescriptorTable()
+        for value in self.program.opdescs[:MAX_OPDESCS]:
+            table.pin(value)
+        for pos, value, mask in list(self._descriptor_users()):
+            if table.find(value, mask) != self.code[pos]["desc"]:
+                self.raw.add(pos)
+
+    # -- text ---------------------------------------------------------------------------
+
+    def text(self) -> str:
+        out = [self._banner()]
+        if self.pinned:
+            out.append("; pinned descriptor table: picasso's allocator would not rebuild it")
+            words = self.program.opdescs
+            for i in range(0, len(words), 6):
+                out.append(".opdesc " + ", ".join(f"0x{w:08X}" for w in words[i : i + 6]))
+            out.append("")
+        for k, (unit, structure) in enumerate(zip(self.units, self.structures, strict=True)):
+            if k:
+                out += ["", f".unit dvle{k}"]
+            out += self._declarations(unit, k)
+            out += self._code(unit, structure)
+        for note in self.notes:
+            out.append(f"; warning: {note}")
+        return "\n".join(out).rstrip("\n") + "\n"
+
+    def _banner(self) -> str:
+        return (
+            f"; gpuisa disassembly: {len(self.code)} instruction words, "
+            f"{len(self.program.opdescs)} operand descriptors, {len(self.dvles)} DVLE(s)"
+        )
+
+    def _declarations(self, unit: _Unit, k: int) -> list[str]:
+        dvle = unit.dvle
+        if dvle is None:
+            return [""]
+        kind = "geometry" if dvle.shader_type is ShaderType.GEOMETRY else "vertex"
+        out = [
+            "",
+            f"; DVLE {k}: {kind} shader, entry "
+            f"0x{dvle.main_offset:03X}-0x{dvle.endmain_offset:03X}",
+        ]
+        if dvle.shader_type is ShaderType.GEOMETRY:
+            out.append(_gsh_line(dvle))
+        for uniform in sorted(dvle.uniforms, key=lambda u: u.first):
+            out.append(self._uniform_line(uniform))
+        for entry in dvle.outputs:
+            out.append(self._output_line(entry))
+        for const in dvle.constants:
+            out.append(_constant_line(const))
+        if unit.entry != "main":
+            out.append(f".entry {unit.entry}")
+        return [line for line in out if line is not None]
+
+    def _uniform_line(self, uniform) -> str:
+        alias = _alias(uniform.name)
+        if alias is None:
+            self.notes.append(f"uniform name {uniform.name!r} cannot be written in picasso syntax")
+            return f"; uniform {uniform.name!r} at 0x{uniform.first:02X}-0x{uniform.last:02X}"
+        bank = uniform.bank
+        if bank == "v":
+            return f".in {alias} v{uniform.register}"
+        directive = {"c": ".fvec", "i": ".ivec", "b": ".bool"}.get(bank)
+        if directive is None:
+            self.notes.append(f"uniform {uniform.name!r} lies outside every register bank")
+            return f"; uniform {uniform.name!r} at 0x{uniform.first:02X}-0x{uniform.last:02X}"
+        size = f"[{uniform.count}]" if uniform.count > 1 else ""
+        return f"{directive} {alias}{size} {bank}{uniform.register}"
+
+    def _output_line(self, entry) -> str:
+        name = _SEMANTIC_NAMES.get(entry.semantic)
+        if name is None or entry.upper:
+            self.notes.append(f"output entry {entry!r} cannot be written in picasso syntax")
+            return f"; output {entry!r}"
+        components = entry.components
+        mask = "" if components == "xyzw" else f".{components}"
+        return f".out - {name} o{entry.register}{mask}"
+
+    def _code(self, unit: _Unit, structure: Structure) -> list[str]:
+        lines = layout_lines(
+            self.code, unit.lo, unit.hi, structure, lambda p: self._render(p, unit)
+        )
+        out = []
+        for line in lines:
+            if line.depth == 0 and line.text.startswith(".proc"):
+                out.append("")
+            out.append(self._line_text(line))
+        return out
+
+    def _render(self, pos: int, unit: _Unit) -> str:
+        ins = self.code[pos]
+        if pos not in self.raw:
+            text = self._symbolic(pos, unit)
+            if text is not None:
+                return text
+        return f".word 0x{self.program.code[pos]:08X}  ; {_describe(ins)}"
+
+    def _line_text(self, line: Line) -> str:
+        text = _INDENT * line.depth + line.text if not line.text.endswith(":") else line.text
+        if not self.raw_mode or line.pos is None:
+            return text
+        word = self.program.code[line.pos]
+        ins = self.code[line.pos]
+        desc = f" d{ins['desc']}" if ins.get("desc") is not None else ""
+        note = " padding NOP" if line.padding else ""
+        comment = f"[{line.pos:03X}] {word:08X}{desc}{note}"
+        if ";" in text:
+            return f"{text}  {comment}"
+        return f"{text:<40} ; {comment}"
+
+
+def _is_flow(ins: Instruction) -> bool:
+    return ins.info.kind is Kind.FLOW and ins.opcode is not Opcode.BREAK
+
+
+def _alias(name: str) -> str | None:
+    alias = name.replace(".", "$")
+    if not _IDENTIFIER.match(alias) or alias.startswith("_"):
+        return None
+    return alias
+
+
+def _gsh_line(dvle: Dvle) -> str:
+    """``.gsh MODE cF ...``: the DVLE does not record cF, the first register of the
+    geometry shader's private float pool; any register above the fixed-mode array works
+    because every uniform and constant is printed with its explicit register."""
+    floats = [u.register for u in dvle.uniforms if u.bank == "c"]
+    floats += [c.register for c in dvle.constants if c.kind is ConstantKind.FLOAT]
+    mode = dvle.geometry_mode.name.lower()
+    if mode == "fixed":
+        first = max(min(floats, default=95), dvle.fixed_vertex_start + 1)
+        return f".gsh fixed c{first} c{dvle.fixed_vertex_start} {dvle.fixed_vertex_count}"
+    first = min(floats, default=0)
+    if mode == "variable":
+        return f".gsh variable c{first} {dvle.variable_vertex_count}"
+    return f".gsh point c{first}"
+
+
+def _float_text(bits: int) -> str:
+    special = {0x000000: "0.0", 0x800000: "-0.0", 0x7F0000: "inf", 0xFF0000: "-inf"}
+    if bits in special:
+        return special[bits]
+    return str(np.float32(f24_picasso_preimage(bits)))
+
+
+def _constant_line(const) -> str:
+    if const.kind is ConstantKind.FLOAT:
+        values = [_float_text(w) if w <= 0xFFFFFF else f"#0x{w:08X}" for w in const.words]
+        return f".setf c{const.register}({', '.join(values)})"
+    if const.kind is ConstantKind.INT:
+        return f".seti i{const.register}({', '.join(str(v) for v in const.ints)})"
+    return f".setb b{const.register} {'true' if const.value else 'false'}"
+
+
+def _describe(ins: Instruction) -> str:
+    """A lossless description of a word printed raw."""
+    parts = [ins.mnemonic or f"unknown opcode 0x{ins.opcode:02X}"]
+    parts += [f"{k}=0x{v:X}" for k, v in ins.fields]
+    if ins.extra:
+        parts.append(f"unused-bits=0x{ins.extra:X}")
+    return " ".join(parts)

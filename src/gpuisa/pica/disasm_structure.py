@@ -1,0 +1,400 @@
+"""Recovering picasso's block structure from flow-control words.
+
+picasso has no raw branch targets: IF and LOOP targets come from ``ifc``/``ifu``/``for``
+blocks, CALL targets from ``.proc`` blocks, JMP targets from labels, and its ``.end`` and
+``.else`` insert padding NOPs by fixed rules (pica-assembly-language.md §10).  This module
+finds blocks that reproduce every flow-control word, and replays the padding rules over the
+original words: a NOP that the assembler would insert by itself is left out of the text,
+and a block whose ``.end`` would insert a NOP that the file does not have is given up (its
+opening word is printed as ``.word``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .disasm_syntax import condition_text
+from .encoding import Instruction
+from .isa import NUM_INT_UNIFORMS, Opcode
+
+#: Opcodes after which picasso pads a block end (§10.2).
+_PAD_AFTER = frozenset({Opcode.JMPC, Opcode.JMPU, Opcode.CALL, Opcode.CALLC, Opcode.CALLU})
+_PAD_AFTER_IN_LOOP = frozenset({Opcode.BREAK, Opcode.BREAKC})
+
+
+@dataclass(slots=True)
+class Block:
+    kind: str  # "proc", "if" or "for"
+    start: int  # proc: first instruction; if/for: the opening IF/LOOP word
+    end: int  # one past the last word
+    else_at: int | None = None
+    name: str = ""
+    #: Positions of the CALL words that need this procedure (demoted if it is given up).
+    callers: list[int] = field(default_factory=list)
+    entry: bool = False
+
+    def contains(self, other: Block) -> bool:
+        return self.start <= other.start and other.end <= self.end
+
+    def crosses(self, other: Block) -> bool:
+        return not (
+            self.end <= other.start
+            or other.end <= self.start
+            or self.contains(other)
+            or other.contains(self)
+        )
+
+
+@dataclass(slots=True)
+class Line:
+    """One line of disassembly: ``pos`` is the word it stands for (None for directives)."""
+
+    text: str
+    depth: int
+    pos: int | None = None
+    #: The line is an ``.end``/``.else`` at which the assembler inserts the NOP at ``pos``.
+    padding: bool = False
+
+
+@dataclass(slots=True)
+class Structure:
+    """The blocks and labels chosen for a range of code, and the words printed raw."""
+
+    blocks: list[Block]
+    labels: dict[int, str]
+    raw: set[int]
+    #: Every procedure of the program (for CALL targets defined in other units).
+    procedures: list[Block] = field(default_factory=list)
+
+
+class _Demote(Exception):
+    def __init__(self, block: Block):
+        self.block = block
+
+
+def _flow_ok(ins: Instruction) -> bool:
+    """Whether picasso could have produced this flow-control word at all."""
+    op = ins.opcode
+    if ins.extra:
+        return False
+    if op in (Opcode.IFC, Opcode.CALLC, Opcode.JMPC, Opcode.BREAKC) and (
+        condition_text(ins["condop"], ins["refx"], ins["refy"]) is None
+    ):
+        return False
+    if op is Opcode.CALL:
+        return ins["condop"] == ins["refx"] == ins["refy"] == 0 and ins["num"] > 0
+    if op in (Opcode.CALLC, Opcode.CALLU):
+        return ins["num"] > 0
+    if op is Opcode.JMPC:
+        return ins["num"] == 0
+    if op is Opcode.JMPU:
+        return ins["num"] in (0, 1)
+    if op is Opcode.BREAKC:
+        return ins["num"] == 0 and ins["dst"] == 0
+    if op is Opcode.LOOP:
+        return ins["num"] == 0 and ins["id"] < NUM_INT_UNIFORMS
+    return True
+
+
+def find_structures(
+    code: list[Instruction],
+    units: list[tuple[int, int]],
+    entries: dict[tuple[int, int], str],
+    raw: set[int],
+) -> list[Structure]:
+    """Blocks and labels for each translation unit (a range ``lo``..``hi``-1 of words).
+
+    ``entries`` maps each entry procedure's (start, end) to its name; ``raw`` holds the
+    positions already known to need ``.word``.  Procedures are global, as in picasso, so a
+    block given up in one unit can demote CALL words in another: the search restarts
+    until every unit replays exactly.
+    """
+    raw = set(raw)
+    while True:
+        known = len(raw)
+        procs = _procedures(code, entries, raw)
+        structures = [_candidates(code, lo, hi, procs, raw) for lo, hi in units]
+        if len(raw) != known:
+            continue  # a unit gave up a CALL: rebuild every unit's procedures
+        try:
+            for (lo, hi), structure in zip(units, structures, strict=True):
+                layout_lines(code, lo, hi, structure, lambda p: "", check=True)
+        except _Demote as failed:
+            block = failed.block
+            if block.kind == "proc":
+                if not block.callers:
+                    raise AssertionError("padding replay failed on an entry procedure") from None
+                raw.update(block.callers)
+            else:
+                raw.add(block.start)
+            continue
+        return structures
+
+
+_FLOW = frozenset(
+    {
+        Opcode.IFC,
+        Opcode.IFU,
+        Opcode.LOOP,
+        Opcode.CALL,
+        Opcode.CALLC,
+        Opcode.CALLU,
+        Opcode.JMPC,
+        Opcode.JMPU,
+        Opcode.BREAKC,
+    }
+)
+_CALLS = frozenset({Opcode.CALL, Opcode.CALLC, Opcode.CALLU})
+
+
+def _procedures(code, entries, raw) -> list[Block]:
+    """Entry procedures, then one procedure per distinct CALL target."""
+    procs: dict[tuple[int, int], Block] = {}
+    for (start, end), name in entries.items():
+        procs[(start, end)] = Block("proc", start, end, name=name, entry=True)
+    for pos, ins in enumerate(code):
+        if pos in raw or ins.opcode not in _CALLS:
+            continue
+        if not _flow_ok(ins) or ins["dst"] + ins["num"] > len(code):
+            raw.add(pos)
+            continue
+        dst, end = ins["dst"], ins["dst"] + ins["num"]
+        block = procs.setdefault((dst, end), Block("proc", dst, end, name=f"proc_{dst:03x}"))
+        block.callers.append(pos)
+    return sorted(procs.values(), key=lambda b: (not b.entry, b.start, -b.end))
+
+
+def _candidates(code, lo, hi, procs, raw) -> Structure:
+    inner: list[Block] = []
+    jumps: dict[int, int] = {}
+    for pos in range(lo, hi):
+        ins = code[pos]
+        op = ins.opcode
+        if pos in raw or op not in _FLOW or op in _CALLS:
+            continue
+        if not _flow_ok(ins):
+            raw.add(pos)
+            continue
+        dst, num = ins["dst"], ins["num"]
+        if op in (Opcode.IFC, Opcode.IFU) and pos + 1 <= dst <= dst + num <= hi:
+            inner.append(Block("if", pos, dst + num, else_at=dst if num else None))
+        elif op is Opcode.LOOP and pos + 1 <= dst < hi:
+            inner.append(Block("for", pos, dst + 1))
+        elif op in (Opcode.JMPC, Opcode.JMPU) and lo <= dst <= hi:
+            jumps[pos] = dst
+        elif op is not Opcode.BREAKC:
+            raw.add(pos)
+
+    # Procedures first (entries before called ones), then IF/FOR blocks in address order:
+    # a block that would cross an accepted one is given up.
+    accepted: list[Block] = []
+    for block in procs:
+        if not _local(block, lo, hi):
+            if block.start < hi and block.end > lo and not block.entry:
+                raw.update(block.callers)  # straddles a unit boundary
+            continue
+        if any(block.crosses(other) for other in accepted):
+            if not block.entry:
+                raw.update(block.callers)
+            continue
+        accepted.append(block)
+    for block in inner:
+        pieces = [block]
+        if block.else_at is not None:
+            pieces.append(Block("if", block.start, block.else_at))
+        if any(p.crosses(other) for p in pieces for other in accepted):
+            raw.add(block.start)
+            continue
+        accepted.append(block)
+    accepted = [b for b in accepted if b.kind != "proc" or _live(b, raw)]
+    accepted += _cover_gaps(accepted, lo, hi)
+    labels = {dst: f"label_{dst:03x}" for pos, dst in jumps.items() if pos not in raw}
+    names = [b for b in procs if _live(b, raw)]
+    return Structure(accepted, labels, raw, names)
+
+
+def _local(block: Block, lo: int, hi: int) -> bool:
+    return lo <= block.start and block.end <= hi
+
+
+def _live(block: Block, raw: set[int]) -> bool:
+    """A called procedure stays a block while at least one caller is printed symbolically,
+    or when it is an entry point."""
+    return block.entry or any(c not in raw for c in block.callers)
+
+
+def _cover_gaps(blocks: list[Block], lo: int, hi: int) -> list[Block]:
+    """picasso only accepts instructions inside a block: wrap code that no procedure
+    covers in procedures of its own (they exist only in the text)."""
+    covered = sorted((b.start, b.end) for b in blocks if b.kind == "proc" and _local(b, lo, hi))
+    gaps, pos = [], lo
+    for start, end in covered:
+        if start > pos:
+            gaps.append((pos, start))
+        pos = max(pos, end)
+    if pos < hi:
+        gaps.append((pos, hi))
+    return [Block("proc", a, b, name=f"code_{a:03x}") for a, b in gaps]
+
+
+def layout_lines(
+    code: list[Instruction],
+    lo: int,
+    hi: int,
+    structure: Structure,
+    render: Callable[[int], str],
+    *,
+    check: bool = False,
+) -> list[Line]:
+    """The lines of one unit's code, replaying picasso's padding rules (§10.2) so that a
+    NOP the assembler inserts by itself is not printed.  ``render(pos)`` gives the text of
+    any word this module does not print itself (including every ``.word``).  With
+    ``check``, a block whose ``.end``/``.else`` would insert a NOP that the file does not
+    have raises _Demote."""
+    blocks = structure.blocks
+    depth = {id(b): sum(1 for o in blocks if o is not b and _encloses(o, b)) for b in blocks}
+    boundary: dict[int, list[tuple[str, Block]]] = {}
+    for b in blocks:
+        boundary.setdefault(b.end, []).append(("end", b))
+        if b.else_at is not None:
+            boundary.setdefault(b.else_at, []).append(("else", b))
+    for events in boundary.values():
+        events.sort(key=lambda e: -depth[id(e[1])])  # innermost first
+    opens: dict[int, list[Block]] = {}
+    for b in sorted(blocks, key=lambda b: depth[id(b)]):
+        opens.setdefault(b.start, []).append(b)
+
+    lines: list[Line] = []
+    state = _PadState(code_len=lo, last=code[lo - 1].opcode if lo else None)
+
+    def close(kind: str, block: Block) -> None:
+        lines.append(Line(".else" if kind == "else" else ".end", depth[id(block)]))
+        if kind == "end" and block.kind in ("if", "for"):
+            state.last_was_end = True
+
+    pending: list[tuple[str, Block]] = list(boundary.get(lo, ()))
+    for pos in range(lo, hi + 1):
+        for kind, block in pending:
+            if state.wants_pad(kind, block) and check:
+                raise _Demote(block)
+            close(kind, block)
+        if pos in structure.labels:
+            lines.append(Line(f"{structure.labels[pos]}:", 0))
+        opener = None
+        for block in opens.get(pos, ()):
+            if block.kind == "proc":
+                lines.append(Line(f".proc {block.name}", depth[id(block)]))
+            else:
+                opener = block
+        if pos == hi:
+            break
+        ins = code[pos]
+        pending = list(boundary.get(pos + 1, ()))
+        if (
+            opener is None
+            and pending
+            and ins.opcode is Opcode.NOP
+            and not ins.extra
+            and pos not in structure.raw
+            and state.wants_pad(*pending[0])
+        ):
+            state.pad()  # the assembler inserts this NOP itself at the event below
+            close(*pending.pop(0))
+            lines[-1].pos, lines[-1].padding = pos, True
+            continue
+        text = _flow_text(ins, pos, structure) if ins.opcode in _FLOW else None
+        if opener is not None:
+            level = depth[id(opener)]
+        else:
+            level = 1 + max((depth[id(b)] for b in blocks if b.start <= pos < b.end), default=-1)
+        lines.append(Line(text if text is not None else render(pos), level, pos))
+        state.instruction(ins.opcode)
+    return lines
+
+
+def _encloses(outer: Block, inner: Block) -> bool:
+    """Whether ``outer`` is opened before and closed after ``inner``; for two blocks of
+    the same extent, the procedure is the outer one."""
+    if not outer.contains(inner):
+        return False
+    if (outer.start, outer.end) != (inner.start, inner.end):
+        return True
+    return outer.kind == "proc" and inner.kind != "proc"
+
+
+def _flow_text(ins: Instruction, pos: int, structure: Structure) -> str | None:
+    if pos in structure.raw:
+        return None
+    op = ins.opcode
+    cond = (
+        condition_text(ins["condop"], ins["refx"], ins["refy"])
+        if op in (Opcode.IFC, Opcode.CALLC, Opcode.JMPC, Opcode.BREAKC)
+        else None
+    )
+    if op is Opcode.IFC:
+        return f"ifc {cond}"
+    if op is Opcode.IFU:
+        return f"ifu b{ins['id']}"
+    if op is Opcode.LOOP:
+        return f"for i{ins['id']}"
+    if op is Opcode.BREAKC:
+        return f"breakc {cond}"
+    if op in (Opcode.CALL, Opcode.CALLC, Opcode.CALLU):
+        target = next(
+            (
+                b.name
+                for b in structure.procedures
+                if b.kind == "proc" and (b.start, b.end) == (ins["dst"], ins["dst"] + ins["num"])
+            ),
+            None,
+        )
+        if target is None:
+            return None
+        if op is Opcode.CALL:
+            return f"call {target}"
+        if op is Opcode.CALLC:
+            return f"callc {cond}, {target}"
+        return f"callu b{ins['id']}, {target}"
+    label = structure.labels.get(ins["dst"])
+    if label is None:
+        return None
+    if op is Opcode.JMPC:
+        return f"jmpc {cond}, {label}"
+    return f"jmpu {'!' if ins['num'] & 1 else ''}b{ins['id']}, {label}"
+
+
+@dataclass(slots=True)
+class _PadState:
+    """What picasso's padding rules look at (§10.2)."""
+
+    code_len: int
+    last: Opcode | None
+    last_was_end: bool = False
+
+    def wants_pad(self, kind: str, block: Block) -> bool:
+        pos = self.code_len
+        if self.last_was_end:
+            return True
+        last = self.last
+        if last in _PAD_AFTER:
+            return True
+        if kind == "else":
+            return pos - block.start < 2
+        if self.code_len == 0:
+            return False
+        if block.kind == "for" and last in _PAD_AFTER_IN_LOOP:
+            return True
+        if block.kind == "proc":
+            return pos - block.start < 1
+        return pos - block.start < 2
+
+    def pad(self) -> None:
+        self.code_len += 1
+        self.last = Opcode.NOP
+        self.last_was_end = False
+
+    def instruction(self, opcode: Opcode) -> None:
+        self.code_len += 1
+        self.last = opcode
+        self.last_was_end = False
