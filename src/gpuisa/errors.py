@@ -87,3 +87,15 @@ class ShaderHang(GpuIsaError):
         self.reason = reason
         self.pc = pc
         super().__init__(f"shader hang at pc 0x{pc:03X}: {reason}")
+
+
+class ShaderFault(GpuIsaError):
+    """The shader executed something gpuisa cannot give a defined result for: an opcode
+    with no known function (emulation notes §3.7), a missing operand descriptor, EMIT or
+    SETEMIT in a vertex shader (notes §6.1), a primitive using a vertex buffer entry that
+    no EMIT ever wrote."""
+
+    def __init__(self, reason: str, *, pc: int):
+        self.reason = reason
+        self.pc = pc
+        super().__init__(f"shader fault at pc 0x{pc:03X}: {reason}")

@@ -15,6 +15,7 @@ from .encoding import (
     encode,
     encode_opdesc,
 )
+from .engine import F24Bits, PipelineResult, RunResult, run, run_pipeline
 from .isa import Opcode
 from .program import Program
 from .shbin import Constant, Dvle, OutputEntry, Shbin, Uniform, find_dvlb
@@ -22,11 +23,14 @@ from .shbin import Constant, Dvle, OutputEntry, Shbin, Uniform, find_dvlb
 __all__ = [
     "Constant",
     "Dvle",
+    "F24Bits",
     "Instruction",
     "Opcode",
     "OperandDescriptor",
     "OutputEntry",
+    "PipelineResult",
     "Program",
+    "RunResult",
     "Shbin",
     "Uniform",
     "decode",
@@ -35,4 +39,6 @@ __all__ = [
     "encode",
     "encode_opdesc",
     "find_dvlb",
+    "run",
+    "run_pipeline",
 ]

@@ -1,0 +1,299 @@
+"""``run()``: execute a shader on a batch of vertices and collect its results."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from ...errors import InputError
+from ...floats import f24_to_f32
+from ..isa import NUM_GEOMETRY_OUTPUTS, NUM_OUTPUTS, NUM_TEMPORARIES
+from ..program import Program
+from ..shbin import ConstantKind, Dvle, ShaderType, Shbin
+from ..shbin_outmap import SEMANTIC_SLOTS
+from ..shbin_records import CONSTANT_BANK_SIZE
+from .decode import DecodedProgram, decode_program
+from .emitter import Emitter
+from .geometry import InvocationLog, register_loads, run_geometry
+from .reference import run_lanes
+from .semantics import Precision, check_precision
+from .state import ShaderState, Uniforms
+from .values import uniform_values, vertex_arrays
+
+#: An engine runs every lane of a state from ``entry`` (vertex shaders) and returns the
+#: instruction count of each lane: ``engine(program, state, entry, precision=...,
+#: max_steps=...)``.
+Engine = Callable[..., np.ndarray]
+ENGINES: dict[str, Engine] = {"reference": run_lanes}
+
+
+def register_engine(name: str, engine: Engine) -> None:
+    """Make ``engine`` available as ``run(..., engine=name)``."""
+    ENGINES[name] = engine
+
+
+@lru_cache(maxsize=32)
+def _decoded(program: Program) -> DecodedProgram:
+    return decode_program(program)
+
+
+@dataclass(frozen=True, slots=True)
+class Executable:
+    """A program plus what a DVLE says about running it."""
+
+    program: DecodedProgram
+    entry: int
+    dvle: Dvle | None
+    geometry: bool
+
+    @property
+    def output_registers(self) -> tuple[int, ...]:
+        """The registers an output vertex consists of (the DVLE output mask; without a
+        DVLE all registers, o0-o6 for geometry shaders)."""
+        if self.dvle is not None:
+            mask = self.dvle.output_map().mask
+            return tuple(n for n in range(NUM_OUTPUTS) if mask >> n & 1)
+        return tuple(range(NUM_GEOMETRY_OUTPUTS if self.geometry else NUM_OUTPUTS))
+
+
+def executable(shader: Shbin | Program, dvle: int = 0, entry: int | str | None = None
+               ) -> Executable:
+    if isinstance(shader, Shbin):
+        if not shader.entries:
+            raise InputError("the SHBIN has no DVLE; run its .program with an entry offset")
+        if isinstance(dvle, bool) or not isinstance(dvle, int) or not (
+                0 <= dvle < len(shader.entries)):
+            raise InputError(f"dvle must be 0..{len(shader.entries) - 1}, got {dvle!r}")
+        record = shader.entries[dvle]
+        program = shader.program
+        start = _entry(record, entry, record.main_offset)
+        geometry = record.shader_type == ShaderType.GEOMETRY
+    elif isinstance(shader, Program):
+        record, program, geometry = None, shader, False
+        start = _entry(None, entry, 0)
+    else:
+        raise InputError(f"shader must be a Shbin or a Program, got {type(shader).__name__}")
+    if not 0 <= start < len(program.code):
+        raise InputError(f"entry point {start} is outside the program "
+                         f"(0..{len(program.code) - 1})")
+    return Executable(_decoded(program), start, record, geometry)
+
+
+def _entry(record: Dvle | None, entry: int | str | None, default: int) -> int:
+    if entry is None:
+        return default
+    if isinstance(entry, str):
+        labels = record.labels if record is not None else ()
+        for label in labels:
+            if label.name == entry:
+                return label.offset
+        raise InputError(f"no label {entry!r} in the DVLE's label table")
+    if isinstance(entry, bool) or not isinstance(entry, int | np.integer):
+        raise InputError(f"entry must be a word offset or a label name, got {entry!r}")
+    return int(entry)
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """What ``run()`` returns.  Arrays are per vertex (geometry shaders: per invocation).
+
+    ``outputs`` maps 'o0'-'o15' to float32 ``(N, 4)`` (for geometry shaders the bank
+    active at END); ``outputs_by_semantic`` maps 'position', 'normalquat', 'color',
+    'texcoord0', 'texcoord0w', 'texcoord1', 'texcoord2', 'view' to float32 ``(N, k)``
+    through the DVLE's output map, slots no output feeds reading 1.0 (notes §7) — empty
+    without a DVLE.  ``temporaries`` maps 'r0'-'r15' to ``(N, 4)``; ``cmp`` is bool
+    ``(N, 2)`` (cmp.x, cmp.y); ``address`` int64 ``(N, 3)`` (a0.x, a0.y, aL); ``steps``
+    the instructions each vertex executed.  Geometry shaders also give ``vertices`` (one
+    entry per EMIT: output register name -> float32 ``(V, 4)``), ``primitives`` (int
+    ``(P, 3)`` indices into the vertices, winding applied) and ``windings`` (bool ``(P,)``,
+    FLAG_WINDING of each primitive); they are None for vertex shaders.
+    """
+
+    outputs: dict[str, np.ndarray]
+    outputs_by_semantic: dict[str, np.ndarray]
+    temporaries: dict[str, np.ndarray]
+    cmp: np.ndarray
+    address: np.ndarray
+    steps: np.ndarray
+    precision: str
+    vertices: dict[str, np.ndarray] | None = None
+    primitives: np.ndarray | None = None
+    windings: np.ndarray | None = None
+
+
+def run(shader: Shbin | Program, inputs: Mapping[str, object], *,
+        uniforms: Mapping[str, object] | None = None, dvle: int = 0,
+        entry: int | str | None = None, precision: Precision = "f24",
+        engine: str = "reference", cmp: Sequence[bool] = (False, False),
+        max_steps: int = 100_000, temporaries: Mapping[str, object] | None = None,
+        outputs: Mapping[str, object] | None = None,
+        address: Sequence[int] = (0, 0, 0)) -> RunResult:
+    """Run a vertex shader on N vertices, or a geometry shader N times.
+
+    ``shader`` is a :class:`~gpuisa.pica.shbin.Shbin` (``dvle`` picks the executable,
+    whose constants are loaded first and whose names may be used) or a bare
+    :class:`~gpuisa.pica.Program` (run as a vertex shader from ``entry``, default 0).
+    ``inputs`` maps 'v0'-'v15' or ``.in`` names to ``(N, 4)`` arrays (``(4,)``: the same
+    for every vertex).  ``uniforms`` maps 'c0'-'c95' to 4 floats (or :class:`F24Bits`),
+    'i0'-'i3' to 4 ints 0..255, 'b0'-'b15' to bools, or DVLE uniform names to the same
+    per register (``(k, 4)`` for an array of k).  Reading an input or uniform that was
+    not given raises :class:`~gpuisa.errors.InputError`.  ``temporaries``/``outputs``
+    ('r0'.../'o0'... -> values like inputs), ``address`` (a0.x, a0.y, aL) and ``cmp``
+    give the initial registers; by default everything starts at 0 / false.
+
+    ``precision`` is "f24" (float24 registers and rounding) or "f32" (float32, as
+    emulators compute).  A geometry shader DVLE runs one invocation per input row on
+    one unit whose registers persist, with b15 set after each invocation; it always runs
+    on the reference engine.  Hangs raise :class:`~gpuisa.errors.ShaderHang`.
+    """
+    precision = check_precision(precision)
+    if engine not in ENGINES:
+        raise InputError(f"unknown engine {engine!r} (available: {', '.join(ENGINES)})")
+    if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
+        raise InputError(f"max_steps must be a positive integer, got {max_steps!r}")
+    exe = executable(shader, dvle, entry)
+    state = initial_state(exe, inputs, uniforms=uniforms, precision=precision, cmp=cmp,
+                          temporaries=temporaries, outputs=outputs, address=address)
+    if exe.geometry:
+        emitter = Emitter(exe.output_registers)
+        unit = state.lane(0)
+        log = run_geometry(exe.program, unit, exe.entry, emitter,
+                           register_loads(state.inputs, state.input_given),
+                           precision=precision, max_steps=max_steps)
+        return build_result(exe, log, precision, emitter)
+    steps = ENGINES[engine](exe.program, state, exe.entry, precision=precision,
+                            max_steps=max_steps)
+    log = InvocationLog(state.outputs[state.bank], state.temporaries, state.address,
+                        state.cmp, np.asarray(steps, dtype=np.int64))
+    return build_result(exe, log, precision, None)
+
+
+def initial_state(exe: Executable, inputs: Mapping[str, object], *,
+                  uniforms: Mapping[str, object] | None, precision: Precision,
+                  cmp: Sequence[bool] = (False, False),
+                  temporaries: Mapping[str, object] | None = None,
+                  outputs: Mapping[str, object] | None = None,
+                  address: Sequence[int] = (0, 0, 0)) -> ShaderState:
+    """A state with N lanes holding the given inputs, uniforms and initial registers."""
+    lanes, values = vertex_arrays(inputs, "v", exe.dvle, precision, "input")
+    for given, bank, what in ((temporaries, "r", "temporary"), (outputs, "o", "output")):
+        if given is not None:
+            n, regs = vertex_arrays(given, bank, None, precision, what)
+            if n not in (1, lanes):
+                raise InputError(f"initial {what} registers have {n} rows, the inputs "
+                                 f"{lanes} vertices")
+            values |= regs
+    state = ShaderState(lanes, load_uniforms(exe.dvle, uniforms or {}, precision))
+    for (bank, number), value in values.items():
+        column = value.T if value.shape[0] == lanes else np.repeat(value.T, lanes, axis=1)
+        if bank == "v":
+            state.inputs[number] = column
+            state.input_given[number] = True
+        elif bank == "r":
+            state.temporaries[number] = column
+        else:
+            state.outputs[0, number] = column
+    state.cmp[...] = np.asarray(_flags(cmp), dtype=bool)[:, np.newaxis]
+    state.address[...] = np.asarray(_address(address), dtype=np.int64)[:, np.newaxis]
+    return state
+
+
+def _flags(cmp: object) -> tuple[bool, bool]:
+    try:
+        x, y = cmp  # type: ignore[misc]
+    except (TypeError, ValueError):
+        raise InputError(f"cmp must be a pair of bools (cmp.x, cmp.y), got {cmp!r}") from None
+    if not all(isinstance(v, bool | np.bool_) for v in (x, y)):
+        raise InputError(f"cmp must be a pair of bools (cmp.x, cmp.y), got {cmp!r}")
+    return bool(x), bool(y)
+
+
+def _address(address: object) -> tuple[int, int, int]:
+    try:
+        values = tuple(address)  # type: ignore[arg-type]
+    except TypeError:
+        values = ()
+    ok = len(values) == 3 and all(isinstance(v, int | np.integer) and not isinstance(
+        v, bool | np.bool_) and -(2**31) <= int(v) < 2**31 for v in values)
+    if not ok:
+        raise InputError(f"address must be three 32-bit integers (a0.x, a0.y, aL), got "
+                         f"{address!r}")
+    return tuple(int(v) for v in values)  # type: ignore[return-value]
+
+
+def load_uniforms(dvle: Dvle | None, given: Mapping[str, object],
+                  precision: Precision) -> Uniforms:
+    """The DVLE's constants (as libctru uploads them when the shader is bound), then the
+    user's values, which therefore override constants of the same register."""
+    table = Uniforms()
+    for i, constant in enumerate(dvle.constants if dvle is not None else ()):
+        kind, number = constant.kind, constant.register
+        limit = CONSTANT_BANK_SIZE[kind]
+        if not 0 <= number < limit:
+            raise InputError(f"DVLE constant {i} targets register {number} of a bank of "
+                             f"{limit}")
+        if kind == ConstantKind.FLOAT:
+            table.set_float(number, f24_to_f32(np.array(constant.f24)))
+        elif kind == ConstantKind.INT:
+            table.set_int(number, np.array(constant.ints))
+        else:
+            table.set_bool(number, constant.value)
+    for bank, number, value in uniform_values(given, dvle, precision):
+        if bank == "c":
+            table.set_float(number, value)
+        elif bank == "i":
+            table.set_int(number, value)
+        else:
+            table.set_bool(number, bool(value))
+    return table
+
+
+def build_result(exe: Executable, log: InvocationLog, precision: str,
+                 emitter: Emitter | None) -> RunResult:
+    outputs = {f"o{n}": log.outputs[n].T.copy() for n in range(NUM_OUTPUTS)}
+    result = dict(
+        outputs=outputs,
+        outputs_by_semantic=(by_semantic(exe.dvle, outputs, log.steps.shape[0])
+                             if exe.dvle is not None else {}),
+        temporaries={f"r{n}": log.temporaries[n].T.copy() for n in range(NUM_TEMPORARIES)},
+        cmp=log.cmp.T.copy(),
+        address=log.address.T.copy(),
+        steps=log.steps.copy(),
+        precision=precision,
+    )
+    if emitter is not None:
+        result.update(emitted(emitter))
+    return RunResult(**result)
+
+
+def emitted(emitter: Emitter) -> dict[str, object]:
+    """``vertices``, ``primitives`` and ``windings`` from an emitter."""
+    count = len(emitter.vertices)
+    stacked = (np.stack(emitter.vertices) if count
+               else np.zeros((0, len(emitter.registers), 4), dtype=np.float32))
+    return dict(
+        vertices={f"o{r}": stacked[:, k].copy() for k, r in enumerate(emitter.registers)},
+        primitives=np.array(emitter.primitives, dtype=np.int64).reshape(-1, 3),
+        windings=np.array(emitter.windings, dtype=bool),
+    )
+
+
+def by_semantic(dvle: Dvle, outputs: Mapping[str, np.ndarray],
+                lanes: int) -> dict[str, np.ndarray]:
+    """Semantic attributes through the DVLE output map (libctru's algorithm,
+    shbin-format.md §5.2) from ``outputs`` ('oN' -> (lanes, 4)); slots no component
+    feeds read 1.0 (notes §7, Azahar ``output_vertex.cpp`` citing hardware tests)."""
+    slots = dvle.output_map().slots
+    result = {}
+    for semantic, (first, count) in SEMANTIC_SLOTS.items():
+        value = np.ones((lanes, count), dtype=np.float32)
+        for register, codes in enumerate(slots):
+            for component, code in enumerate(codes):
+                if first <= code < first + count:
+                    value[:, code - first] = outputs[f"o{register}"][:, component]
+        result[semantic.name.lower()] = value
+    return result
+

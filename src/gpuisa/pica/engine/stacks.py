@@ -1,0 +1,118 @@
+"""The control-flow stacks of one shader lane and the check run after every instruction.
+
+3dbrew "Control Flow" (seed 002) and notes §5: four independent ring buffers (IF 8 deep,
+CALL 4, LOOP 4) that drop their oldest entry when pushed while full; only the top entry
+is compared.  After each instruction (except END) every stack checks its own copy of the
+address of the next instruction, in the order CALL, IF, LOOP; the PC chosen by the stage
+with the highest priority wins: LOOP > IF > CALL > pending jump > PC + 1.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+from ...errors import ShaderHang
+from ..isa import CALL_POPS_EFFECTIVE, CALL_STACK_DEPTH, IF_STACK_DEPTH, LOOP_STACK_DEPTH
+
+
+@dataclass(frozen=True, slots=True)
+class IfEntry:
+    trigger: int  # DST: end of the true branch
+    destination: int  # DST + NUM: end of the else branch
+
+
+@dataclass(frozen=True, slots=True)
+class CallEntry:
+    trigger: int  # DST + NUM
+    return_to: int  # address after the CALL
+
+
+@dataclass(slots=True)
+class LoopEntry:
+    trigger: int  # DST + 1: the instruction after the body
+    body: int  # address after the LOOP
+    count: int  # iterations left after the current one (starts at INT.x)
+    step: int  # INT.z, added to aL after each iteration
+    saved_al: int  # aL when the LOOP executed
+
+
+@dataclass(slots=True)
+class ControlStacks:
+    """The three stacks of one lane; ``deque(maxlen=...)`` is exactly the hardware ring
+    buffer: appending to a full stack discards the oldest entry (seed: "A stack overflow
+    discards the oldest element")."""
+
+    ifs: deque[IfEntry] = field(default_factory=lambda: deque(maxlen=IF_STACK_DEPTH))
+    calls: deque[CallEntry] = field(default_factory=lambda: deque(maxlen=CALL_STACK_DEPTH))
+    loops: deque[LoopEntry] = field(default_factory=lambda: deque(maxlen=LOOP_STACK_DEPTH))
+
+    def push_if(self, trigger: int, destination: int) -> None:
+        self.ifs.append(IfEntry(trigger, destination))
+
+    def push_call(self, trigger: int, return_to: int) -> None:
+        self.calls.append(CallEntry(trigger, return_to))
+
+    def push_loop(self, trigger: int, body: int, count: int, step: int, saved_al: int) -> None:
+        self.loops.append(LoopEntry(trigger, body, count, step, saved_al))
+
+    def copy(self) -> ControlStacks:
+        return ControlStacks(
+            deque(self.ifs, maxlen=IF_STACK_DEPTH),
+            deque(self.calls, maxlen=CALL_STACK_DEPTH),
+            deque((LoopEntry(e.trigger, e.body, e.count, e.step, e.saved_al)
+                   for e in self.loops), maxlen=LOOP_STACK_DEPTH),
+        )
+
+
+def next_pc(stacks: ControlStacks, pc: int, jump: int | None, breaking: bool,
+            al: int) -> tuple[int, int]:
+    """The per-instruction stack check (notes §5.3).  Returns ``(new PC, new aL)``.
+
+    ``pc`` is the address of the instruction just executed, ``jump`` its pending jump
+    target (taken only if no stack popped: "JMP overwrites the PC *after* the stacks
+    checks (and only if no stack was popped)"), ``breaking`` whether it was a BREAK or a
+    BREAKC whose condition held.  Raises :class:`ShaderHang` for a break with an empty
+    LOOP stack (seed: "Executing a BREAK on an empty LOOP stack hangs the GPU").
+    """
+    following = pc + 1
+
+    # CALL: pops while the top matches its (updated) copy, up to the stack depth; the
+    # fourth pop in a row does not update the PC any more (seed: "the fourth update to its
+    # copy of the PC is missed ... Probably a hardware bug").
+    call_pc = None
+    copy = following
+    for pops in range(1, CALL_STACK_DEPTH + 1):
+        if not stacks.calls or stacks.calls[-1].trigger != copy:
+            break
+        copy = stacks.calls.pop().return_to
+        if pops <= CALL_POPS_EFFECTIVE:
+            call_pc = copy
+
+    # IF: at most one pop per instruction, compared with the unmodified PC + 1.
+    if_pc = None
+    if stacks.ifs and stacks.ifs[-1].trigger == following:
+        if_pc = stacks.ifs.pop().destination
+
+    # LOOP: at most one pop; a pending break acts on the top loop wherever it is.
+    loop_pc = None
+    if breaking and not stacks.loops:
+        raise ShaderHang("BREAK with an empty LOOP stack", pc=pc)
+    if stacks.loops and (breaking or stacks.loops[-1].trigger == following):
+        top = stacks.loops[-1]
+        al += top.step  # also on break (notes §5.3; Azahar)
+        if breaking or top.count == 0:
+            loop_pc = top.trigger
+            stacks.loops.pop()
+            # aL is restored only if an enclosing loop remains: an outermost loop leaves
+            # aL at Y + (X + 1) * Z (notes §5.3; Azahar).
+            if stacks.loops:
+                al = top.saved_al
+        else:
+            top.count -= 1
+            loop_pc = top.body
+
+    for candidate in (loop_pc, if_pc, call_pc, jump):
+        if candidate is not None:
+            return candidate, al
+    return following, al

@@ -1,0 +1,189 @@
+"""Step-by-step execution records for one vertex (``pica trace``).
+
+:func:`trace` runs one invocation on the reference engine and records, after every
+instruction, which registers it changed and what the control-flow stacks hold.  When
+the shader hangs or faults, the records up to that point are kept with the error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...errors import GpuIsaError, InputError
+from ..disasm_syntax import UnitNames, condition_text, instruction_text
+from ..encoding import decode
+from ..isa import NUM_INT_UNIFORMS, Kind, Opcode
+from ..program import Program
+from ..shbin import Shbin
+from .api import executable, initial_state
+from .decode import Step
+from .emitter import Emitter
+from .reference import run_invocation
+from .semantics import Precision, check_precision
+from .stacks import ControlStacks
+from .state import ADDRESS_NAMES, ShaderState
+
+_COMPONENTS = "xyzw"
+
+
+@dataclass(frozen=True, slots=True)
+class TraceStep:
+    """One executed instruction: ``changes`` are ``(register, new value)`` texts such as
+    ``("r0.xy", "(1, 2)")``; ``stacks`` describes the stacks after the stack check;
+    ``next_pc`` is None after END."""
+
+    number: int
+    pc: int
+    word: int
+    text: str
+    changes: tuple[tuple[str, str], ...]
+    stacks: str
+    next_pc: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Trace:
+    steps: tuple[TraceStep, ...]
+    error: GpuIsaError | None  # the hang or fault that ended execution, if any
+
+
+def trace(shader: Shbin | Program, inputs: Mapping[str, object], *, vertex: int = 0,
+          uniforms: Mapping[str, object] | None = None, dvle: int = 0,
+          entry: int | str | None = None, precision: Precision = "f24",
+          cmp: Sequence[bool] = (False, False), max_steps: int = 100_000) -> Trace:
+    """Trace vertex number ``vertex`` of ``inputs`` (arguments as for :func:`run`)."""
+    precision = check_precision(precision)
+    if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
+        raise InputError(f"max_steps must be a positive integer, got {max_steps!r}")
+    exe = executable(shader, dvle, entry)
+    state = initial_state(exe, inputs, uniforms=uniforms, precision=precision, cmp=cmp)
+    if isinstance(vertex, bool) or not isinstance(vertex, int) or not (
+            0 <= vertex < state.lanes):
+        raise InputError(f"vertex must be 0..{state.lanes - 1}, got {vertex!r}")
+    one = state.lane(vertex)
+    emitter = Emitter(exe.output_registers) if exe.geometry else None
+    records: list[TraceStep] = []
+    previous = _snapshot(one, emitter)
+    opdescs = exe.program.program.opdescs
+
+    def observe(step: Step, now: ShaderState, stacks: ControlStacks, next_pc: int | None):
+        nonlocal previous
+        current = _snapshot(now, emitter)
+        records.append(TraceStep(len(records) + 1, step.pc, step.word,
+                                 describe(step, opdescs, exe.geometry),
+                                 _changes(previous, current), describe_stacks(stacks),
+                                 next_pc))
+        previous = current
+
+    try:
+        run_invocation(exe.program, one, exe.entry, precision=precision, max_steps=max_steps,
+                       emitter=emitter, observer=observe)
+    except GpuIsaError as error:
+        return Trace(tuple(records), error)
+    return Trace(tuple(records), None)
+
+
+def describe(step: Step, opdescs: tuple[int, ...], geometry: bool = False) -> str:
+    """Readable text of an instruction: picasso syntax where possible."""
+    ins = decode(step.word)
+    info = ins.info
+    if info.kind is Kind.FLOW:
+        return _flow_text(step)
+    text = instruction_text(ins, opdescs, UnitNames(geometry=geometry))
+    if text is not None:
+        return text
+    parts = [info.mnemonic or f"opcode 0x{step.word >> 26:02X}"]
+    parts += [f"{name}={value}" for name, value in ins.fields]
+    return " ".join(parts)
+
+
+def _flow_text(step: Step) -> str:
+    op = step.op
+    name = step.info.mnemonic
+    if op is Opcode.BREAK:
+        return name
+    target = f"0x{step.field('dst'):03X}"
+    num = step.field("num")
+    if op in (Opcode.BREAKC, Opcode.JMPC, Opcode.CALLC, Opcode.IFC, Opcode.CALL):
+        cond = "" if op is Opcode.CALL else (condition_text(
+            step.field("condop"), step.field("refx"), step.field("refy"))
+            or f"condop={step.field('condop')} refx={step.field('refx')} "
+               f"refy={step.field('refy')}")
+        if op is Opcode.BREAKC:
+            return f"{name} {cond}"
+        args = [cond] if cond else []
+        args.append(target)
+        if op is not Opcode.JMPC:
+            args.append(str(num))
+        return f"{name} {', '.join(args)}"
+    ident = step.field("id")
+    if op is Opcode.LOOP:
+        return f"{name} i{ident % NUM_INT_UNIFORMS}, {target}"
+    if op is Opcode.JMPU:
+        negated = "!" if num & 1 else ""
+        return f"{name} {negated}b{ident}, {target}"
+    return f"{name} b{ident}, {target}, {num}"
+
+
+def describe_stacks(stacks: ControlStacks) -> str:
+    """``IF dst>end ... | CALL trigger>return | LOOP trigger>body n=left +step``; oldest
+    entry first, the top last."""
+    parts = []
+    if stacks.ifs:
+        parts.append("IF " + " ".join(f"{e.trigger:03X}>{e.destination:03X}"
+                                      for e in stacks.ifs))
+    if stacks.calls:
+        parts.append("CALL " + " ".join(f"{e.trigger:03X}>{e.return_to:03X}"
+                                        for e in stacks.calls))
+    if stacks.loops:
+        parts.append("LOOP " + " ".join(f"{e.trigger:03X}>{e.body:03X} n={e.count} "
+                                        f"+{e.step}" for e in stacks.loops))
+    return " | ".join(parts) or "-"
+
+
+def number(value: float) -> str:
+    """Shortest text that reads back as the same float32."""
+    text = str(np.float32(value))
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _snapshot(state: ShaderState, emitter: Emitter | None) -> dict[str, object]:
+    snap: dict[str, object] = {}
+    for n in range(state.temporaries.shape[0]):
+        snap[f"r{n}"] = state.temporaries[n, :, 0].copy()
+    for bank in range(state.outputs.shape[0]):
+        suffix = "" if bank == 0 else "'"
+        for n in range(state.outputs.shape[1]):
+            snap[f"o{n}{suffix}"] = state.outputs[bank, n, :, 0].copy()
+    for k, name in enumerate(ADDRESS_NAMES):
+        snap[name] = int(state.address[k, 0])
+    snap["cmp"] = (bool(state.cmp[0, 0]), bool(state.cmp[1, 0]))
+    if emitter is not None:
+        snap["bank"] = state.bank
+        snap["emitted"] = len(emitter.vertices)
+        snap["primitives"] = len(emitter.primitives)
+    return snap
+
+
+def _changes(before: dict[str, object], after: dict[str, object]) -> tuple[tuple[str, str], ...]:
+    out = []
+    for name, new in after.items():
+        old = before[name]
+        if isinstance(new, np.ndarray):
+            assert isinstance(old, np.ndarray)
+            changed = old.view(np.uint32) != new.view(np.uint32)
+            if changed.any():
+                comps = [c for c in range(4) if changed[c]]
+                mask = "" if len(comps) == 4 else "." + "".join(_COMPONENTS[c] for c in comps)
+                values = ", ".join(number(new[c]) for c in comps)
+                out.append((f"{name}{mask}", f"({values})" if len(comps) > 1 else values))
+        elif new != old:
+            if name == "cmp":
+                out.append(("cmp", f"x={int(new[0])} y={int(new[1])}"))  # type: ignore[index]
+            else:
+                out.append((name, str(new)))
+    return tuple(out)
+

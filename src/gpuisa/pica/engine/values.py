@@ -1,0 +1,239 @@
+"""Turning user-supplied register values into shader state, with clear errors.
+
+Register names are ``v0``-``v15``, ``r0``-``r15``, ``o0``-``o15``, ``c0``-``c95``,
+``i0``-``i3``, ``b0``-``b15``, or a name from the DVLE's uniform table (``.in``,
+``.fvec``, ``.ivec``, ``.bool``), which may span several registers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...errors import InputError
+from ...floats import F24_MASK, f24_to_f32, unpack_f24_uniform
+from ..isa import (
+    NUM_BOOL_UNIFORMS,
+    NUM_FLOAT_UNIFORMS,
+    NUM_INPUTS,
+    NUM_INT_UNIFORMS,
+    NUM_OUTPUTS,
+    NUM_TEMPORARIES,
+)
+from ..shbin import Dvle
+from .semantics import Precision, load_floats
+
+#: Register bank letter -> number of registers.
+BANK_SIZES = {"v": NUM_INPUTS, "r": NUM_TEMPORARIES, "o": NUM_OUTPUTS,
+              "c": NUM_FLOAT_UNIFORMS, "i": NUM_INT_UNIFORMS, "b": NUM_BOOL_UNIFORMS}
+_BANK_WHAT = {"v": "input", "r": "temporary", "o": "output", "c": "float uniform",
+              "i": "integer uniform", "b": "bool uniform"}
+_REGISTER = re.compile(r"([vrocib])(\d+)")
+#: Largest unsigned byte (integer uniform components; notes §2.2).
+_BYTE_MAX = 0xFF
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class F24Bits:
+    """Raw float24 bit patterns for one register (shape (4,)) or several ((k, 4)).
+
+    The patterns are loaded exactly as given (denormal patterns decode to their exact
+    value and are flushed only by the instructions that flush, notes §1.1), in either
+    precision mode.  ``F24Bits.from_upload_words(w0, w1, w2)`` takes the three words of
+    the packed uniform upload (notes §2.1).
+    """
+
+    bits: np.ndarray
+
+    def __init__(self, bits: object):
+        try:
+            arr = np.asarray(bits)
+        except (TypeError, ValueError) as exc:
+            raise InputError(f"F24Bits: not an array of bit patterns ({exc})") from None
+        if arr.dtype == object:
+            try:
+                arr = arr.astype(np.int64)
+            except (TypeError, ValueError, OverflowError):
+                raise InputError("F24Bits: bit patterns must be integers") from None
+        if arr.size == 0 or arr.dtype.kind not in "iu" or arr.shape[-1:] != (4,):
+            raise InputError(f"F24Bits needs integer patterns of shape (4,) or (k, 4), got "
+                             f"shape {arr.shape} dtype {arr.dtype}")
+        if arr.min() < 0 or arr.max() > F24_MASK:
+            raise InputError("F24Bits: float24 patterns must be in 0..0xFFFFFF")
+        object.__setattr__(self, "bits", arr.astype(np.uint32))
+
+    @classmethod
+    def from_upload_words(cls, w0: int, w1: int, w2: int) -> F24Bits:
+        return cls(unpack_f24_uniform(w0, w1, w2))
+
+    def values(self) -> np.ndarray:
+        return f24_to_f32(self.bits)
+
+
+@dataclass(frozen=True, slots=True)
+class RegisterRange:
+    """``count`` consecutive registers of one bank, starting at ``first``."""
+
+    bank: str
+    first: int
+    count: int
+    name: str
+
+    def names(self) -> list[str]:
+        return [f"{self.bank}{self.first + k}" for k in range(self.count)]
+
+
+def resolve(name: object, banks: str, dvle: Dvle | None, what: str) -> RegisterRange:
+    """The registers called ``name`` among ``banks`` (register syntax or a DVLE name)."""
+    if not isinstance(name, str):
+        raise InputError(f"{what} names must be strings, got {name!r}")
+    match = _REGISTER.fullmatch(name)
+    if match and match[1] in banks:
+        bank, number = match[1], int(match[2])
+        if number >= BANK_SIZES[bank]:
+            raise InputError(f"{name}: there is no {_BANK_WHAT[bank]} {name} "
+                             f"({bank}0-{bank}{BANK_SIZES[bank] - 1})")
+        return RegisterRange(bank, number, 1, name)
+    entry = dvle.uniform(name) if dvle is not None else None
+    if entry is not None and entry.bank in banks:
+        if entry.count < 1 or entry.register + entry.count > BANK_SIZES[entry.bank]:
+            raise InputError(f"{name}: the DVLE's uniform table gives registers outside "
+                             f"{entry.bank}0-{entry.bank}{BANK_SIZES[entry.bank] - 1}")
+        return RegisterRange(entry.bank, entry.register, entry.count, name)
+    allowed = ", ".join(f"{b}0-{b}{BANK_SIZES[b] - 1}" for b in banks)
+    known = ""
+    if dvle is not None:
+        names = [u.name for u in dvle.uniforms if u.bank in banks]
+        if names:
+            known = f" or one of the DVLE's names ({', '.join(names)})"
+    raise InputError(f"unknown {what} {name!r}: expected {allowed}{known}")
+
+
+def _numeric(value: object, name: str) -> np.ndarray:
+    if isinstance(value, F24Bits):
+        return value.values()
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{name}: not a numeric array ({exc})") from None
+    if arr.dtype.kind not in "fiu":
+        raise InputError(f"{name}: expected real numbers, got dtype {arr.dtype}")
+    return arr
+
+
+def _as_register_values(value: object, precision: Precision, name: str) -> np.ndarray:
+    """float32 register contents: F24Bits exactly, other numbers through the precision."""
+    arr = _numeric(value, name)
+    if isinstance(value, F24Bits):
+        return arr
+    return load_floats(arr.astype(np.float64), precision)
+
+
+def vertex_arrays(values: Mapping[str, object], banks: str, dvle: Dvle | None,
+                  precision: Precision, what: str) -> tuple[int, dict[tuple[str, int], np.ndarray]]:
+    """Per-vertex register values: ``(lanes, {(bank, number): (N, 4) float32})``.
+
+    A name of one register takes ``(N, 4)`` (or ``(4,)``, the same for every vertex); a
+    name spanning k registers takes ``(N, k, 4)`` (or ``(k, 4)``).
+    """
+    if not isinstance(values, Mapping):
+        raise InputError(f"{what}s must be a mapping of register names to arrays, got "
+                         f"{type(values).__name__}")
+    parsed: list[tuple[RegisterRange, np.ndarray, bool]] = []
+    lanes: int | None = None
+    for name, value in values.items():
+        reg = resolve(name, banks, dvle, what)
+        arr = _as_register_values(value, precision, f"{what} {name!r}")
+        single_shape = (4,) if reg.count == 1 else (reg.count, 4)
+        if arr.shape == single_shape:
+            parsed.append((reg, arr.reshape(1, reg.count, 4), True))
+            continue
+        if arr.ndim != len(single_shape) + 1 or arr.shape[1:] != single_shape:
+            per = "4" if reg.count == 1 else f"{reg.count}, 4"
+            raise InputError(f"{what} {name!r} has shape {arr.shape}; expected (N, {per}) "
+                             f"for N vertices or ({per}) for one")
+        if lanes is not None and arr.shape[0] != lanes:
+            raise InputError(f"{what} {name!r} has {arr.shape[0]} vertices, other {what}s "
+                             f"have {lanes}")
+        lanes = arr.shape[0]
+        parsed.append((reg, arr.reshape(lanes, reg.count, 4), False))
+    lanes = 1 if lanes is None else lanes
+    if lanes == 0:
+        raise InputError(f"{what}s hold no vertices (N = 0)")
+    out: dict[tuple[str, int], np.ndarray] = {}
+    for reg, arr, single in parsed:
+        for k in range(reg.count):
+            key = (reg.bank, reg.first + k)
+            if key in out:
+                raise InputError(f"{what} {reg.bank}{reg.first + k} is given twice "
+                                 f"(via {reg.name!r})")
+            column = arr[:, k]
+            out[key] = np.repeat(column, lanes, axis=0) if single else column
+    return lanes, out
+
+
+def uniform_values(values: Mapping[str, object], dvle: Dvle | None,
+                   precision: Precision) -> list[tuple[str, int, object]]:
+    """Validated uniforms as ``(bank, number, value)``: float32 (4,) for c, int64 (4,) for
+    i, bool for b."""
+    if not isinstance(values, Mapping):
+        raise InputError(f"uniforms must be a mapping of names to values, got "
+                         f"{type(values).__name__}")
+    out: list[tuple[str, int, object]] = []
+    seen: dict[tuple[str, int], str] = {}
+    for name, value in values.items():
+        reg = resolve(name, "cib", dvle, "uniform")
+        label = f"uniform {name!r}"
+        if reg.bank == "c":
+            arr = _as_register_values(value, precision, label)
+            items = list(_rows(arr, reg, (4,), label))
+        elif reg.bank == "i":
+            items = list(_rows(_int_vectors(value, label), reg, (4,), label))
+        else:
+            items = list(_rows(_bools(value, label), reg, (), label))
+        for k, item in enumerate(items):
+            key = (reg.bank, reg.first + k)
+            if key in seen:
+                raise InputError(f"{label}: {reg.bank}{reg.first + k} is already given by "
+                                 f"{seen[key]!r}")
+            seen[key] = name
+            out.append((reg.bank, reg.first + k, item))
+    return out
+
+
+def _rows(arr: np.ndarray, reg: RegisterRange, item: tuple[int, ...], label: str) -> list:
+    """The per-register items of a value for ``reg.count`` registers."""
+    if reg.count == 1 and arr.shape == item:
+        return [arr]
+    if arr.shape != (reg.count, *item):
+        one = "4 values" if item else "one bool"
+        expected = one if reg.count == 1 else f"{reg.count} registers of {one}"
+        raise InputError(f"{label} has shape {arr.shape}; expected {expected}, shape "
+                         f"{(reg.count, *item) if reg.count > 1 else item}")
+    return list(arr)
+
+
+def _int_vectors(value: object, label: str) -> np.ndarray:
+    arr = np.asarray(value, dtype=object if isinstance(value, list | tuple) else None)
+    flat = arr.reshape(-1)
+    if not all(isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_)
+               for v in flat):
+        raise InputError(f"{label}: integer uniforms take integers 0..255 (x = loop count, "
+                         f"y = aL start, z = aL step, w unused)")
+    ints = np.array([int(v) for v in flat], dtype=np.int64).reshape(arr.shape)
+    if ints.size and (ints.min() < 0 or ints.max() > _BYTE_MAX):
+        raise InputError(f"{label}: components must be in 0..255, got {ints.tolist()}")
+    return ints
+
+
+def _bools(value: object, label: str) -> np.ndarray:
+    arr = np.asarray(value, dtype=object)
+    flat = arr.reshape(-1)
+    ok = all(isinstance(v, bool | np.bool_) or (isinstance(v, int | np.integer)
+                                                 and int(v) in (0, 1)) for v in flat)
+    if not ok:
+        raise InputError(f"{label}: bool uniforms take True/False (or 0/1)")
+    return np.array([bool(v) for v in flat], dtype=bool).reshape(arr.shape)

@@ -1,0 +1,179 @@
+"""``pica run`` and ``pica trace`` end to end, through gpuisa.pica.cli.main."""
+
+import json
+
+import numpy as np
+import pytest
+from picaemu_kit import Asm
+
+from gpuisa.pica import cli
+from gpuisa.pica.shbin import Dvle, OutputEntry, OutputSemantic, ShaderType, Shbin, Uniform
+
+VERTICES = [[1, 2, 3, 4], [5, 6, 7, 8]]
+
+
+@pytest.fixture
+def pica(monkeypatch, capsys):
+    """Run ``pica ARGS``; returns (exit status, stdout, stderr)."""
+    if "cli_run" not in cli._COMMAND_MODULES:
+        monkeypatch.setattr(cli, "_COMMAND_MODULES", (*cli._COMMAND_MODULES, "cli_run"))
+
+    def call(*argv):
+        status = cli.main([str(a) for a in argv])
+        out, err = capsys.readouterr()
+        return status, out, err
+
+    return call
+
+
+@pytest.fixture
+def shbin_file(tmp_path):
+    """o0 = v0 * scale (position), o1 = v0 (color); a vertex DVLE."""
+    a = Asm()
+    a.op("mul", "o0", "c3", "v0")
+    a.op("mov", "o1", "v0")
+    a.end()
+    dvle = Dvle(ShaderType.VERTEX, 0, 3,
+                outputs=(OutputEntry(OutputSemantic.POSITION, 0),
+                         OutputEntry(OutputSemantic.COLOR, 1, mask=0b0011)),
+                uniforms=(Uniform.in_bank("pos", "v", 0), Uniform.in_bank("scale", "c", 3)))
+    path = tmp_path / "shader.shbin"
+    path.write_bytes(Shbin(a.program(), (dvle,)).to_bytes())
+    return path
+
+
+@pytest.fixture
+def uniforms_file(tmp_path):
+    path = tmp_path / "uniforms.json"
+    path.write_text(json.dumps({"scale": [2, 0.5, "inf", -1]}))
+    return path
+
+
+def write_inputs(tmp_path, kind):
+    path = tmp_path / f"inputs.{kind}"
+    if kind == "json":
+        path.write_text(json.dumps({"pos": VERTICES}))
+    elif kind == "npy":
+        np.save(path, np.array(VERTICES, dtype=float))
+    elif kind == "npz":
+        np.savez(path, v0=np.array(VERTICES, dtype=float))
+    else:
+        path.write_text("pos.x,pos.y,pos.z,pos.w\n1,2,3,4\n5,6,7,8\n")
+    return path
+
+
+EXPECTED = [[2, 1, np.inf, -4], [10, 3, np.inf, -8]]
+
+
+@pytest.mark.parametrize("kind", ["json", "npy", "npz", "csv"])
+def test_run_json_output_from_each_input_format(pica, tmp_path, shbin_file, uniforms_file,
+                                                 kind):
+    status, out, err = pica("run", shbin_file, "--inputs", write_inputs(tmp_path, kind),
+                            "--uniforms", uniforms_file, "--format", "json")
+    assert status == 0, err
+    data = json.loads(out)
+    o0 = [[float(x) for x in row] for row in data["outputs"]["o0"]]
+    assert o0 == EXPECTED
+    assert data["outputs_by_semantic"]["color"] == [[1, 2, 1, 1], [5, 6, 1, 1]]
+    assert data["steps"] == [3, 3]
+    assert data["precision"] == "f24"
+
+
+def test_run_table(pica, tmp_path, shbin_file, uniforms_file):
+    status, out, _ = pica("run", shbin_file, "--inputs", write_inputs(tmp_path, "json"),
+                          "--uniforms", uniforms_file)
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[0].split() == ["vertex", "register", "semantic", "x", "y", "z", "w"]
+    assert lines[1].split() == ["0", "o0", "position", "2", "1", "inf", "-4"]
+    assert lines[2].split() == ["0", "o1", "color.xy", "1", "2", "3", "4"]
+    assert lines[3].split() == ["1", "o0", "position", "10", "3", "inf", "-8"]
+
+
+def test_run_npz_output(pica, tmp_path, shbin_file, uniforms_file):
+    out = tmp_path / "result.npz"
+    status, _, err = pica("run", shbin_file, "--inputs", write_inputs(tmp_path, "npy"),
+                          "--uniforms", uniforms_file, "--format", "npz", "-o", out)
+    assert status == 0, err
+    with np.load(out) as data:
+        assert data["outputs/o0"].tolist() == EXPECTED
+        assert data["address"].shape == (2, 3)
+    status, _, err = pica("run", shbin_file, "--inputs", write_inputs(tmp_path, "npy"),
+                          "--format", "npz")
+    assert status == 1 and "give -o" in err
+
+
+def test_run_assembly_source(pica, tmp_path):
+    source = tmp_path / "shader.v.pica"
+    source.write_text(".fvec scale\n.out opos position\n.proc main\n"
+                      "    mul opos, scale, v0\n    end\n.end\n")
+    uniforms = tmp_path / "u.json"
+    uniforms.write_text(json.dumps({"scale": [3, 3, 3, 3], "b1": True}))
+    status, out, err = pica("run", source, "--inputs", write_inputs(tmp_path, "npy"),
+                            "--uniforms", uniforms, "--format", "json", "--precision", "f32")
+    assert status == 0, err
+    assert json.loads(out)["outputs_by_semantic"]["position"] == [[3, 6, 9, 12],
+                                                                  [15, 18, 21, 24]]
+
+
+def test_errors_exit_1_and_write_nothing(pica, tmp_path, shbin_file):
+    out = tmp_path / "out.json"
+    status, _, err = pica("run", shbin_file, "--inputs", write_inputs(tmp_path, "json"),
+                          "--format", "json", "-o", out)
+    assert status == 1
+    assert err.startswith("pica: error:") and "c3 is read" in err
+    assert not out.exists()
+    bad = tmp_path / "bad.csv"
+    bad.write_text("v0.x,v0.y,v0.z,v0.w\n1,2,3,oops\n")
+    status, _, err = pica("run", shbin_file, "--inputs", bad)
+    assert status == 1 and "bad.csv:2" in err
+    bad.write_text("v0.x,v0.y,v0.z\n1,2,3\n")
+    status, _, err = pica("run", shbin_file, "--inputs", bad)
+    assert status == 1 and "no column v0.w" in err
+    status, _, err = pica("run", shbin_file, "--inputs", tmp_path / "missing.json")
+    assert status == 1 and "missing.json" in err
+    odd = tmp_path / "inputs.txt"
+    odd.write_text("1 2 3 4")
+    status, _, err = pica("run", shbin_file, "--inputs", odd)
+    assert status == 1 and "unknown input file type" in err
+
+
+def test_trace_prints_each_instruction(pica, tmp_path):
+    a = Asm()
+    a.flow("loop", dst=1, id=0)  # 0
+    a.op("add", "r0.x", "c0", "r0")  # 1
+    a.op("mov", "o0", "r0")  # 2
+    a.end()  # 3
+    shbin = Shbin(a.program(), (Dvle(ShaderType.VERTEX, 0, 4),))
+    path = tmp_path / "loop.shbin"
+    path.write_bytes(shbin.to_bytes())
+    uniforms = tmp_path / "u.json"
+    uniforms.write_text(json.dumps({"c0": [1, 1, 1, 1], "i0": [1, 5, 2, 0]}))
+    inputs = tmp_path / "in.json"
+    inputs.write_text(json.dumps({"v0": [0, 0, 0, 0]}))
+    status, out, err = pica("trace", path, "--inputs", inputs, "--uniforms", uniforms)
+    assert status == 0, err
+    lines = out.splitlines()
+    assert lines[0].split()[:4] == ["step", "pc", "word", "instruction"]
+    assert "loop i0, 0x001" in lines[1] and "LOOP 002>001 n=1 +2" in lines[1]
+    assert "aL=5" in lines[1]
+    assert "add r0.x" in lines[2] and "r0.x=1" in lines[2] and "aL=7" in lines[2]
+    assert "r0.x=2" in lines[3] and "aL=9" in lines[3]
+    assert "o0.x=2" in lines[4]  # only the components that changed
+    assert lines[5].split()[3] == "end"
+    assert len(lines) == 6
+
+
+def test_trace_of_a_hang_shows_the_steps_then_the_error(pica, tmp_path):
+    a = Asm()
+    a.nop()
+    a.flow("break")
+    shbin = Shbin(a.program(), (Dvle(ShaderType.VERTEX, 0, 2),))
+    path = tmp_path / "hang.shbin"
+    path.write_bytes(shbin.to_bytes())
+    inputs = tmp_path / "in.json"
+    inputs.write_text("{}")
+    status, out, err = pica("trace", path, "--inputs", inputs)
+    assert status == 1
+    assert "nop" in out
+    assert "BREAK with an empty LOOP stack" in err
