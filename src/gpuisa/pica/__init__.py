@@ -6,6 +6,7 @@
 >>> pica.decode(shbin.program.code[0]).mnemonic
 """
 
+from .asm import AssemblyResult, assemble, assemble_with_warnings
 from .disasm import disassemble
 from .encoding import (
     Instruction,
@@ -21,6 +22,7 @@ from .program import Program
 from .shbin import Constant, Dvle, OutputEntry, Shbin, Uniform, find_dvlb
 
 __all__ = [
+    "AssemblyResult",
     "Constant",
     "Dvle",
     "F24Bits",
@@ -33,6 +35,8 @@ __all__ = [
     "RunResult",
     "Shbin",
     "Uniform",
+    "assemble",
+    "assemble_with_warnings",
     "decode",
     "decode_opdesc",
     "disassemble",

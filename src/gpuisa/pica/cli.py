@@ -18,7 +18,7 @@ from ..errors import GpuIsaError
 
 PROG = "pica"
 #: Subcommand modules, in the order their commands are listed by ``pica --help``.
-_COMMAND_MODULES = ("cli_disasm", "cli_run")
+_COMMAND_MODULES = ("cli_asm", "cli_disasm", "cli_run")
 
 
 def build_parser() -> argparse.ArgumentParser:

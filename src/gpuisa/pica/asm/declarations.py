@@ -1,0 +1,439 @@
+"""Declarations: uniforms (``.fvec/.ivec/.bool``), constants (``.constf/.consti/.constfa``,
+``.setf/.seti/.setb``) and gpuisa's explicit placement of both (pica-assembly-language.md
+§4, §9; docs/assembly-extensions.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ...floats import f32_to_f24_picasso
+from ..shbin_records import Constant, ConstantKind
+from .cnum import atof, atoi, strtoll
+from .errors import AsmError, need, no_more
+from .operands import (
+    B_BASE,
+    B_END,
+    C_BASE,
+    C_END,
+    I_BASE,
+    I_END,
+    Alias,
+    is_identifier,
+    parse_operand,
+)
+from .source import Statement, Tok
+from .state import (
+    MAX_CONSTANTS,
+    MAX_DVLE_UNIFORMS,
+    MAX_GLOBAL_UNIFORMS,
+    Block,
+    BlockKind,
+    DvleState,
+)
+from .uniforms import PoolBundle, UniformRecord
+
+if TYPE_CHECKING:
+    from .assembler import Assembler
+
+Handler = Callable[["Assembler", Statement], None]
+
+_KIND_NAMES = {ConstantKind.FLOAT: "float", ConstantKind.INT: "integer",
+               ConstantKind.BOOL: "boolean"}
+_BANK = {ConstantKind.FLOAT: ("c", C_BASE, C_END), ConstantKind.INT: ("i", I_BASE, I_END),
+         ConstantKind.BOOL: ("b", B_BASE, B_END)}
+
+
+def _reg_name(kind: ConstantKind, reg: int) -> str:
+    letter, base, _ = _BANK[kind]
+    return f"{letter}{reg - base}"
+
+
+def _pools(asm: Assembler, dvle: DvleState) -> PoolBundle:
+    return asm.geometry_pools if dvle.uses_gsh_space else asm.vertex_pools
+
+
+def poison_name(asm: Assembler, name: str) -> None:
+    """A declaration of ``name`` failed: later uses of it are not reported again."""
+    if name not in asm.aliases and is_identifier(name):
+        asm.poisoned.add(name)
+
+
+# -- explicit placement (gpuisa extension, picasso issue #36) -----------------------------
+
+
+def _placement(asm: Assembler, tok: Tok, kind: ConstantKind, size: int, pools: PoolBundle
+               ) -> int:
+    """The register id an explicit ``cN``/``iN``/``bN`` after a declaration names."""
+    op = parse_operand(asm, tok)
+    letter, base, end = _BANK[kind]
+    if op.neg or op.swizzle is not None or not base <= op.reg < end:
+        raise AsmError(f"expected a {_KIND_NAMES[kind]} uniform register "
+                       f"({letter}0-{letter}{end - base - 1}): {tok.text}", tok)
+    pool = pools[kind]
+    if not pool.contains(op.reg, size):
+        last = _reg_name(kind, op.reg + size - 1)
+        span = _reg_name(kind, op.reg) + (f"-{last}" if size > 1 else "")
+        raise AsmError(f"{span} is outside the uniform space "
+                       f"{_reg_name(kind, pool.first)}-{_reg_name(kind, pool.top - 1)}", tok)
+    return op.reg
+
+
+def _placed_span(kind: ConstantKind, reg: int, size: int) -> str:
+    """'register c4 is' / 'registers c4-c7 are' (followed by the problem)."""
+    if size == 1:
+        return f"register {_reg_name(kind, reg)} is"
+    return f"registers {_reg_name(kind, reg)}-{_reg_name(kind, reg + size - 1)} are"
+
+
+# -- uniforms (§9) ------------------------------------------------------------------------
+
+
+def uniform(kind: ConstantKind) -> Handler:
+    def handler(asm: Assembler, st: Statement) -> None:
+        dvle = asm.current_dvle()
+        pools = _pools(asm, dvle)
+        shared = not dvle.uses_gsh_space
+        while (item := st.args.arg()) is not None:
+            _uniform_item(asm, dvle, pools, shared, kind, item)
+
+    return handler
+
+
+def _split_placement(asm: Assembler, text_tok: Tok) -> tuple[Tok, Tok | None]:
+    """``NAME REG`` -> (NAME, REG); picasso syntax has no placement (strict: no split)."""
+    if asm.strict:
+        return text_tok, None
+    stripped = text_tok.strip()
+    for i, ch in enumerate(stripped.text):
+        if ch in " \t":
+            return stripped.sub(0, i), stripped.sub(i).strip()
+    return text_tok, None
+
+
+def _uniform_item(asm: Assembler, dvle: DvleState, pools: PoolBundle, shared: bool,
+                  kind: ConstantKind, item: Tok) -> None:
+    size = 1
+    place_t: Tok | None = None
+    bracket = item.text.find("[")
+    if bracket >= 0:
+        close = item.text.find("]", bracket)
+        name_t = item.sub(0, bracket)
+        if close < 0:
+            poison_name(asm, name_t.text)
+            raise AsmError(f"missing closing bracket: {item.text}", item)
+        size_t = item.sub(bracket + 1, close).strip()
+        size, used = atoi(size_t.text)
+        if size < 1 or (not asm.strict and used != len(size_t.text)):
+            poison_name(asm, name_t.text)
+            raise AsmError(f"invalid uniform size: {name_t.text}[{size_t.text}]", size_t)
+        rest = item.sub(close + 1).strip()
+        if rest.text and not asm.strict:
+            place_t = rest
+    else:
+        name_t, place_t = _split_placement(asm, item)
+    name = name_t.text
+    try:
+        if not is_identifier(name):
+            raise AsmError(f"invalid uniform name: {name}", name_t)
+        if name in asm.aliases:
+            raise AsmError(f"identifier already used: {name}", name_t)
+        place = _placement(asm, place_t, kind, size, pools) if place_t is not None else None
+        reg = _uniform_register(asm, pools, shared, kind, name_t, size, place, place_t)
+    except AsmError:
+        poison_name(asm, name)
+        raise
+    record = UniformRecord(name, reg, size, kind)
+    if shared:
+        if len(asm.global_uniforms) >= MAX_GLOBAL_UNIFORMS:
+            raise AsmError(f"too many global uniforms: {name}", name_t)
+        asm.global_uniforms.append(record)
+    if not name.startswith("_"):
+        if len(dvle.uniforms) >= MAX_DVLE_UNIFORMS:
+            raise AsmError(f"too many referenced uniforms: {name}", name_t)
+        dvle.uniforms.append(record)
+    asm.aliases[name] = Alias(reg)
+
+
+def _uniform_register(asm: Assembler, pools: PoolBundle, shared: bool, kind: ConstantKind,
+                      name_t: Tok, size: int, place: int | None, place_t: Tok | None) -> int:
+    name = name_t.text
+    if shared:
+        for record in asm.global_uniforms:
+            if record.name == name:
+                if record.kind != kind:
+                    raise AsmError(f"mismatched uniform type: {name}", name_t)
+                if record.size != size:
+                    raise AsmError(f"uniform '{name}' previously declared as having size "
+                                   f"{record.size}", name_t)
+                if place is not None and place != record.reg:
+                    raise AsmError(f"uniform '{name}' was placed at "
+                                   f"{_reg_name(kind, record.reg)} before", place_t)
+                return record.reg
+    if len(asm.global_uniforms) >= MAX_GLOBAL_UNIFORMS:
+        raise AsmError(f"too many global uniforms: {name}", name_t)
+    pool = pools[kind]
+    if place is not None:
+        problem = pool.place_global(place, size)
+        if problem:
+            raise AsmError(f"{_placed_span(kind, place, size)} {problem}", place_t)
+        return place
+    reg = pool.alloc_global(size)
+    if reg is None:
+        raise AsmError(f"not enough uniform space: {name}[{size}]", name_t)
+    return reg
+
+
+# -- constants ----------------------------------------------------------------------------
+
+
+def _float_word(asm: Assembler, tok: Tok) -> int:
+    """One float constant component: picasso's atof + truncating float24, or gpuisa's raw
+    ``#0xHHHHHHHH`` word."""
+    text = tok.strip()
+    if text.text.startswith("#"):
+        parsed = strtoll(text.text[1:])
+        if parsed is None or parsed[1] != len(text.text) - 1 or not 0 <= parsed[0] <= 0xFFFFFFFF:
+            raise AsmError(f"invalid raw constant word: {text.text}", text)
+        return parsed[0]
+    value, used = atof(text.text)
+    if used != len(text.text):
+        asm.warn(f"'{text.text}' is not a number; it is read as {value!r}", text)
+    return int(f32_to_f24_picasso(value))
+
+
+def _int_byte(asm: Assembler, tok: Tok) -> int:
+    text = tok.strip()
+    value, used = atoi(text.text)
+    if used != len(text.text):
+        asm.warn(f"'{text.text}' is not an integer; it is read as {value}", text)
+    return value & 0xFF
+
+
+def _vector(asm: Assembler, st: Statement, first: Tok | None = None
+            ) -> tuple[list[Tok], Tok]:
+    """The four values of ``(x, y, z, w)`` after the opening parenthesis, and the text
+    after the closing one.  picasso takes the fourth value up to the first ``)``; extra
+    values end up in it and are ignored by atof (§4, ``.constf``)."""
+    args = st.args
+    values = [first if first is not None else need(args.arg(), args)]
+    while len(values) < 3:
+        values.append(need(args.arg(), args))
+    rest = args.rest()
+    paren = rest.text.find(")")
+    if paren < 0:
+        raise AsmError("invalid syntax", args.end_tok(), (("expected ')'", None),))
+    fourth = rest.sub(0, paren).strip()
+    args.skip_all()
+    comma = fourth.text.find(",")
+    if comma >= 0:
+        extra = fourth.sub(comma)
+        if not asm.strict:
+            raise AsmError("too many values: a vector has four components", extra)
+        asm.warn("extra values are ignored", extra)
+        fourth = fourth.sub(0, comma)
+    return [*values, fourth], rest.sub(paren + 1).strip()
+
+
+def _constant_values(asm: Assembler, kind: ConstantKind, reg: int, values: list[Tok]
+                     ) -> Constant:
+    if kind is ConstantKind.FLOAT:
+        return Constant(ConstantKind.FLOAT, reg - C_BASE,
+                        tuple(_float_word(asm, v) for v in values))
+    return Constant.from_ints(reg - I_BASE, [_int_byte(asm, v) for v in values])
+
+
+def _add_constant(dvle: DvleState, constant: Constant, tok: Tok) -> None:
+    if len(dvle.constants) >= MAX_CONSTANTS:
+        raise AsmError("too many local constants", tok)
+    dvle.constants.append(constant)
+
+
+def const(kind: ConstantKind) -> Handler:
+    """``.constf NAME(x, y, z, w) [REG]`` / ``.consti``."""
+
+    def handler(asm: Assembler, st: Statement) -> None:
+        dvle = asm.current_dvle()
+        pools = _pools(asm, dvle)
+        args = st.args
+        name_t = need(args.arg_paren(), args)
+        name = name_t.text
+        try:
+            values, after = _vector(asm, st)
+            if not asm.strict and not is_identifier(name):
+                raise AsmError(f"invalid identifier: {name}", name_t)
+            if name in asm.aliases:
+                raise AsmError(f"identifier already used: {name}", name_t)
+            place = _local_placement(asm, after, kind, 1, pools)
+            reg = _alloc_local(pools, kind, 1, place, after)
+            if reg is None:
+                raise AsmError(f"not enough space for local constant '{name}'", name_t)
+            constant = _constant_values(asm, kind, reg, values)
+            _add_constant(dvle, constant, st.name)
+        except AsmError:
+            poison_name(asm, name)
+            raise
+        asm.aliases[name] = Alias(reg)
+
+    return handler
+
+
+def _local_placement(asm: Assembler, after: Tok, kind: ConstantKind, size: int,
+                     pools: PoolBundle) -> int | None:
+    if not after.text:
+        return None
+    try:
+        return _placement(asm, after, kind, size, pools)
+    except AsmError:
+        if not asm.strict:
+            raise
+    asm.warn(f"text after ')' is ignored: {after.text}", after)
+    return None
+
+
+def _alloc_local(pools: PoolBundle, kind: ConstantKind, size: int, place: int | None,
+                 place_t: Tok) -> int | None:
+    pool = pools[kind]
+    if place is None:
+        return pool.alloc_local(size)
+    problem = pool.place_local(place, size)
+    if problem:
+        raise AsmError(f"{_placed_span(kind, place, size)} {problem}", place_t)
+    return place
+
+
+def constfa(asm: Assembler, st: Statement) -> None:
+    args = st.args
+    if asm.stack and asm.stack[-1].kind is BlockKind.ARRAY:
+        _constfa_element(asm, st, asm.stack[-1])
+        return
+    try:
+        name_t = need(args.arg(), args)
+        no_more(args)
+    except AsmError:
+        asm.open_broken(BlockKind.ARRAY, st.name)
+        raise
+    block = asm.open_block(BlockKind.ARRAY, name_t)
+    text = name_t.text
+    try:
+        bracket = text.find("[")
+        if bracket < 0:
+            raise AsmError(f"missing opening bracket: {text}", name_t)
+        close = text.find("]", bracket)
+        if close < 0:
+            raise AsmError(f"missing closing bracket: {text}", name_t)
+        base = name_t.sub(0, bracket)
+        block.name = base.text
+        garbage = name_t.sub(close + 1).strip()
+        if garbage.text:
+            if asm.strict:
+                raise AsmError(f"garbage found: {garbage.text}", garbage)
+            block.place_tok = garbage
+        size_t = name_t.sub(bracket + 1, close).strip()
+        if size_t.text:
+            size, used = atoi(size_t.text)
+            if size <= 0 or (used != len(size_t.text) and not asm.strict):
+                raise AsmError(f"invalid array size: {base.text}[{size_t.text}]", size_t)
+            block.size = size
+        if not is_identifier(base.text):
+            raise AsmError(f"invalid array name: {base.text}", base)
+        block.tok = base
+    except AsmError:
+        block.broken = True
+        poison_name(asm, block.name or text)
+        raise
+
+
+def _constfa_element(asm: Assembler, st: Statement, block: Block) -> None:
+    try:
+        _add_element(asm, st, block)
+    except AsmError:
+        block.broken = True  # no follow-up errors at its .end
+        poison_name(asm, block.name or "")
+        raise
+
+
+def _add_element(asm: Assembler, st: Statement, block: Block) -> None:
+    args = st.args
+    if 0 <= block.size == len(block.elements):
+        raise AsmError(f"too many elements in the array, expected {block.size}", st.name)
+    first = need(args.arg(), args)
+    if not first.text.startswith("("):
+        raise AsmError("invalid syntax", first, (("expected '(x, y, z, w)'", None),))
+    values, after = _vector(asm, st, first.sub(1))
+    if after.text:
+        if not asm.strict:
+            raise AsmError(f"garbage found: {after.text}", after)
+        asm.warn(f"text after ')' is ignored: {after.text}", after)
+    block.elements.append(tuple(_float_word(asm, v) for v in values))
+
+
+def end_array(asm: Assembler, block: Block) -> None:
+    dvle = asm.current_dvle()
+    pools = _pools(asm, dvle)
+    name = block.name or ""
+    try:
+        if name in asm.aliases:
+            raise AsmError(f"identifier already used: {name}", block.tok)
+        elements = list(block.elements)
+        while len(elements) < block.size:
+            elements.append((0, 0, 0, 0))
+        if not elements:
+            raise AsmError(f"no elements have been specified in array '{name}'", block.tok)
+        place = None
+        if block.place_tok is not None:
+            place = _placement(asm, block.place_tok, ConstantKind.FLOAT, len(elements), pools)
+        reg = _alloc_local(pools, ConstantKind.FLOAT, len(elements), place, block.place_tok)
+        if reg is None:
+            raise AsmError(f"not enough space for local constant array '{name}'", block.tok)
+        if len(dvle.constants) + len(elements) > MAX_CONSTANTS:
+            raise AsmError("too many local constants", block.tok)
+    except AsmError:
+        poison_name(asm, name)
+        raise
+    for i, words in enumerate(elements):
+        dvle.constants.append(Constant(ConstantKind.FLOAT, reg - C_BASE + i, words))
+    asm.aliases[name] = Alias(reg)
+
+
+def setfi(kind: ConstantKind) -> Handler:
+    """``.setf REG(x, y, z, w)`` / ``.seti``: a constant entry for an explicit register."""
+
+    def handler(asm: Assembler, st: Statement) -> None:
+        dvle = asm.current_dvle()
+        args = st.args
+        reg_t = need(args.arg_paren(), args)
+        values, after = _vector(asm, st)
+        if after.text:
+            if not asm.strict:
+                raise AsmError(f"garbage found: {after.text}", after)
+            asm.warn(f"text after ')' is ignored: {after.text}", after)
+        op = parse_operand(asm, reg_t)
+        if kind is ConstantKind.FLOAT and not C_BASE <= op.reg < C_END:
+            raise AsmError(f"invalid floating point vector uniform: {op.name}", reg_t)
+        if kind is ConstantKind.INT and not I_BASE <= op.reg < I_END:
+            raise AsmError(f"invalid integer vector uniform: {op.name}", reg_t)
+        _add_constant(dvle, _constant_values(asm, kind, op.reg, values), st.name)
+
+    return handler
+
+
+_BOOLS = {"true": True, "on": True, "1": True, "false": False, "off": False, "0": False}
+
+
+def setb(asm: Assembler, st: Statement) -> None:
+    dvle = asm.current_dvle()
+    args = st.args
+    reg_t = need(args.arg_space(), args)
+    value_t = need(args.arg_space(), args)
+    no_more(args)
+    op = parse_operand(asm, reg_t)
+    if not B_BASE <= op.reg < B_END:
+        raise AsmError(f"invalid boolean uniform: {op.name}", reg_t)
+    value = _BOOLS.get(value_t.text.lower())
+    if value is None:
+        raise AsmError(f"invalid bool value: {value_t.text}", value_t)
+    _add_constant(dvle, Constant.from_bool(op.reg - B_BASE, value), st.name)
+
+

@@ -1,0 +1,403 @@
+"""Instruction statements: operands, checks, descriptor allocation, encoding.
+
+Implements pica-assembly-language.md §5 (operand checks, the automatic I-forms, the
+encodings) and §6 (conditions).  Opcode numbers and field positions come from the ISA
+table through :func:`..encoding.Instruction.make`; this module only knows the assembly
+syntax of each instruction.  The mnemonic table is built from :data:`..isa.OPCODES`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ..isa import OPCODES, CompareOp, Kind, Opcode, OpcodeInfo
+from .errors import AsmError, need, no_more
+from .operands import (
+    B_BASE,
+    B_END,
+    I_BASE,
+    I_END,
+    I_LITERAL_COUNT,
+    INPUT_END,
+    Operand,
+    check_ascending,
+    is_identifier,
+    parse_condition,
+    parse_int,
+    parse_operand,
+)
+from .source import Statement, Tok
+from .state import BlockKind, Relocation
+
+if TYPE_CHECKING:
+    from .assembler import Assembler
+
+Handler = Callable[["Assembler", Statement], None]
+
+#: Destination fields reach o0-o15 and r0-r15 (5 bits).
+_DEST_END = 0x20
+#: picasso's names for the a0 components a MOVA writes (new and legacy spellings).
+_MOVA_TARGETS = {"a0.x": 0x8, "a0.y": 0x4, "a0.xy": 0xC, "a0": 0x8, "a1": 0x4, "a01": 0xC}
+_COMPARE_OPS = {op.name.lower(): op for op in CompareOp if op <= CompareOp.GE}
+
+
+# -- operand helpers ----------------------------------------------------------------------
+
+
+def _destination(asm: Assembler, tok: Tok) -> Operand:
+    op = parse_operand(asm, tok)
+    if not 0 <= op.reg < _DEST_END:
+        raise AsmError(f"invalid destination register: {op.name}", tok)
+    check_ascending(asm, op)
+    return op
+
+
+def _check_source(op: Operand, number: int, width: int, label: int | None = None) -> None:
+    """The register must fit a ``width``-bit source field; ``label`` is the source number
+    picasso prints (it differs for MAD's src1, §5.2)."""
+    if not 0 <= op.reg < 1 << width:
+        raise AsmError(f"invalid source{label or number} register: {op.name}", op.tok)
+
+
+def _no_index(op: Operand, label: int) -> None:
+    if op.idx:
+        raise AsmError(f"index register not allowed in source{label}", op.tok)
+
+
+def _distinct_inputs(ops: list[Operand], message: str) -> None:
+    """Hardware erratum (picasso issue #6): two different v registers in one instruction."""
+    inputs = [op for op in ops if op.reg < INPUT_END]
+    for i, a in enumerate(inputs):
+        for b in inputs[i + 1 :]:
+            if a.reg != b.reg:
+                raise AsmError(message, b.tok)
+
+
+def _width(info: OpcodeInfo, source: str) -> int:
+    return info.format.source_width(source)
+
+
+def _args(st: Statement, count: int) -> list[Tok]:
+    toks = [need(st.args.arg(), st.args) for _ in range(count)]
+    no_more(st.args)
+    return toks
+
+
+def _emit_alu(asm: Assembler, st: Statement, info: OpcodeInfo, base: OpcodeInfo, mask: int,
+              sources: list[Operand], dst: Operand | None, dst_reg: int = 0, **extra: int) -> None:
+    """Allocate the descriptor and emit an instruction with register sources."""
+    value, care = asm.descriptor(base, mask, sources, st.name)
+    fmt = info.format
+    if base.opcode is Opcode.MAD:
+        desc = asm.allocate_mad(value, care, st.name)
+    else:
+        desc = asm.allocate(value, care, st.name)
+    fields = {src: op.reg for src, op in zip(fmt.sources, sources, strict=True)}
+    if fmt.indexed_source is not None:
+        fields["idx"] = sources[fmt.sources.index(fmt.indexed_source)].idx
+    if "dst" in fmt.layout and info.kind is Kind.ARITHMETIC:
+        fields["dst"] = dst.reg if dst is not None else dst_reg
+    pos = asm.emit_instruction(info, st.name, desc=desc, **fields, **extra)
+    if dst is not None:
+        asm.dst_toks[pos] = dst.tok
+
+
+# -- handlers -----------------------------------------------------------------------------
+
+
+def _no_operands(info: OpcodeInfo) -> Handler:
+    def handler(asm: Assembler, st: Statement) -> None:
+        no_more(st.args)
+        asm.emit_instruction(info, st.name)
+
+    return handler
+
+
+def _binary(info: OpcodeInfo) -> Handler:
+    """add/dp3/dp4/dph/dst/mul/sge/slt/max/min; the I-form is chosen automatically (§5.3)."""
+    inverted = OPCODES[info.inverted] if info.inverted is not None else None
+
+    def handler(asm: Assembler, st: Statement) -> None:
+        dst_t, s1_t, s2_t = _args(st, 3)
+        dst = _destination(asm, dst_t)
+        s1 = parse_operand(asm, s1_t, allow_index=True)
+        s2 = parse_operand(asm, s2_t, allow_index=True)
+        use = info
+        if inverted is not None and s1.reg < 1 << _width(inverted, "src1") <= s2.reg:
+            use = inverted
+            _check_source(s1, 1, _width(use, "src1"))
+            _no_index(s1, 1)
+            _check_source(s2, 2, _width(use, "src2"))
+        else:
+            _check_source(s1, 1, _width(use, "src1"))
+            _check_source(s2, 2, _width(use, "src2"))
+            _no_index(s2, 2)
+        _distinct_inputs([s1, s2], "source operands must be different input registers (v0..v15)")
+        _emit_alu(asm, st, use, info, dst.mask(), [s1, s2], dst)
+
+    return handler
+
+
+def _unary(info: OpcodeInfo) -> Handler:
+    """ex2/lg2/litp/flr/rcp/rsq/mov: dst, wide src1."""
+
+    def handler(asm: Assembler, st: Statement) -> None:
+        dst_t, s1_t = _args(st, 2)
+        dst = _destination(asm, dst_t)
+        s1 = parse_operand(asm, s1_t, allow_index=True)
+        _check_source(s1, 1, _width(info, "src1"))
+        _emit_alu(asm, st, info, info, dst.mask(), [s1], dst)
+
+    return handler
+
+
+def _mova(info: OpcodeInfo) -> Handler:
+    def handler(asm: Assembler, st: Statement) -> None:
+        target, s1_t = _args(st, 2)
+        key = target.text if asm.strict else target.text.lower()
+        mask = _MOVA_TARGETS.get(key)
+        if mask is None:
+            raise AsmError(f"invalid destination register for mova: {target.text}", target)
+        s1 = parse_operand(asm, s1_t, allow_index=True)
+        _check_source(s1, 1, _width(info, "src1"))
+        _emit_alu(asm, st, info, info, mask, [s1], None)
+
+    return handler
+
+
+def _compare_op(tok: Tok) -> CompareOp:
+    op = _COMPARE_OPS.get(tok.text.lower())
+    if op is None:
+        raise AsmError(f"invalid conditional operator: {tok.text}", tok)
+    return op
+
+
+def _cmp(info: OpcodeInfo) -> Handler:
+    def handler(asm: Assembler, st: Statement) -> None:
+        s1_t, x_t, y_t, s2_t = _args(st, 4)
+        s1 = parse_operand(asm, s1_t, allow_index=True)
+        _check_source(s1, 1, _width(info, "src1"))
+        cmpx = _compare_op(x_t)
+        cmpy = _compare_op(y_t)
+        s2 = parse_operand(asm, s2_t)
+        _check_source(s2, 2, _width(info, "src2"))
+        _emit_alu(asm, st, info, info, 0, [s1, s2], None, cmpx=cmpx, cmpy=cmpy)
+
+    return handler
+
+
+def _mad(info: OpcodeInfo) -> Handler:
+    """mad dst, src1, src2, src3; MADI when src2 is narrow and src3 wide or indexed."""
+    inverted = OPCODES[info.inverted] if info.inverted is not None else None
+    assert inverted is not None
+
+    def handler(asm: Assembler, st: Statement) -> None:
+        dst_t, s1_t, s2_t, s3_t = _args(st, 4)
+        dst = _destination(asm, dst_t)
+        s1 = parse_operand(asm, s1_t)
+        _check_source(s1, 1, _width(info, "src1"), label=2)  # picasso prints "source2"
+        s2 = parse_operand(asm, s2_t, allow_index=True)
+        s3 = parse_operand(asm, s3_t, allow_index=True)
+        narrow = 1 << _width(inverted, "src2")
+        if s2.reg < narrow and (s3.reg >= narrow or (s3.idx and not s2.idx)):
+            use = inverted
+            _check_source(s2, 2, _width(use, "src2"))
+            _check_source(s3, 3, _width(use, "src3"))
+            _no_index(s2, 2)
+        else:
+            use = info
+            _check_source(s2, 2, _width(use, "src2"))
+            _check_source(s3, 3, _width(use, "src3"))
+            _no_index(s3, 2)  # picasso prints "source2" here too (§5.2)
+        _distinct_inputs([s1, s2, s3],
+                         "source registers must be different input registers (v0..v15)")
+        _emit_alu(asm, st, use, info, dst.mask(), [s1, s2, s3], dst)
+
+    return handler
+
+
+def _target(tok: Tok) -> str:
+    if not is_identifier(tok.text):
+        raise AsmError(f"invalid target: {tok.text}", tok)
+    return tok.text
+
+
+def _call(info: OpcodeInfo) -> Handler:
+    def handler(asm: Assembler, st: Statement) -> None:
+        (proc,) = _args(st, 1)
+        name = _target(proc)
+        pos = asm.emit_instruction(info, st.name)
+        asm.proc_relocs.append(Relocation(pos, name, proc))
+
+    return handler
+
+
+def _conditional(info: OpcodeInfo) -> Handler:
+    """breakc cond / callc cond, proc / ifc cond / jmpc cond, label."""
+    opcode = info.opcode
+
+    def handler(asm: Assembler, st: Statement) -> None:
+        args = st.args
+        try:
+            cond = parse_condition(need(args.arg(), args))
+            target = None
+            if opcode in (Opcode.CALLC, Opcode.JMPC):
+                target = need(args.arg(), args)
+                no_more(args)
+                name = _target(target)
+            else:
+                no_more(args)
+        except AsmError:
+            if opcode is Opcode.IFC:
+                asm.open_broken(BlockKind.IF, st.name)
+            raise
+        if opcode is Opcode.IFC:
+            asm.open_block(BlockKind.IF, st.name)
+        pos = asm.emit_instruction(info, st.name, condop=cond.condop, refx=cond.refx,
+                                   refy=cond.refy)
+        if target is not None:
+            relocs = asm.proc_relocs if opcode is Opcode.CALLC else asm.label_relocs
+            relocs.append(Relocation(pos, name, target))
+
+    return handler
+
+
+def _bool_register(asm: Assembler, tok: Tok) -> int:
+    op = parse_operand(asm, tok)
+    if not B_BASE <= op.reg < B_END:
+        raise AsmError(f"invalid boolean uniform: {op.name}", tok)
+    return op.reg - B_BASE
+
+
+def _uniform_conditional(info: OpcodeInfo) -> Handler:
+    """callu bN, proc / ifu bN / jmpu [!]bN, label."""
+    opcode = info.opcode
+
+    def handler(asm: Assembler, st: Statement) -> None:
+        args = st.args
+        try:
+            reg_t = need(args.arg(), args)
+            negate = 0
+            if reg_t.text.startswith("!"):
+                if opcode is not Opcode.JMPU:
+                    raise AsmError("Inverting the condition is not supported by "
+                                   f"{info.mnemonic.upper()}", reg_t)
+                negate = 1
+                reg_t = reg_t.sub(1)
+            number = _bool_register(asm, reg_t)
+            target = None
+            if opcode in (Opcode.CALLU, Opcode.JMPU):
+                target = need(args.arg(), args)
+                no_more(args)
+                name = _target(target)
+            else:
+                no_more(args)
+        except AsmError:
+            if opcode is Opcode.IFU:
+                asm.open_broken(BlockKind.IF, st.name)
+            raise
+        if opcode is Opcode.IFU:
+            asm.open_block(BlockKind.IF, st.name)
+        pos = asm.emit_instruction(info, st.name, id=number, num=negate)
+        if target is not None:
+            relocs = asm.proc_relocs if opcode is Opcode.CALLU else asm.label_relocs
+            relocs.append(Relocation(pos, name, target))
+
+    return handler
+
+
+def _for(info: OpcodeInfo) -> Handler:
+    def handler(asm: Assembler, st: Statement) -> None:
+        try:
+            (reg_t,) = _args(st, 1)
+            op = parse_operand(asm, reg_t)
+            end = I_BASE + I_LITERAL_COUNT if asm.strict else I_END
+            if not I_BASE <= op.reg < end:
+                raise AsmError(f"invalid integer vector uniform: {op.name}", reg_t)
+        except AsmError:
+            asm.open_broken(BlockKind.FOR, st.name)
+            raise
+        asm.open_block(BlockKind.FOR, st.name)
+        asm.emit_instruction(info, st.name, id=op.reg - I_BASE)
+
+    return handler
+
+
+_SETEMIT_FLAGS = {"prim": "primemit", "primitive": "primemit", "inv": "winding",
+                  "invert": "winding"}
+
+
+def _setemit(info: OpcodeInfo) -> Handler:
+    def handler(asm: Assembler, st: Statement) -> None:
+        args = st.args
+        vtx_t = need(args.arg(), args)
+        flags_t = args.arg()
+        no_more(args)
+        vtxid = parse_int(asm, vtx_t, 0, 2)
+        fields = {"vtxid": vtxid, "primemit": 0, "winding": 0}
+        if flags_t is not None:
+            words = flags_t.text.replace("\t", " ")
+            pos = 0
+            for word in words.split(" "):
+                if word:
+                    flag = _SETEMIT_FLAGS.get(word.lower())
+                    tok = flags_t.sub(pos, pos + len(word))
+                    if flag is None:
+                        if not asm.strict:
+                            raise AsmError(f"unknown setemit flag: {word}", tok)
+                        asm.warn(f"unknown setemit flag: {word}", tok)  # picasso goes on
+                    else:
+                        fields[flag] = 1
+                pos += len(word) + 1
+        dvle = asm.current_dvle()
+        if not dvle.is_geo:
+            dvle.is_geo = True
+            dvle.compat_geo = True
+        asm.emit_instruction(info, st.name, **fields)
+
+    return handler
+
+
+def _handler(info: OpcodeInfo) -> Handler | None:
+    """The syntax of each opcode (None: not an assembly mnemonic)."""
+    base = OPCODES[info.base_opcode]
+    name = info.format.name
+    op = info.opcode
+    if name == "0":
+        return _no_operands(info)
+    if name in ("1", "1i"):
+        return _binary(base)
+    if name == "1u":
+        return _mova(info) if op is Opcode.MOVA else _unary(info)
+    if name == "1c":
+        return _cmp(info)
+    if name in ("5", "5i"):
+        return _mad(base)
+    if op is Opcode.CALL:
+        return _call(info)
+    if op in (Opcode.BREAKC, Opcode.CALLC, Opcode.IFC, Opcode.JMPC):
+        return _conditional(info)
+    if op in (Opcode.CALLU, Opcode.IFU, Opcode.JMPU):
+        return _uniform_conditional(info)
+    if op is Opcode.LOOP:
+        return _for(info)
+    if op is Opcode.SETEMIT:
+        return _setemit(info)
+    return None
+
+
+def _mnemonics() -> dict[str, Handler]:
+    table: dict[str, Handler] = {}
+    for info in OPCODES.values():
+        handler = _handler(info) if info.mnemonic else None
+        if handler is None:
+            continue
+        # picasso spells LOOP "for" and does not accept "loop" (§5.1).
+        table["for" if info.opcode is Opcode.LOOP else info.mnemonic] = handler
+    return table
+
+
+#: Lower-case mnemonic -> handler.  The I-form spellings (dphi, madi, ...) are exact
+#: synonyms of the plain ones: the form is always chosen from the operands (§5.1).
+MNEMONICS: dict[str, Handler] = _mnemonics()

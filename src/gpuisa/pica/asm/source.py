@@ -1,0 +1,234 @@
+"""Lexing picasso source text into statements, keeping every token's column.
+
+picasso works on C strings with ``strchr``/``strcspn`` and an in-place tokenizer
+(pica-assembly-language.md §2): a line loses everything from its first ``;``, is trimmed,
+loses leading ``label:`` prefixes (split at the first ``:`` anywhere), and what remains is
+either a ``#`` line marker or a statement whose first space-delimited word is its name.
+The rest of a statement is cut into comma- or space-separated arguments on demand
+(:class:`Cursor`), exactly like picasso's ``mystrtok``, so that odd spacing splits the
+same way.  Unlike picasso, every piece remembers its column for diagnostics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from .cnum import C_SPACE, atoi
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One physical line: the name and number diagnostics report (``#`` markers change
+    them) and the text shown under the diagnostic."""
+
+    file: str
+    number: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Tok:
+    """A piece of a source line: its text and its 0-based column in ``line.text``."""
+
+    text: str
+    col: int
+    line: Line
+
+    @property
+    def end(self) -> int:
+        return self.col + len(self.text)
+
+    def sub(self, start: int, end: int | None = None) -> Tok:
+        """The piece ``text[start:end]`` with its own column."""
+        length = len(self.text)
+        end = length if end is None else end
+        start = min(max(start, 0), length)
+        end = min(max(end, start), length)
+        return Tok(self.text[start:end], self.col + start, self.line)
+
+    def strip(self) -> Tok:
+        """C ``isspace`` trimming on both sides (picasso's ``trim_whitespace``)."""
+        text = self.text
+        start = 0
+        while start < len(text) and text[start] in C_SPACE:
+            start += 1
+        end = len(text)
+        while end > start and text[end - 1] in C_SPACE:
+            end -= 1
+        return self.sub(start, end)
+
+    def at_end(self) -> Tok:
+        """An empty piece just after this one (where something is missing)."""
+        return Tok("", self.end, self.line)
+
+
+class Cursor:
+    """picasso's ``mystrtok`` over the argument text of one statement.
+
+    ``next`` returns the text up to the next delimiter (consuming it) or None once the
+    text is exhausted; an empty piece between two delimiters is an empty token.
+    """
+
+    __slots__ = ("_end", "_line", "pos")
+
+    def __init__(self, line: Line, start: int, end: int):
+        self._line = line
+        self.pos = start
+        self._end = end
+
+    def next(self, delims: str) -> Tok | None:
+        text = self._line.text
+        if self.pos >= self._end:
+            return None
+        start = self.pos
+        stop = start
+        while stop < self._end and text[stop] not in delims:
+            stop += 1
+        self.pos = stop + 1 if stop < self._end else self._end
+        return Tok(text[start:stop], start, self._line)
+
+    def arg(self) -> Tok | None:
+        """Next comma-separated argument, trimmed (picasso ``nextArg``)."""
+        tok = self.next(",")
+        return None if tok is None else tok.strip()
+
+    def arg_paren(self) -> Tok | None:
+        """Text up to the next ``(``, trimmed (picasso ``nextArgCParen``)."""
+        tok = self.next("(")
+        return None if tok is None else tok.strip()
+
+    def arg_space(self) -> Tok | None:
+        """Next space-separated argument (picasso ``nextArgSpc``): split at a space or
+        tab, then skip any whitespace that follows."""
+        tok = self.next(" \t")
+        if tok is None:
+            return None
+        text = self._line.text
+        while self.pos < self._end and text[self.pos] in C_SPACE:
+            self.pos += 1
+        return tok.strip()
+
+    def rest(self) -> Tok:
+        """Everything not consumed yet (untrimmed); the cursor does not move."""
+        return Tok(self._line.text[self.pos:self._end], self.pos, self._line)
+
+    def end_tok(self) -> Tok:
+        """An empty token at the end of the statement (for "missing parameter")."""
+        return Tok("", self._end, self._line)
+
+    def skip_all(self) -> None:
+        self.pos = self._end
+
+
+@dataclass(slots=True)
+class Statement:
+    """The labels of one line and its statement (``name`` is None for a label-only line)."""
+
+    line: Line
+    labels: list[Tok]
+    name: Tok | None
+    args: Cursor
+
+
+@dataclass(slots=True)
+class Marker:
+    """A ``# LINE "FILE"`` line marker (already applied by the lexer), with the labels
+    that preceded it on its line."""
+
+    line: Line
+    labels: list[Tok]
+
+
+def _trim_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start] in C_SPACE:
+        start += 1
+    while end > start and text[end - 1] in C_SPACE:
+        end -= 1
+    return start, end
+
+
+class Lexer:
+    """Splits one source text into :class:`Statement` s.
+
+    After iteration, ``eof`` is the position end-of-file diagnostics use: the reported
+    line after the last line (pica-assembly-language.md §2.1, §13.3).  ``strict`` makes
+    a line marker that follows labels, or whose file name contains ``:``, behave exactly
+    as in picasso (labels are split off first).
+    """
+
+    def __init__(self, text: str, filename: str, *, strict: bool = False):
+        self._text = text
+        self.file = filename
+        self.number = 1
+        self._strict = strict
+
+    def __iter__(self) -> Iterator[Statement | Marker]:
+        text = self._text
+        pos = 0
+        while True:
+            newline = text.find("\n", pos)
+            last = newline < 0
+            raw = text[pos:] if last else text[pos:newline]
+            line = Line(self.file, self.number, raw)
+            item = self._line(line)
+            if isinstance(item, Marker):
+                yield item
+            else:
+                if item is not None:
+                    yield item
+                if not last:
+                    self.number += 1
+            if last:
+                break
+            pos = newline + 1
+
+    @property
+    def eof(self) -> Line:
+        return Line(self.file, self.number, "")
+
+    def _line(self, line: Line) -> Statement | Marker | None:
+        raw = line.text
+        semicolon = raw.find(";")
+        start, end = _trim_bounds(raw, 0, len(raw) if semicolon < 0 else semicolon)
+        labels: list[Tok] = []
+        if not self._strict and raw.startswith("#", start):
+            return self._marker(line, start + 1, end)
+        while True:
+            colon = raw.find(":", start, end)
+            if colon < 0:
+                break
+            labels.append(Tok(raw[start:colon], start, line))
+            start, end = _trim_bounds(raw, colon + 1, end)
+        if start == end:
+            return Statement(line, labels, None, Cursor(line, end, end)) if labels else None
+        if raw.startswith("#", start):
+            return self._marker(line, start + 1, end, labels)
+        stop = start
+        while stop < end and raw[stop] not in " \t":
+            stop += 1
+        name = Tok(raw[start:stop], start, line)
+        args = stop + 1 if stop < end else end
+        while args < end and raw[args] in C_SPACE:
+            args += 1
+        return Statement(line, labels, name, Cursor(line, args, end))
+
+    def _marker(self, line: Line, start: int, end: int, labels: list[Tok] | None = None) -> Marker:
+        raw = line.text
+        start, end = _trim_bounds(raw, start, end)
+        stop = start
+        while stop < end and raw[stop] not in " \t":
+            stop += 1
+        number, _ = atoi(raw[start:stop])
+        name_start, name_end = _trim_bounds(raw, stop + 1 if stop < end else end, end)
+        name = raw[name_start:name_end]
+        if name.startswith('"'):
+            close = name.find('"', 1)
+            if self._strict or close < 0:
+                # picasso drops the first and the last character, flags or not
+                name = name[1:-1] if len(name) > 1 else ""
+            else:
+                name = name[1:close]  # cpp's flags after the name are ignored
+        self.number = number
+        self.file = name
+        return Marker(line, labels or [])
