@@ -101,29 +101,39 @@ class _Disassembly:
         return units
 
     def _unit_starts(self) -> list[int]:
-        """Where each DVLE's own code begins: the lowest entry point or procedure that only
-        it (and no earlier DVLE) reaches.  picasso lays files out in order, so for its
-        output the starts increase; otherwise every DVLE's code goes in the first unit."""
-        reached: set[int] = set()
+        """Where each DVLE's own code begins.
+
+        picasso lays the files out in order, so each DVLE's entry point and the procedures
+        only it calls come after everything earlier DVLEs reach.  Code that nothing
+        reaches, between the two, goes to the later unit when that one is a geometry
+        shader (a ``setemit`` in a vertex unit would turn it into a geometry shader) and
+        to the earlier one otherwise.  Layouts that do not fit this put all code in the
+        first unit.
+        """
+        reached: set[tuple[int, int]] = set()
         starts = [0]
         for k, dvle in enumerate(self.dvles):
             own = self._reachable(dvle) - reached
-            reached |= own
             if k:
-                starts.append(min(own, default=dvle.main_offset))
+                earliest = max((end for _, end in reached), default=0)
+                latest = min((start for start, _ in own), default=dvle.main_offset)
+                geometry = dvle.shader_type is ShaderType.GEOMETRY
+                later_gets_gap = geometry and self.dvles[k - 1].shader_type is ShaderType.VERTEX
+                starts.append(earliest if later_gets_gap and earliest <= latest else latest)
+            reached |= own
         if any(b <= a for a, b in pairwise(starts)) or starts[-1] > len(self.code):
             return [0] + [len(self.code)] * (len(self.dvles) - 1)
         return starts
 
-    def _reachable(self, dvle: Dvle) -> set[int]:
-        """Start addresses of the entry procedure and every procedure it calls."""
+    def _reachable(self, dvle: Dvle) -> set[tuple[int, int]]:
+        """(start, end) of the entry procedure and of every procedure it calls."""
         todo = [(dvle.main_offset, dvle.endmain_offset)]
-        seen: set[int] = set()
+        seen: set[tuple[int, int]] = set()
         while todo:
             start, end = todo.pop()
-            if start in seen or not 0 <= start < end <= len(self.code):
+            if (start, end) in seen or not 0 <= start < end <= len(self.code):
                 continue
-            seen.add(start)
+            seen.add((start, end))
             for ins in self.code[start:end]:
                 if ins.opcode in (Opcode.CALL, Opcode.CALLC, Opcode.CALLU):
                     todo.append((ins["dst"], ins["dst"] + ins["num"]))

@@ -38,12 +38,15 @@ class Block:
         return self.start <= other.start and other.end <= self.end
 
     def crosses(self, other: Block) -> bool:
-        return not (
-            self.end <= other.start
-            or other.end <= self.start
-            or self.contains(other)
-            or other.contains(self)
-        )
+        """Whether the two cannot both be written as nested blocks."""
+        if self.end <= other.start or other.end <= self.start:
+            return False
+        if self.start == other.start and (self.kind == "proc") != (other.kind == "proc"):
+            # An IF/FOR block begins with its own opening word, so a procedure starting at
+            # the same word is opened first and must enclose the whole block.
+            proc, block = (self, other) if self.kind == "proc" else (other, self)
+            return proc.end < block.end
+        return not (self.contains(other) or other.contains(self))
 
 
 @dataclass(slots=True)
@@ -121,15 +124,32 @@ def find_structures(
             for (lo, hi), structure in zip(units, structures, strict=True):
                 layout_lines(code, lo, hi, structure, lambda p: "", check=True)
         except _Demote as failed:
-            block = failed.block
-            if block.kind == "proc":
-                if not block.callers:
-                    raise AssertionError("padding replay failed on an entry procedure") from None
-                raw.update(block.callers)
-            else:
-                raw.add(block.start)
+            raw.update(_give_up(failed.block, structures, code))
             continue
         return structures
+
+
+def _give_up(block: Block, structures: list[Structure], code: list[Instruction]) -> set[int]:
+    """Positions to print as ``.word`` so that ``block``'s end needs no padding NOP.
+
+    A called procedure or an IF/FOR block is dropped (its CALL or opening word goes raw).
+    An entry procedure, or code wrapped in a procedure of its own, must stay: then the
+    IF/FOR block that closes at the same place is dropped, or else the last word goes raw
+    (a ``.word`` never asks for padding, docs/assembly-extensions.md).
+    """
+    if block.kind != "proc":
+        return {block.start}
+    if block.callers:
+        return set(block.callers)
+    inner = [
+        b
+        for structure in structures
+        for b in structure.blocks
+        if b.kind != "proc" and b.end == block.end and block.contains(b)
+    ]
+    if inner:
+        return {min(inner, key=lambda b: b.end - b.start).start}
+    return {block.end - 1}
 
 
 _FLOW = frozenset(
@@ -162,6 +182,10 @@ def _procedures(code, entries, raw) -> list[Block]:
         dst, end = ins["dst"], ins["dst"] + ins["num"]
         block = procs.setdefault((dst, end), Block("proc", dst, end, name=f"proc_{dst:03x}"))
         block.callers.append(pos)
+    starts = [b.start for b in procs.values()]
+    for block in procs.values():
+        if not block.entry and starts.count(block.start) > 1:
+            block.name = f"proc_{block.start:03x}_{block.end - block.start}"
     return sorted(procs.values(), key=lambda b: (not b.entry, b.start, -b.end))
 
 
@@ -199,14 +223,16 @@ def _candidates(code, lo, hi, procs, raw) -> Structure:
                 raw.update(block.callers)
             continue
         accepted.append(block)
+    taken = list(accepted)  # accepted blocks, plus the then-part of each IF with .else
     for block in inner:
         pieces = [block]
         if block.else_at is not None:
             pieces.append(Block("if", block.start, block.else_at))
-        if any(p.crosses(other) for p in pieces for other in accepted):
+        if any(p.crosses(other) for p in pieces for other in taken):
             raw.add(block.start)
             continue
         accepted.append(block)
+        taken += pieces
     accepted = [b for b in accepted if b.kind != "proc" or _live(b, raw)]
     accepted += _cover_gaps(accepted, lo, hi)
     labels = {dst: f"label_{dst:03x}" for pos, dst in jumps.items() if pos not in raw}
@@ -226,15 +252,34 @@ def _live(block: Block, raw: set[int]) -> bool:
 
 def _cover_gaps(blocks: list[Block], lo: int, hi: int) -> list[Block]:
     """picasso only accepts instructions inside a block: wrap code that no procedure
-    covers in procedures of its own (they exist only in the text)."""
+    covers in procedures of its own (they exist only in the text).  Such a procedure
+    grows until no IF/FOR block straddles its ends; procedures that then lie inside it
+    become nested procedures."""
     covered = sorted((b.start, b.end) for b in blocks if b.kind == "proc" and _local(b, lo, hi))
     gaps, pos = [], lo
     for start, end in covered:
         if start > pos:
-            gaps.append((pos, start))
+            gaps.append([pos, start])
         pos = max(pos, end)
     if pos < hi:
-        gaps.append((pos, hi))
+        gaps.append([pos, hi])
+    changed = True
+    while changed:
+        changed = False
+        for gap in gaps:
+            for b in blocks:
+                if Block("proc", gap[0], gap[1]).crosses(b):
+                    gap[0], gap[1] = min(gap[0], b.start), max(gap[1], b.end)
+                    changed = True
+        gaps.sort()
+        merged: list[list[int]] = []
+        for gap in gaps:
+            if merged and gap[0] < merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], gap[1])
+                changed = True
+            else:
+                merged.append(gap)
+        gaps = merged
     return [Block("proc", a, b, name=f"code_{a:03x}") for a, b in gaps]
 
 
@@ -308,8 +353,9 @@ def layout_lines(
             level = depth[id(opener)]
         else:
             level = 1 + max((depth[id(b)] for b in blocks if b.start <= pos < b.end), default=-1)
+        printed_raw = pos in structure.raw or (ins.opcode in _FLOW and text is None)
         lines.append(Line(text if text is not None else render(pos), level, pos))
-        state.instruction(ins.opcode)
+        state.instruction(None if printed_raw else ins.opcode)
     return lines
 
 
@@ -394,7 +440,8 @@ class _PadState:
         self.last = Opcode.NOP
         self.last_was_end = False
 
-    def instruction(self, opcode: Opcode) -> None:
+    def instruction(self, opcode: Opcode | None) -> None:
+        """An instruction statement; ``None`` for a ``.word``, which no rule looks at."""
         self.code_len += 1
         self.last = opcode
         self.last_was_end = False
