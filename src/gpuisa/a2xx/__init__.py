@@ -4,6 +4,8 @@
 * :mod:`~gpuisa.a2xx.encoding` - clauses/slots <-> frozen records.
 * :func:`disassemble` - Mesa ``disasm_a2xx()`` text (plain or raw) or an XNA-style listing.
 * :func:`assemble` - Mesa disassembly / freedreno wiki syntax -> dwords.
+* :func:`run_vertex` / :func:`run_fragment` - vectorized emulation of N invocations
+  (:mod:`~gpuisa.a2xx.engine`).
 """
 
 from . import isa
@@ -33,6 +35,17 @@ from .encoding import (
     words_from_slots,
     words_to_bytes,
 )
+from .engine import (
+    EmulatorConfig,
+    FragmentResult,
+    LoopConstant,
+    ShaderResult,
+    Texture,
+    VertexFetchConstant,
+    VertexResult,
+    run_fragment,
+    run_vertex,
+)
 from .errors import A2xxError
 from .program import ExecEntry, Program, exec_entries, read_program
 
@@ -48,12 +61,19 @@ __all__ = [
     "CfJmpCall",
     "CfLoop",
     "CfNop",
+    "EmulatorConfig",
     "ExecEntry",
     "FetchInstruction",
+    "FragmentResult",
+    "LoopConstant",
     "Program",
+    "ShaderResult",
     "ShaderType",
+    "Texture",
     "TextureFetch",
     "VertexFetch",
+    "VertexFetchConstant",
+    "VertexResult",
     "assemble",
     "assemble_with_warnings",
     "decode_alu",
@@ -65,6 +85,8 @@ __all__ = [
     "isa",
     "join_cf_slot",
     "read_program",
+    "run_fragment",
+    "run_vertex",
     "slot_from_dwords",
     "slot_to_dwords",
     "slots_from_words",

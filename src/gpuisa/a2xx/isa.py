@@ -885,6 +885,118 @@ def layout_enums(layout: Layout) -> dict[str, type[IntEnum]]:
 
 
 # --------------------------------------------------------------------------------------
+# Execution resources and constant registers (§2.3, §3.7, §4.1, §4.3, §9)
+# --------------------------------------------------------------------------------------
+
+TEMP_REGISTERS = 64
+# The 8-bit ALU register byte addresses C0-C255; relative addressing can reach further
+# into the 512 constants the two stages share (SQ_VS_CONST / SQ_PS_CONST, §3.7).
+FLOAT_CONSTANTS = 512
+BOOL_CONSTANTS = 256  # SHADER_CONSTANT_BOOL_000_031 ... (32 per register)
+LOOP_CONSTANTS = 32  # SHADER_CONSTANT_LOOP_00 ...
+CALL_STACK_DEPTH = 4
+LOOP_STACK_DEPTH = 4
+# A vertex fetch names fetch constant group ``const_index`` and one of its three vertex
+# constants ``const_index_sel``: Xenos vertex constant slot = const_index * 3 + sel (§4.1).
+VERTEX_CONSTANTS_PER_GROUP = 3
+VERTEX_FETCH_SLOTS = 32 * VERTEX_CONSTANTS_PER_GROUP
+TEXTURE_FETCH_CONSTANTS = 32
+
+# Loop constant register (XE-X): count, start (initial aL), step (signed).
+LOOP_CONSTANT_LAYOUT = Layout(
+    "loop_constant", [("count", 0, 8), ("start", 8, 8), ("step", 16, 8)], 32
+)
+LOOP_ADDRESS_RANGE = (-256, 256)  # aL clamp (XE-I)
+ADDRESS_REGISTER_RANGE = (-256, 255)  # a0 clamp of MOVA* (§9.4)
+
+# Xenos vertex fetch constant (XE-X ``xe_gpu_vertex_fetch_t``), two dwords; address and
+# size count dwords.
+VERTEX_FETCH_CONSTANT_LAYOUT = Layout(
+    "vertex_fetch_constant",
+    [("type", 0, 2), ("address", 2, 30), ("endian", 32, 2), ("size", 34, 24)],
+    64,
+)
+
+
+class Endian(IntEnum):
+    """Byte swap a fetch constant applies to every dword read (XE-X)."""
+
+    NONE = 0
+    E8IN16 = 1
+    E8IN32 = 2
+    E16IN32 = 3
+
+
+class VertexDataKind(Enum):
+    INTEGER = "integer"  # packed integers, normalized or not per num_format_all
+    HALF = "half"  # 16-bit floats
+    FLOAT = "float"  # 32-bit floats
+
+
+@dataclass(frozen=True, slots=True)
+class VertexFormatInfo:
+    """How a vertex fetch unpacks one element: ``components[i]`` = (dword, lsb, width)."""
+
+    kind: VertexDataKind
+    components: tuple[tuple[int, int, int], ...]
+
+    @property
+    def dwords(self) -> int:
+        return 1 + max(dword for dword, _, _ in self.components)
+
+
+def _packed(*widths: int) -> tuple[tuple[int, int, int], ...]:
+    """Components of the given widths packed upwards from bit 0, 32 bits per dword."""
+    out, bit = [], 0
+    for width in widths:
+        out.append((bit // 32, bit % 32, width))
+        bit += width
+    return tuple(out)
+
+
+_I, _H, _F = VertexDataKind.INTEGER, VertexDataKind.HALF, VertexDataKind.FLOAT
+# §4.3 "Unpacking": the Xenos vertex formats (XE-X) plus FMT_8, FMT_8_8, FMT_16 and
+# FMT_16_FLOAT, which Mesa's a2xx driver also uses for vertex buffers (fd2_util.c).
+VERTEX_FORMAT_INFO: Mapping[SurfaceFormat, VertexFormatInfo] = {
+    SurfaceFormat.FMT_8: VertexFormatInfo(_I, _packed(8)),
+    SurfaceFormat.FMT_8_8: VertexFormatInfo(_I, _packed(8, 8)),
+    SurfaceFormat.FMT_8_8_8_8: VertexFormatInfo(_I, _packed(8, 8, 8, 8)),
+    SurfaceFormat.FMT_2_10_10_10: VertexFormatInfo(_I, _packed(10, 10, 10, 2)),
+    SurfaceFormat.FMT_10_11_11: VertexFormatInfo(_I, _packed(11, 11, 10)),
+    SurfaceFormat.FMT_11_11_10: VertexFormatInfo(_I, _packed(10, 11, 11)),
+    SurfaceFormat.FMT_16: VertexFormatInfo(_I, _packed(16)),
+    SurfaceFormat.FMT_16_16: VertexFormatInfo(_I, _packed(16, 16)),
+    SurfaceFormat.FMT_16_16_16_16: VertexFormatInfo(_I, _packed(16, 16, 16, 16)),
+    SurfaceFormat.FMT_16_FLOAT: VertexFormatInfo(_H, _packed(16)),
+    SurfaceFormat.FMT_16_16_FLOAT: VertexFormatInfo(_H, _packed(16, 16)),
+    SurfaceFormat.FMT_16_16_16_16_FLOAT: VertexFormatInfo(_H, _packed(16, 16, 16, 16)),
+    SurfaceFormat.FMT_32: VertexFormatInfo(_I, _packed(32)),
+    SurfaceFormat.FMT_32_32: VertexFormatInfo(_I, _packed(32, 32)),
+    SurfaceFormat.FMT_32_32_32_32: VertexFormatInfo(_I, _packed(32, 32, 32, 32)),
+    SurfaceFormat.FMT_32_FLOAT: VertexFormatInfo(_F, _packed(32)),
+    SurfaceFormat.FMT_32_32_FLOAT: VertexFormatInfo(_F, _packed(32, 32)),
+    SurfaceFormat.FMT_32_32_32_FLOAT: VertexFormatInfo(_F, _packed(32, 32, 32)),
+    SurfaceFormat.FMT_32_32_32_32_FLOAT: VertexFormatInfo(_F, _packed(32, 32, 32, 32)),
+}
+
+# Vector operations with effects besides their result (§9.3): they run even when nothing
+# is written.
+VECTOR_SIDE_EFFECTS: frozenset[VectorOpcode] = frozenset(
+    {
+        VectorOpcode.PRED_SETE_PUSHv,
+        VectorOpcode.PRED_SETNE_PUSHv,
+        VectorOpcode.PRED_SETGT_PUSHv,
+        VectorOpcode.PRED_SETGTE_PUSHv,
+        VectorOpcode.KILLEv,
+        VectorOpcode.KILLGTv,
+        VectorOpcode.KILLGTEv,
+        VectorOpcode.KILLNEv,
+        VectorOpcode.MOVAv,
+    }
+)
+
+
+# --------------------------------------------------------------------------------------
 # Load-time validation
 # --------------------------------------------------------------------------------------
 
@@ -983,6 +1095,12 @@ def _validate() -> None:
     xenia_offset = ((1 << XENIA_VERTEX_OFFSET_BITS) - 1) << XENIA_VERTEX_OFFSET_LSB
     if xenia_offset & ~(VERTEX_FETCH_LAYOUT["offset"].mask | VERTEX_FETCH_LAYOUT.unused_mask):
         raise IsaTableError("Xenia's vertex fetch offset overlaps a field")
+
+    for fmt, info in VERTEX_FORMAT_INFO.items():
+        if not 1 <= len(info.components) <= 4 or info.dwords > 4:
+            raise IsaTableError(f"{fmt.name}: a vertex element has 1-4 components in 1-4 dwords")
+        if any(lsb + width > 32 for _, lsb, width in info.components):
+            raise IsaTableError(f"{fmt.name}: a component crosses a dword boundary")
 
     if alu_swizzle_field((0, 0, 0, 0)) != 0x6C or alu_swizzle_components(0) != (0, 1, 2, 3):
         raise IsaTableError("ALU swizzle helpers disagree with §3.3")

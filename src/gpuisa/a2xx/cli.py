@@ -1,0 +1,379 @@
+"""The ``a2xx`` command line: ``disasm``, ``asm`` and ``run``.
+
+Programs are read as little-endian binary dwords or as hex text (32-bit words separated
+by whitespace or commas, optional ``0x``, comments from ``#`` or ``;`` to the end of the
+line); ``--input-format`` overrides the guess (text without control characters is hex).
+``a2xx run`` also accepts assembly source.  Every failure prints ``a2xx: error: FILE:
+message`` on stderr and exits with status 1; output files are written atomically and
+never when there is an error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import re
+import sys
+from collections.abc import Iterator, Sequence
+
+from .. import __version__
+from ..errors import Diagnostic, GpuIsaError, InputError, SourceError
+from ..fileio import write_bytes_atomically, write_text_atomically
+from .asm import AssemblyResult, assemble_with_warnings
+from .disasm import disassemble
+from .encoding import words_from_bytes, words_to_bytes
+from .engine import EmulatorConfig, run_fragment, run_vertex
+from .engine.api import DEFAULT_MAX_STEPS
+from .engine.files import load_constants, load_inputs, read_bytes
+from .engine.report import result_json, result_npz, result_table
+
+PROG = "a2xx"
+_SHADER_TYPES = {
+    "vs": "vertex",
+    "vertex": "vertex",
+    "fs": "fragment",
+    "ps": "fragment",
+    "fragment": "fragment",
+}
+_HEX_WORD = re.compile(r"(?:0[xX])?([0-9a-fA-F]{1,8})")
+_SEPARATORS = re.compile(r"[\s,]+")
+_TEXT_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+# -- reading programs ----------------------------------------------------------------------
+
+
+def _as_text(data: bytes) -> str | None:
+    """``data`` as text, or None if it looks binary (undecodable or control bytes)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return None if _TEXT_CONTROL.search(text) else text
+
+
+def parse_hex_words(text: str, path: str) -> list[int]:
+    """32-bit words written in hex; problems are reported as ``PATH:LINE:COL``."""
+    words: list[int] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        code = re.split(r"[#;]", line, maxsplit=1)[0]
+        for match in re.finditer(r"[^\s,]+", code):
+            token = match.group()
+            parsed = _HEX_WORD.fullmatch(token)
+            if parsed is None:
+                raise InputError(
+                    f"{path}:{number}:{match.start() + 1}: {token!r} is not a 32-bit hex word"
+                )
+            words.append(int(parsed[1], 16))
+    if not words:
+        raise InputError(f"{path}: no words in the file")
+    return words
+
+
+def _looks_like_hex(text: str) -> bool:
+    code = "\n".join(re.split(r"[#;]", line, maxsplit=1)[0] for line in text.splitlines())
+    tokens = [t for t in _SEPARATORS.split(code) if t]
+    return bool(tokens) and all(_HEX_WORD.fullmatch(t) for t in tokens)
+
+
+def read_words(path: str, input_format: str = "auto", *, allow_asm: bool = False) -> list[int]:
+    """The dwords of a program file (binary, hex text, or with ``allow_asm`` assembly)."""
+    data = read_bytes(path)
+    text = _as_text(data)
+    if input_format == "auto":
+        if text is None:
+            input_format = "bin"
+        elif _looks_like_hex(text) or not allow_asm:
+            input_format = "hex"
+        else:
+            input_format = "asm"
+    if input_format == "bin":
+        if not data:
+            raise InputError(f"{path}: the file is empty")
+        return words_from_bytes(data)
+    if text is None:
+        raise InputError(f"{path}: not a text file (use --input-format bin for binaries)")
+    if input_format == "hex":
+        return parse_hex_words(text, path)
+    return list(_assemble(text, path).words)
+
+
+def _assemble(text: str, path: str) -> AssemblyResult:
+    result = assemble_with_warnings(text, filename=path)
+    for warning in result.warnings:
+        _print_diagnostic(warning)
+    return result
+
+
+def _print_diagnostic(diagnostic: Diagnostic) -> None:
+    print(f"{PROG}: {_render(diagnostic)}", file=sys.stderr)
+
+
+def _render(d: Diagnostic) -> str:
+    """``SEVERITY: FILE:LINE:COL: message`` plus the source line and a caret."""
+    loc = d.location
+    rendered = d.render().split("\n", 1)
+    head = f"{d.severity}: {loc.file}:{loc.line}:{loc.column}: {d.message}"
+    return head + ("\n" + rendered[1] if len(rendered) > 1 else "")
+
+
+@contextlib.contextmanager
+def _about(path: str) -> Iterator[None]:
+    """Prefix errors that do not already name a file with ``path``."""
+    try:
+        yield
+    except SourceError:
+        raise
+    except GpuIsaError as exc:
+        message = str(exc)
+        if message.startswith(f"{path}:"):
+            raise
+        raise InputError(f"{path}: {message}") from None
+
+
+# -- subcommands -----------------------------------------------------------------------------
+
+
+def _shader_type(value: str) -> str:
+    try:
+        return _SHADER_TYPES[value.lower()]
+    except KeyError:
+        raise argparse.ArgumentTypeError(
+            f"invalid shader type {value!r} (choose vs or fs)"
+        ) from None
+
+
+def _disasm(args: argparse.Namespace) -> int:
+    with _about(args.file):
+        words = read_words(args.file, args.input_format)
+        text = disassemble(words, args.type, raw=args.raw, style=args.style)
+    if args.output:
+        write_text_atomically(args.output, text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _asm(args: argparse.Namespace) -> int:
+    if not args.output and not args.hex:
+        raise InputError("give -o OUT for the binary (or --hex to print hex words)")
+    with _about(args.file):
+        text = read_bytes(args.file).decode("utf-8", errors="surrogateescape")
+        result = _assemble(text, args.file)
+    if args.werror and result.warnings:
+        raise InputError(f"{args.file}: warnings treated as errors (--Werror)")
+    words = list(result.words)
+    if args.hex:
+        lines = [" ".join(f"{w:08x}" for w in words[i : i + 3]) for i in range(0, len(words), 3)]
+        out = "\n".join(lines) + "\n"
+        if args.output:
+            write_text_atomically(args.output, out)
+        else:
+            sys.stdout.write(out)
+    else:
+        write_bytes_atomically(args.output, words_to_bytes(words))
+    return 0
+
+
+def _config(args: argparse.Namespace) -> EmulatorConfig:
+    overrides: dict[str, object] = {}
+    if args.scalar_lane is not None:
+        overrides["scalar_b_lane"] = {"z": 2, "x": 0}[args.scalar_lane]
+    if args.address_unit is not None:
+        overrides["address_unit"] = args.address_unit
+    return EmulatorConfig.for_target(args.target, **overrides)
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.format == "npz" and not args.output:
+        raise InputError("--format npz writes a binary file: give -o OUT")
+    config = _config(args)
+    with _about(args.file):
+        words = read_words(args.file, args.input_format, allow_asm=True)
+    kwargs: dict[str, object] = {}
+    if args.constants:
+        with _about(args.constants):
+            kwargs |= load_constants(args.constants)
+    inputs: dict[str, object] = {}
+    if args.inputs:
+        with _about(args.inputs):
+            inputs = load_inputs(args.inputs)
+    # Run-time problems concern the program; input problems name the argument at fault.
+    with _about(args.file):
+        if args.type == "vertex":
+            count = inputs.pop("count", None)
+            result = run_vertex(
+                words,
+                args.count if args.count is not None else count,
+                config=config,
+                max_steps=args.max_steps,
+                **inputs,
+                **kwargs,
+            )
+        else:
+            if args.count is not None:
+                raise InputError("--count is for vertex shaders; fragments come from --inputs")
+            if not inputs.get("registers"):
+                raise InputError("a pixel shader run needs --inputs with the interpolants")
+            if inputs.get("vertex_buffers"):
+                kwargs["vertex_buffers"] = inputs["vertex_buffers"]
+            result = run_fragment(
+                words, inputs["registers"], config=config, max_steps=args.max_steps, **kwargs
+            )
+    if args.format == "npz":
+        write_bytes_atomically(args.output, result_npz(result))
+        return 0
+    text = result_json(result) if args.format == "json" else result_table(result)
+    if args.output:
+        write_text_atomically(args.output, text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+_RUN_EPILOG = """\
+input files (--inputs):
+  .npy   (N, 4) or (N, k, 4): initial registers R0.. (interpolants; VS index registers)
+  .npz   arrays R<n> (N, 4) = registers, 'indices', 'count'; any other array is a
+         vertex buffer (raw little-endian memory) named by its key
+  .json  {"count": N, "indices": [...], "registers": {"R0": [[x,y,z,w], ...]},
+          "buffers": {"12": {"dtype": "float32", "data": [...]}}}
+constants (--constants):
+  .json  {"float": {"C4": [x,y,z,w]}, "bool": {"b3": true}, "loop": {"i0": [count,
+          start, step]}, "fetch": {"12": {"buffer": "12", "offset": 0, "size": 48}}}
+  .npz   'float' (K, 4), 'bool' (<= 256), 'loop' (<= 32 register values)
+A vertex fetch CONST(i, s) reads fetch slot 3*i + s; without "fetch" constants a buffer
+whose key is a number is bound to that slot.  Vertex shaders start with the vertex
+index in R0.x.
+"""
+
+
+# -- parser ----------------------------------------------------------------------------------
+
+
+def _input_format(parser: argparse.ArgumentParser, choices: tuple[str, ...]) -> None:
+    parser.add_argument(
+        "--input-format",
+        choices=choices,
+        default="auto",
+        help="how FILE is stored (default: guess; text is hex words"
+        + (" or assembly" if "asm" in choices else "")
+        + ")",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Adreno A2XX (Xenos) shader tools: disassemble, assemble, run.",
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} (gpuisa) {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    dis = sub.add_parser(
+        "disasm",
+        help="disassemble a program",
+        description="Print a program as Mesa's disasm_a2xx() does, or as an XNA-style listing.",
+    )
+    dis.add_argument("file", metavar="FILE", help="program: binary dwords or hex text")
+    dis.add_argument(
+        "--type",
+        type=_shader_type,
+        default="vertex",
+        help="vs (default) or fs: names the exports in comments",
+    )
+    dis.add_argument("--raw", action="store_true", help="add the raw hex columns (mesa style)")
+    dis.add_argument(
+        "--style", choices=("mesa", "xna"), default="mesa", help="mesa (default) or xna"
+    )
+    dis.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
+    _input_format(dis, ("auto", "bin", "hex"))
+    dis.set_defaults(handler=_disasm)
+
+    asm = sub.add_parser(
+        "asm",
+        help="assemble a program",
+        description="Assemble Mesa disassembly / freedreno wiki syntax into little-endian dwords.",
+    )
+    asm.add_argument("file", metavar="FILE", help="assembly source")
+    asm.add_argument("-o", "--output", metavar="OUT", help="output file")
+    asm.add_argument(
+        "--hex",
+        action="store_true",
+        help="write hex text, one slot (3 words) per line, instead of binary",
+    )
+    asm.add_argument(
+        "--Werror", action="store_true", dest="werror", help="treat warnings as errors"
+    )
+    asm.set_defaults(handler=_asm)
+
+    run = sub.add_parser(
+        "run",
+        help="run a shader on a batch of invocations",
+        description="Run a vertex shader over N vertices or a pixel shader over N fragments "
+        "and print the exports.",
+        epilog=_RUN_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    run.add_argument("file", metavar="FILE", help="program: binary, hex text or assembly")
+    run.add_argument("--type", type=_shader_type, required=True, help="vs or fs")
+    run.add_argument(
+        "--inputs",
+        metavar="FILE",
+        help="registers/interpolants and vertex buffers: .npy, .npz or .json",
+    )
+    run.add_argument(
+        "--constants", metavar="FILE", help="float/bool/loop/fetch constants: .json or .npz"
+    )
+    run.add_argument("--count", type=int, metavar="N", help="number of vertices")
+    run.add_argument(
+        "--target",
+        choices=("adreno", "xenos"),
+        default="adreno",
+        help="preset for the points the sources disagree on (default adreno)",
+    )
+    run.add_argument(
+        "--scalar-lane", choices=("z", "x"), help="lane of the second scalar operand (default z)"
+    )
+    run.add_argument(
+        "--address-unit",
+        choices=("bytes", "dwords"),
+        help="vertex fetch stride/offset unit (adreno: bytes, xenos: dwords)",
+    )
+    run.add_argument(
+        "--format",
+        choices=("table", "json", "npz"),
+        default="table",
+        help="output format (default table; npz needs -o)",
+    )
+    run.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
+    run.add_argument(
+        "--max-steps",
+        type=int,
+        default=DEFAULT_MAX_STEPS,
+        metavar="N",
+        help="CF clauses per invocation group before reporting a hang",
+    )
+    _input_format(run, ("auto", "bin", "hex", "asm"))
+    run.set_defaults(handler=_run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args))
+    except SourceError as exc:
+        for diagnostic in exc.diagnostics:
+            _print_diagnostic(diagnostic)
+        return 1
+    except GpuIsaError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"{PROG}: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
