@@ -17,6 +17,7 @@ import sys
 from collections.abc import Iterator, Sequence
 
 from .. import __version__
+from ..cli_support import dispatch
 from ..errors import Diagnostic, GpuIsaError, InputError, SourceError
 from ..fileio import write_bytes_atomically, write_text_atomically
 from .asm import AssemblyResult, assemble_with_warnings
@@ -360,20 +361,5 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        return int(args.handler(args))
-    except SourceError as exc:
-        for diagnostic in exc.diagnostics:
-            _print_diagnostic(diagnostic)
-        return 1
-    except GpuIsaError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(f"{PROG}: error: {where}{exc.strerror or exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
+    return dispatch(PROG, build_parser(), argv, lambda d: f"{PROG}: {_render(d)}")
+

@@ -9,12 +9,11 @@ status.  This module only dispatches and turns :class:`GpuIsaError` into
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from importlib import import_module
 
 from .. import __version__
-from ..errors import GpuIsaError
+from ..cli_support import dispatch
 
 PROG = "pica"
 #: Subcommand modules, in the order their commands are listed by ``pica --help``.
@@ -33,16 +32,4 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        return args.handler(args)
-    except GpuIsaError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(f"{PROG}: error: {where}{exc.strerror or exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
+    return dispatch(PROG, build_parser(), argv)

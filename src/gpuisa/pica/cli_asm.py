@@ -10,15 +10,13 @@ exit status is 1 and no file is written.  Output files are written atomically.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from .. import __version__
 from ..errors import Diagnostic, InputError, SourceError
+from ..fileio import write_bytes_atomically
 from .asm import assemble_with_warnings
 
 PROG = "pica asm"
@@ -72,26 +70,6 @@ def _read(path: str) -> str:
     return data.decode("utf-8", errors="surrogateescape")
 
 
-def _write(path: str, data: bytes) -> None:
-    """Write atomically: a temporary file in the same directory, then os.replace."""
-    target = Path(path)
-    try:
-        fd, temp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.")
-    except OSError as error:
-        raise InputError(f"cannot write {path}: {error.strerror or error}") from None
-    try:
-        with os.fdopen(fd, "wb") as stream:
-            stream.write(data)
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(temp, 0o666 & ~mask)
-        os.replace(temp, target)
-    except OSError as error:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise InputError(f"cannot write {path}: {error.strerror or error}") from None
-
-
 def _print(diagnostics: Sequence[Diagnostic]) -> None:
     for diagnostic in diagnostics:
         print(diagnostic.render(), file=sys.stderr)
@@ -114,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{count} error{'s' if count != 1 else ''} generated.", file=sys.stderr)
         return 1
     _print(result.warnings)
-    _write(args.out, result.shbin.to_bytes())
+    write_bytes_atomically(args.out, result.shbin.to_bytes())
     if args.header:
-        _write(args.header, result.header.encode("ascii", errors="surrogateescape"))
+        write_bytes_atomically(args.header, result.header.encode("ascii", errors="surrogateescape"))
     return 0
