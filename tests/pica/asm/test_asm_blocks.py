@@ -130,8 +130,9 @@ def test_block_errors():
 
 
 def test_too_many_nested_blocks():
-    text = ".proc main\n" + "ifc cmp.x\n" * 32 + ".end\n" * 31 + "end\n.end\n"
-    # .proc is block 1; the 32nd ifc would be block 33
+    text = ".proc main\n" + "ifc cmp.x\n" * 32 + ".end\n" * 32 + "end\n.end\n"
+    # .proc is block 1; the 32nd ifc would be block 33: refused, but its .end still
+    # matches it, so the rest of the file reports nothing more
     assert errors(text) == [("test.pica", 33, 1, "too many nested blocks")]
 
 

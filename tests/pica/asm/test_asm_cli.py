@@ -74,7 +74,9 @@ def test_werror_and_strict(tmp_path, capsys):
     out = tmp_path / "o.shbin"
     assert run(["-o", str(out), str(path)]) == 0
     assert "warning: entry point 'main' contains no 'end' instruction" in capsys.readouterr().err
+    out.write_bytes(b"old")
     assert run(["-o", str(out), "--Werror", str(path)]) == 1
+    assert out.read_bytes() == b"old"  # a warning made an error: nothing is written
     assert run(["-o", str(out), "--picasso-strict", str(path)]) == 1
     assert "invalid input register: v15" in capsys.readouterr().err
 
@@ -101,3 +103,10 @@ def test_help_and_unknown_options(capsys):
 def test_unwritable_output(tmp_path, src, capsys):
     assert run(["-o", str(tmp_path / "no" / "dir" / "x.shbin"), str(src)]) == 1
     assert "cannot write" in capsys.readouterr().err
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as info:
+        run(["-v"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.startswith("pica asm (gpuisa) ")

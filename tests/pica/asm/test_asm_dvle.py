@@ -227,3 +227,11 @@ def test_geometry_shader_outputs_are_limited_to_o6():
 
     assert errors(".gsh\n.proc main\n    mov o7, r0\n    end\n.end\n") == [
         ("test.pica", 3, 9, "invalid output register: o7")]
+
+
+def test_float_constant_is_rounded_to_float32_before_truncation():
+    # 1 + 2^-16 - 2^-25: the double rounds (nearest) to the float32 1 + 2^-16, whose
+    # mantissa bit 7 survives the truncation to 16 bits: float24 0x3F0001.  Truncating
+    # the double directly would give 0x3F0000.
+    d = dvle_of(".constf a(1.0000152289867401123046875, 0, 0, 0)" + MAIN)
+    assert d.constants[0].words[0] == 0x3F0001

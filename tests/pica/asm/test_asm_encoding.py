@@ -201,3 +201,38 @@ def test_alias_offset_and_index():
     # mtx = c1..c4: mtx[2] = c3; mtx[aL+1] = c2 with IDX 3
     assert code[0] == 0x13 << 26 | 0x10 << 21 | 0x23 << 12
     assert code[1] == 0x13 << 26 | 0x11 << 21 | 3 << 19 | 0x22 << 12
+
+
+def test_inverted_form_is_chosen_only_for_narrow_src1_and_wide_src2():
+    # §5.3: both sources narrow -> the plain opcode, src1 in the 7-bit field 12-18
+    code, _ = program("    dph r0, v0, r1\n    sge r0, r1, r2")
+    assert code == (0x03 << 26 | 0x10 << 21 | 0x00 << 12 | 0x11 << 7 | 0,
+                    0x09 << 26 | 0x10 << 21 | 0x11 << 12 | 0x12 << 7 | 0)
+
+
+def test_mad_form_choice_edge_cases():
+    # src2 and src3 both narrow and unindexed: MAD, src2 in the 7-bit field 10-16
+    code, _ = program("    mad r0, r1, r2, r3")
+    assert code == (7 << 29 | 0x10 << 24 | 0x11 << 17 | 0x12 << 10 | 0x13 << 5,)
+    # src3 narrow but indexed (possible through an alias), src2 unindexed: MADI, src3 in
+    # the 7-bit field 5-11 with IDX a0.y (2) at 22-23
+    code, _ = program("    mad r0, r1, r2, t[a0.y]", ".alias t r3")
+    assert code == (6 << 29 | 0x10 << 24 | 2 << 22 | 0x11 << 17 | 0x12 << 12 | 0x13 << 5,)
+
+
+def test_negated_destination_is_ignored_and_sources_keep_their_negation():
+    code, table = program("    mov -r0.y, r1\n    dp4 r0, -c0, -r1.wzyx")
+    assert code == (0x13 << 26 | 0x10 << 21 | 0x11 << 12 | 0,
+                    0x02 << 26 | 0x10 << 21 | 0x20 << 12 | 0x11 << 7 | 1)
+    assert table == (opdesc(0x4, "xyzw"), opdesc(0xF, "xyzw", "wzyx", n1=1, n2=1))
+
+
+def test_every_mnemonic_of_the_language_and_no_other():
+    # pica-assembly-language.md §5.1, written out by hand
+    from gpuisa.pica.asm.instructions import MNEMONICS
+
+    assert set(MNEMONICS) == {
+        "nop", "end", "emit", "break", "add", "dp3", "dp4", "mul", "max", "min", "dph", "dphi",
+        "dst", "dsti", "sge", "sgei", "slt", "slti", "ex2", "lg2", "litp", "flr", "rcp", "rsq",
+        "mov", "mova", "cmp", "mad", "madi", "call", "callc", "callu", "ifc", "ifu", "jmpc",
+        "jmpu", "for", "breakc", "setemit"}

@@ -5,6 +5,8 @@ as gpuisa's own.  The column is that of the offending token, given here as the t
 text: the test looks it up in the source line (``where``), or as an explicit column.
 """
 
+import re
+
 import pytest
 from asm_testutil import errors
 
@@ -94,6 +96,46 @@ INSTRUCTION_ERRORS = [
     (main("a:", "a: nop"), 3, "a", "duplicate label: a"),
     ("nop\n.proc main\nend\n.end\n", 1, "nop", "instruction outside block"),
     ("foo\n.proc main\nend\n.end\n", 1, "foo", "instruction outside block"),
+    # an empty operand between two commas is an empty register name (§2.5)
+    (main("add r0, , r1"), 2, 9, "invalid register: "),
+    (main("mov r0, c0.x[1]"), 2, "c0.x", "invalid register: c0.x"),
+    (main("mov r0, c8[4x]"), 2, "4x", "invalid register offset: 4x"),
+    (main("mov r0, c0[foo+1]"), 2, "foo", "invalid index register: foo"),
+    (main("callu c0, main"), 2, "c0", "invalid boolean uniform: c0"),
+    (main("jmpu c1, L", "L:"), 2, "c1", "invalid boolean uniform: c1"),
+    (main("jmpu b16, L", "L:"), 2, "b16", "invalid boolean uniform register: b16"),
+    # both sources wide: no I-form can hold them
+    (main("dph r0, c0, c1"), 2, "c1", "invalid source2 register: c1"),
+    (main("mov r0, r1", "slt r0, v0, v1"), 3, "v1",
+     "source operands must be different input registers (v0..v15)"),
+    # MADI (src2 narrow, src3 wide) with an index register on src2 (only through an alias)
+    (".alias t r2\n" + main("mad r0, r1, t[a0.x], c0"), 3, "t[",
+     "index register not allowed in source2"),
+    (main("mad r0, r1, c0, c1[a0.x]"), 2, "c1", "invalid source3 register: c1"),
+    (main("cmp c0, eq, lt, c1"), 2, "c1", "invalid source2 register: c1"),
+    (main("cmp i0, eq, lt, r1"), 2, "i0", "invalid source1 register: i0"),
+    (main("cmp r0, eq, 6, r1"), 2, "6", "invalid conditional operator: 6"),
+    (main("for i0", "nop", "breakc cmp.y || !!cmp.y", ".end"), 4, "cmp.y",
+     "condition register checked twice"),
+    # missing and extra operands of every instruction shape
+    (main("nop x"), 2, "x", "too many parameters"),
+    (main("mova a0.x"), 2, 10, "missing parameter"),
+    (main("cmp r0, eq, eq"), 2, 15, "missing parameter"),
+    (main("mad r0, r1, r2"), 2, 15, "missing parameter"),
+    (main("setemit"), 2, 8, "missing parameter"),
+    (main("setemit 0, prim, x"), 2, 18, "too many parameters"),
+    (main("call"), 2, 5, "missing parameter"),
+    (main("callc cmp.x"), 2, 12, "missing parameter"),
+    (main("jmpu b0"), 2, 8, "missing parameter"),
+    (main("breakc"), 2, 7, "missing parameter"),
+    (main("ifc", ".end"), 2, 4, "missing parameter"),
+    (main("ifu", ".end"), 2, 4, "missing parameter"),
+    (main("for", ".end"), 2, 4, "missing parameter"),
+    (main("for i0, i1", ".end"), 2, "i1", "too many parameters"),
+    # not picasso mnemonics (§5.1)
+    *[(main(f"{name} r0"), 2, name, f"invalid instruction: {name}")
+      for name in ("lit", "exp", "log", "loop", "endloop", "if", "else", "endif", "jmp",
+                   "ret")],
 ]
 
 DIRECTIVE_ERRORS = [
@@ -177,6 +219,68 @@ DIRECTIVE_ERRORS = [
     (".gsh fixed c4 r0 3\n" + main(), 1, "r0", "invalid float uniform register: r0"),
     (".gsh variable c4 300\n" + main(), 1, "300", "Value out of range (0..255): 300"),
     (".gsh variable c4\n" + main(), 1, 17, "missing parameter"),
+    (".gsh variable c4 3x\n" + main(), 1, "3x", "Invalid value: 3x"),
+    (".gsh point\n" + main(), 1, 11, "missing parameter"),
+    (".gsh fixed c8 c4\n" + main(), 1, 17, "missing parameter"),
+    (".gsh fixed c8 c4 256\n" + main(), 1, "256", "Value out of range (0..255): 256"),
+    (".in x\n.gsh point c0\n" + main(), 2, ".gsh",
+     ".gsh must be used before any constant, uniform or output is declared"),
+    (".setb b0 on\n.gsh point c0\n" + main(), 2, ".gsh",
+     ".gsh must be used before any constant, uniform or output is declared"),
+    (".out - dummy\n.gsh point c0\n" + main(), 2, ".gsh",
+     ".gsh must be used before any constant, uniform or output is declared"),
+    (main("setemit 0") + ".gsh point c0\n", 5, ".gsh", ".gsh had already been used"),
+    # uniforms: every bank runs out
+    (".ivec a, b, c, d, e\n" + main(), 1, 19, "not enough uniform space: e[1]"),
+    (".bool f[16], g\n" + main(), 1, "g", "not enough uniform space: g[1]"),
+    (".fvec a[4]\n.ivec a\n" + main(), 2, "a", "identifier already used: a"),
+    # picasso checks the register's bank after the register parser: i4-i7 parse in strict
+    # mode only, so the default mode reports the parser's message
+    (".seti i4(1, 2, 3, 4)\n" + main(), 1, "i4", "invalid integer vector uniform register: i4"),
+    (".setb b0\n" + main(), 1, 9, "missing parameter"),
+    (".setb b0 on x\n" + main(), 1, "x", "too many parameters"),
+    (".setf\n" + main(), 1, 6, "missing parameter"),
+    (".setf c0(1, 2, 3, 4) x\n" + main(), 1, "x", "garbage found: x"),
+    (".constf\n" + main(), 1, 8, "missing parameter"),
+    (".constf k 1, 2, 3, 4\n" + main(), 1, 21, "missing parameter"),
+    (".setf c0(1, 2, 3, 4)\n" * 96 + ".constf k(1, 2, 3, 4)\n" + main(), 97, ".constf",
+     "too many local constants"),
+    (".setf c0(1, 2, 3, 4)\n" * 95 + ".constfa t[2]\n.constfa (1, 2, 3, 4)\n.end\n" + main(),
+     96, 10, "too many local constants"),
+    (".constfa\n.constfa (1, 2, 3, 4)\n.end\n" + main(), 1, 9, "missing parameter"),
+    (".constfa a[], b[]\n.end\n" + main(), 1, "b[]", "too many parameters"),
+    (".constfa t[2x]\n.constfa (1, 2, 3, 4)\n.end\n" + main(), 1, "2x",
+     "invalid array size: t[2x]"),
+    (".constfa t[-1]\n.end\n" + main(), 1, "-1", "invalid array size: t[-1]"),
+    (".constfa t[]\n.constfa (1, 2)\n.end\n" + main(), 2, 16, "missing parameter"),
+    (".constfa t[]\n.constfa (1, 2, 3, 4) x\n.end\n" + main(), 2, "x", "garbage found: x"),
+    (".constfa t[]\n.constfa (#x, 1, 2, 3)\n.end\n" + main(), 2, "#x",
+     "invalid raw constant word: #x"),
+    (".in x\n.in x\n" + main(), 2, "x", "identifier already used: x"),
+    (".in x v0 extra\n" + main(), 1, "extra", "too many parameters"),
+    (".in\n" + main(), 1, 4, "missing parameter"),
+    (".out x\n" + main(), 1, 7, "missing parameter"),
+    (".out x position o16\n" + main(), 1, "o16", "invalid output register: o16"),
+    (".alias\n" + main(), 1, 7, "missing parameter"),
+    (".entry a b\n" + main(), 1, "b", "too many parameters"),
+    (".entry\n" + main(), 1, 7, "missing parameter"),
+    (".nodvle x\n" + main(), 1, "x", "too many parameters"),
+    (".proc a, b\n.end\n" + main(), 1, "b", "too many parameters"),
+    (main("ifc cmp.x", "nop", ".else x", ".end"), 4, "x", "too many parameters"),
+    (main(".end x"), 2, "x", "too many parameters"),
+    (main(".else"), 2, ".else", ".else with unmatched IF"),
+    (main("for i0", "nop", ".else", ".end"), 4, ".else", ".else with unmatched IF"),
+    (".alias x c0[a0.x+1]\n" + main(), 1, "a0.x+1", "index register not allowed here: a0.x+1"),
+    (".alias x c0[aL-2]\n" + main(), 1, "aL-2", "index register not allowed here: aL-2"),
+    (main("mov r0, c8[aL--2]"), 2, "-2", "invalid register offset: -2"),
+    # gpuisa extensions
+    (".ivec n c0\n" + main(), 1, "c0", "expected an integer uniform register (i0-i3): c0"),
+    (".consti k(1, 2, 3, 4) i4\n" + main(), 1, "i4",
+     "invalid integer vector uniform register: i4"),
+    (".opdesc " + ", ".join(["1"] * 129) + "\n" + main(), 1, 8 + 3 * 128 + 1,
+     "too many operand descriptors (limit is 128)"),
+    (".opdesc\n" + main(), 1, 8, "missing parameter"),
+    (".fvec a\n.unit a b\n" + main(), 2, "b", "too many parameters"),
 ]
 
 
@@ -261,3 +365,59 @@ def test_uses_of_a_failed_declaration_are_not_reported_again():
     text = ".fvec b[\n.alias c\n" + main("mov r0, b", "mov r0, c")
     assert [m for *_, m in errors(text)] == ["missing closing bracket: b[",
                                              "missing parameter"]
+
+
+def test_else_after_an_if_that_failed_at_the_start_of_the_program():
+    # the IF word was never emitted, so the code buffer is still empty at the .else (this
+    # used to crash the padding rule, which looks at the last word)
+    assert errors(".proc main\nifc cmp.z\n.else\nnop\n.end\nend\n.end\n") == [
+        ("test.pica", 2, 5, "invalid condition register: cmp.z")]
+
+
+@pytest.mark.parametrize(("opening", "column", "body"), [
+    ("ifc cmp.x", 1, "nop"), ("ifu b0", 1, "nop"), ("for i0", 1, "nop"),
+    (".proc p", 7, "nop"), (".constfa t[]", 10, ".constfa (1, 2, 3, 4)"),
+])
+def test_too_many_nested_blocks_is_reported_once(opening, column, body):
+    # .proc main and 31 IFs are open; the 33rd block is refused, but its .end still
+    # closes it (not the IF around it), so nothing else is reported
+    text = (".proc main\n" + "ifc cmp.x\n" * 31 + f"{opening}\n{body}\n.end\n"
+            + "nop\n.end\n" * 31 + "end\n.end\n")
+    assert errors(text) == [("test.pica", 33, column, "too many nested blocks")]
+
+
+def test_uses_of_a_procedure_refused_for_nesting_are_not_reported():
+    # p0-p31 are open, so `.proc main` is the 33rd block: main is never defined, but the
+    # call to it and the missing entry point are consequences, not new errors
+    text = ("".join(f".proc p{i}\n    nop\n" for i in range(32)) + ".proc main\n    end\n"
+            + ".end\n" * 33 + ".proc q\n    call main\n    end\n.end\n")
+    assert errors(text) == [("test.pica", 2 * 32 + 1, 7, "too many nested blocks")]
+
+
+def test_repeated_shared_uniform_still_needs_a_global_record():
+    # every declaration of a shared uniform appends a header record (§9.2), also a repeat
+    a = ".fvec " + ", ".join(f"u{i}" for i in range(96)) + "\n" + main()
+    b = ".fvec u0\n.entry m2\n" + main().replace("main", "m2")
+    assert errors([("a.pica", a), ("b.pica", b)]) == [
+        ("b.pica", 1, 7, "too many global uniforms: u0")]
+
+
+def test_api_rejects_malformed_source_lists():
+    from gpuisa.errors import InputError
+
+    for bad, message in [(b".proc main", "sources must be a string or a list"),
+                         ([("a.pica", 1)], "sources[0] must be a (name, text) pair"),
+                         ([], "no input files are specified")]:
+        with pytest.raises(InputError, match=re.escape(message)):
+            assemble_with_warnings(bad)
+
+
+def test_errors_of_every_file_and_of_linking_are_all_reported():
+    a = main("mov r0, q1", "call missing")
+    b = ".entry m2\n.proc m2\n    add r0, r1, c0\n    jmpc cmp.x, nowhere\n    end\n.end\n"
+    assert errors([("a.pica", a), ("b.pica", b)]) == [
+        ("a.pica", 2, 9, "invalid register: q1"),
+        ("b.pica", 3, 17, "invalid source2 register: c0"),
+        ("b.pica", 4, 17, "label 'nowhere' is undefined"),  # at the end of b
+        ("a.pica", 3, 6, "procedure 'missing' is undefined"),  # after all files
+    ]

@@ -149,3 +149,42 @@ def test_unit_resets_labels_aliases_and_constants():
     assert len(shbin.entries) == 2
     assert shbin.entries[1].constants[0].register == 95
     assert shbin.program.code[2] == 0x13 << 26 | 0x10 << 21 | 0x12 << 12
+
+
+def test_word_counts_against_the_vertex_code_limit():
+    # 511 NOPs + 2 raw words: the second one would be word 513 (reported at its value)
+    text = ".proc main\n" + "nop\n" * 511 + ".word 0x88000000, 0x84000000\n.end\n"
+    line = text.split("\n")[512]
+    assert errors(text) == [
+        ("test.pica", 513, line.index("0x84000000") + 1,
+         "instruction outside vertex shader code memory (max 512 instructions, currently 512)")]
+
+
+def test_pinned_descriptors_take_part_in_the_mad_swap():
+    # 32 pinned entries (values 1-32, all bits significant); the MAD (value: mask 0xF,
+    # three .xyzw selectors at 5, 14, 23) matches none, is appended at 32 and then swapped
+    # with the lowest index no MAD uses (0): the pinned value 1 moves to index 32
+    pins = ", ".join(str(v) for v in range(1, 33))
+    code, table = program("    mad r0, r1, c0, r2", f".opdesc {pins}")
+    mad = 0xF | 0x1B << 5 | 0x1B << 14 | 0x1B << 23
+    assert table == (mad, *range(2, 33), 1)
+    assert code[0] == 7 << 29 | 0x10 << 24 | 0x11 << 17 | 0x20 << 10 | 0x12 << 5 | 0
+
+
+def test_placement_in_the_geometry_bool_space():
+    assert errors(".gsh point c10\n.bool f b15" + MAIN) == [
+        ("test.pica", 2, 9, "b15 is outside the uniform space b0-b14")]
+    d = build(".gsh point c10\n.bool f b14" + MAIN).shbin.entries[0]
+    assert [(u.name, u.first) for u in d.uniforms] == [("f", 0x86)]
+
+
+def test_raw_constant_word_in_decimal():
+    d = build(".constf k(#4128768, #0, 0, 0)" + MAIN).shbin.entries[0]
+    assert d.constants[0].words == (0x3F0000, 0, 0, 0)  # 4128768 = 0x3F0000
+
+
+def test_labels_on_a_unit_line_belong_to_the_unit_before():
+    text = (".proc main\n    jmpc cmp.x, L\n    end\n.end\nL: .unit second\n.entry m2\n"
+            ".proc m2\n    end\n.end\n")
+    code = build(text).shbin.program.code
+    assert code[0] >> 10 & 0xFFF == 2  # the first word after main

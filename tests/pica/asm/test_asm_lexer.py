@@ -114,3 +114,15 @@ def test_mixed_swizzle_letter_sets():
 
     _, table = program("    mov r0, c0.xgpW")
     assert table == (opdesc(0xF, "xyzw"),)
+
+
+def test_every_directive_of_the_language_and_no_other():
+    # pica-assembly-language.md §4 and docs/assembly-extensions.md (.word and .unit are
+    # handled before the directive table: .word like an instruction, .unit by the driver)
+    from gpuisa.pica.asm.directives import DIRECTIVES
+
+    assert set(DIRECTIVES) == {
+        "proc", "end", "else", "alias", "fvec", "ivec", "bool", "constf", "consti", "constfa",
+        "in", "out", "entry", "nodvle", "gsh", "setf", "seti", "setb", "opdesc"}
+    text = ".include foo\n.proc main\n    end\n.end\n"
+    assert errors(text) == [("test.pica", 1, 1, "invalid instruction: include")]

@@ -1,4 +1,4 @@
-"""Warnings: missing ``end``, outputs written twice on a path, back-to-back ``mova``,
+"""Warnings: missing ``end``, outputs written twice on a path, ``mova`` executed back to back,
 destination swizzle order, ``--Werror``."""
 
 import pytest
@@ -122,3 +122,58 @@ def test_warnings_are_kept_in_a_failed_run():
     with pytest.raises(SourceError) as info:
         assemble_with_warnings([("t.pica", text)])
     assert [d.severity for d in info.value.diagnostics] == ["warning", "note", "error"]
+
+
+def test_a_shared_procedure_is_reported_once():
+    # two DVLEs with the same entry procedure: one warning per written-twice word
+    a = shader("    mov o, r0\n    mov o.x, r1\n    end")
+    b = ".out p position\n.entry main\n"
+    assert [m for _, _, m in warnings([("a.pica", a), ("b.pica", b)])] == [
+        "o0.x written twice on the same path"]
+
+
+def test_programs_too_large_to_explore_are_not_checked(monkeypatch):
+    from gpuisa.pica.asm import lint
+
+    text = shader("    mov o, r0")  # no `end`: normally a warning
+    monkeypatch.setattr(lint, "STATE_LIMIT", 0)
+    assert warnings(text) == []
+
+
+def diagnostics(text):
+    return [(d.severity, d.location.line, d.message) for d in build(text).warnings]
+
+
+@pytest.mark.parametrize(("body", "line", "note"), [
+    # the loop jumps back to its body: a body that is a single mova repeats back to back
+    ("    for i0\n    mova a0.x, r0\n    .end\n    end", 5,
+     "a loop repeats it back to back: put another instruction in the loop"),
+    # the then-part ends in a mova and jumps over the else part to the mova after the IF
+    ("    ifc cmp.x\n    nop\n    mova a0.x, r0\n    .else\n    nop\n    .end\n"
+     "    mova a0.y, r1\n    end", 10,
+     "it can run right after the 'mova' on line 6: put another instruction between them"),
+])
+def test_movas_executed_back_to_back_but_not_neighbours_in_memory(body, line, note):
+    assert diagnostics(shader(body)) == [
+        ("warning", line, "two consecutive 'mova' instructions can freeze the GPU"),
+        ("note", line, note)]
+
+
+def test_mova_after_returning_from_a_procedure_ending_in_mova():
+    text = (".proc f\n    nop\n    mova a0.x, r0\n.end\n"
+            + shader("    call f\n    mova a0.y, r1\n    end"))
+    assert warnings(text) == [(9, 5, "two consecutive 'mova' instructions can freeze the GPU")]
+
+
+def test_movas_that_are_neighbours_in_memory_only():
+    # f is never called: its last mova and main's first never run one after the other
+    text = ".proc f\n    mova a0.x, r0\n.end\n" + shader("    mova a0.y, r1\n    end")
+    assert warnings(text) == []
+
+
+def test_mova_check_falls_back_to_neighbours_when_exploration_gives_up(monkeypatch):
+    from gpuisa.pica.asm import lint
+
+    monkeypatch.setattr(lint, "STATE_LIMIT", 0)
+    text = ".proc f\n    mova a0.x, r0\n.end\n" + shader("    mova a0.y, r1\n    end")
+    assert warnings(text) == [(7, 5, "two consecutive 'mova' instructions can freeze the GPU")]

@@ -3,6 +3,7 @@
 
 import itertools
 
+import pytest
 from asm_testutil import errors, opdesc, program
 
 DESC = 0x7F  # DESC field of formats 1/1i/1u/1c: bits 0-6
@@ -144,3 +145,63 @@ def test_opdesc_allocation_error_when_no_low_index_is_free():
     body += [f"    mad r0, r1, c0.{swz[32]}, r2"]  # entry 33, nothing free below 32
     assert errors(".proc main\n" + "\n".join(body) + "\n.end\n") == [
         ("test.pica", 35, 5, "opdesc allocation error")]
+
+
+# §8.2, one row per rule: two instructions that differ only in selector components the
+# rule marks don't-care share one entry (which keeps the first writer's bits); a difference
+# in a component the operation reads gives a second entry.  I-forms use the plain
+# opcode's rule and MADI uses MAD's.
+DONT_CARE = [
+    # add mul sge slt max min flr mov mad: components not written are never read
+    *[(f"{op} r0.x, c0, r1", f"{op} r0.x, c0.xyyy, r1.xzzz", [opdesc(0x8, "xyzw", "xyzw")])
+      for op in ("add", "mul", "sge", "slt", "max", "min")],
+    ("sge r0.x, r1, c0", "sge r0.x, r1.xwww, c0.xzzz", [opdesc(0x8, "xyzw", "xyzw")]),  # SGEI
+    ("slt r0.x, r1, c0", "slt r0.x, r1.yyyy, c0", [opdesc(0x8, "xyzw", "xyzw"),
+                                                   opdesc(0x8, "yyyy", "xyzw")]),
+    ("flr r0.xy, c0", "flr r0.xy, c0.xyxx", [opdesc(0xC, "xyzw")]),
+    ("flr r0.xy, c0", "flr r0.xy, c0.xxzw", [opdesc(0xC, "xyzw"), opdesc(0xC, "xxzw")]),
+    ("mad r0.x, r1, c0, r2", "mad r0.x, r1.xwww, c0.xzzz, r2.xyyy",
+     [opdesc(0x8, "xyzw", "xyzw", "xyzw")]),
+    ("mad r0.x, r1, r2, c0", "mad r0.x, r1.xwww, r2.xzzz, c0.xyyy",  # MADI
+     [opdesc(0x8, "xyzw", "xyzw", "xyzw")]),
+    ("mad r0.x, r1, c0, r2", "mad r0.x, r1, c0, -r2.xyyy",  # negation always counts
+     [opdesc(0x8, "xyzw", "xyzw", "xyzw"), opdesc(0x8, "xyzw", "xyzw", "xyyy", n3=1)]),
+    # dp3: w of src1 and src2
+    ("dp3 r0, c0.xyzx, r1.xyzy", "dp3 r0, c0, r1", [opdesc(0xF, "xyzx", "xyzy")]),
+    ("dp3 r0, c0.xyxw, r1", "dp3 r0, c0, r1", [opdesc(0xF, "xyxw", "xyzw"),
+                                              opdesc(0xF, "xyzw", "xyzw")]),
+    # dph: w of src1 only (DPHI too)
+    ("dph r0, c0.xyzx, r1", "dph r0, c0, r1", [opdesc(0xF, "xyzx", "xyzw")]),
+    ("dph r0, r1.xyzx, c0", "dph r0, r1, c0", [opdesc(0xF, "xyzx", "xyzw")]),
+    ("dph r0, r1, c0.xyzx", "dph r0, r1, c0", [opdesc(0xF, "xyzw", "xyzx"),
+                                              opdesc(0xF, "xyzw", "xyzw")]),
+    # ex2 lg2 rcp rsq: y, z, w of src1
+    *[(f"{op} r0, c0", f"{op} r0, c0.xxxx", [opdesc(0xF, "xyzw")])
+      for op in ("ex2", "lg2", "rcp", "rsq")],
+    ("rcp r0, c0.x", "rcp r0, c0.y", [opdesc(0xF, "xxxx"), opdesc(0xF, "yyyy")]),
+    # dp4, dst (DSTI too), litp: every component of every source
+    ("dp4 r0.x, c0, r1", "dp4 r0.x, c0.xyzx, r1", [opdesc(0x8, "xyzw", "xyzw"),
+                                                  opdesc(0x8, "xyzx", "xyzw")]),
+    ("dst r0, c0, r1", "dst r0, c0, r1.xyzx", [opdesc(0xF, "xyzw", "xyzw"),
+                                              opdesc(0xF, "xyzw", "xyzx")]),
+    ("dst r0, r1, c0", "dst r0, r1.xyzx, c0", [opdesc(0xF, "xyzw", "xyzw"),
+                                              opdesc(0xF, "xyzx", "xyzw")]),
+    ("litp r0.x, c0", "litp r0.x, c0.xyzx", [opdesc(0x8, "xyzw"), opdesc(0x8, "xyzx")]),
+    # mova: z and w always, x/y when a0.x/a0.y is not written
+    ("mova a0.y, c0.xyzw", "mova a0.y, c0.wyxx", [opdesc(0x4, "xyzw")]),
+    ("mova a0.xy, c0", "mova a0.xy, c0.xyxx", [opdesc(0xC, "xyzw")]),
+    # cmp: z and w of src1 only
+    ("cmp c0, eq, eq, r1", "cmp c0.xyww, eq, eq, r1", [opdesc(0x0, "xyzw", "xyzw")]),
+    ("cmp c0, eq, eq, r1", "cmp c0, eq, eq, r1.xyzz", [opdesc(0x0, "xyzw", "xyzw"),
+                                                      opdesc(0x0, "xyzw", "xyzz")]),
+]
+
+
+@pytest.mark.parametrize(("first", "second", "table"), DONT_CARE,
+                         ids=[f"{a} / {b}" for a, b, _ in DONT_CARE])
+def test_dont_care_rule_of_every_opcode(first, second, table):
+    code, opdescs = program(f"    {first}\n    {second}")
+    assert list(opdescs) == table
+    # MAD words have a 5-bit DESC field, the others 7 bits
+    width = MAD_DESC if first.startswith("mad") else DESC
+    assert [w & width for w in code] == ([0, 0] if len(table) == 1 else [0, 1])

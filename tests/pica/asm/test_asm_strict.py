@@ -131,3 +131,30 @@ def test_text_after_vectors_and_arrays():
     assert errors(text, strict=True) == [("test.pica", 1, 14, "garbage found: x")]
     text = ".constf k(1, 2, 3, 4, 5)\n.proc main\n    end\n.end\n"
     assert warnings(text, strict=True) == [(1, 21, "extra values are ignored")]
+
+
+def test_integer_register_checks_of_seti_and_for():
+    # picasso's register parser takes i0-i7; `.seti` then checks 0x80-0x83, `for`
+    # 0x80-0x87 (§3.6, §5.2)
+    text = ".seti i4(1, 2, 3, 4)\n.proc main\n    end\n.end\n"
+    assert errors(text, strict=True) == [("test.pica", 1, 7, "invalid integer vector uniform: i4")]
+    text = ".proc main\n    for i8\n    nop\n    .end\n    end\n.end\n"
+    assert errors(text, strict=True) == [
+        ("test.pica", 2, 9, "invalid integer vector uniform register: i8")]
+
+
+def test_v15_in_an_input_declaration():
+    text = ".in x v15\n.proc main\n    end\n.end\n"
+    assert errors(text, strict=True) == [("test.pica", 1, 7, "invalid input register: v15")]
+
+
+def test_text_after_an_array_element():
+    text = ".constfa t[]\n.constfa (1, 2, 3, 4) x\n.end\n.proc main\n    end\n.end\n"
+    assert warnings(text, strict=True) == [(2, 23, "text after ')' is ignored: x")]
+
+
+def test_labels_before_a_line_marker():
+    # picasso splits labels off first, so `L: # 10 "f"` defines L and is a line marker
+    text = '.proc main\n    jmpc cmp.x, L\nL: # 10 "f.pica"\n    end\n.end\n'
+    code = build(text, strict=True).shbin.program.code
+    assert code[0] >> 10 & 0xFFF == 1

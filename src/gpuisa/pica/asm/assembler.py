@@ -296,8 +296,8 @@ class Assembler:
     def last_opcode(self) -> Opcode | None:
         """The opcode the padding rules look at: None after a ``.word``
         (docs/assembly-extensions.md)."""
-        if len(self.code) - 1 in self.raw_words:
-            return None
+        if not self.code or len(self.code) - 1 in self.raw_words:
+            return None  # empty: reachable when the block's opening statement failed
         return BY_VALUE[self.code[-1] >> 26].opcode
 
     def pad(self, tok: Tok) -> None:
@@ -345,17 +345,19 @@ class Assembler:
     # -- blocks ---------------------------------------------------------------------------
 
     def open_block(self, kind: BlockKind, tok: Tok, **extra) -> Block:
-        if len(self.stack) >= MAX_BLOCKS:
-            raise AsmError("too many nested blocks", tok)
         block = Block(kind, len(self.code), tok, **extra)
         self.stack.append(block)
+        if len(self.stack) > MAX_BLOCKS:
+            # still pushed (as broken) so that its `.end` closes it and not the block
+            # around it: the rest of the file then reports no follow-up errors
+            block.broken = True
+            raise AsmError("too many nested blocks", tok)
         return block
 
     def open_broken(self, kind: BlockKind, tok: Tok) -> None:
         """Keep the block structure after an opening statement failed, so that its
         ``.end`` still matches."""
-        if len(self.stack) < MAX_BLOCKS:
-            self.stack.append(Block(kind, len(self.code), tok, broken=True))
+        self.stack.append(Block(kind, len(self.code), tok, broken=True))
 
     def pad_before_else(self, block: Block, tok: Tok) -> None:
         if self.last_was_end:

@@ -39,8 +39,8 @@ if TYPE_CHECKING:
 
 Handler = Callable[["Assembler", Statement], None]
 
-_KIND_NAMES = {ConstantKind.FLOAT: "float", ConstantKind.INT: "integer",
-               ConstantKind.BOOL: "boolean"}
+_KIND_NAMES = {ConstantKind.FLOAT: "a float", ConstantKind.INT: "an integer",
+               ConstantKind.BOOL: "a boolean"}
 _BANK = {ConstantKind.FLOAT: ("c", C_BASE, C_END), ConstantKind.INT: ("i", I_BASE, I_END),
          ConstantKind.BOOL: ("b", B_BASE, B_END)}
 
@@ -69,7 +69,7 @@ def _placement(asm: Assembler, tok: Tok, kind: ConstantKind, size: int, pools: P
     op = parse_operand(asm, tok)
     letter, base, end = _BANK[kind]
     if op.neg or op.swizzle is not None or not base <= op.reg < end:
-        raise AsmError(f"expected a {_KIND_NAMES[kind]} uniform register "
+        raise AsmError(f"expected {_KIND_NAMES[kind]} uniform register "
                        f"({letter}0-{letter}{end - base - 1}): {tok.text}", tok)
     pool = pools[kind]
     if not pool.contains(op.reg, size):
@@ -314,8 +314,12 @@ def constfa(asm: Assembler, st: Statement) -> None:
     except AsmError:
         asm.open_broken(BlockKind.ARRAY, st.name)
         raise
-    block = asm.open_block(BlockKind.ARRAY, name_t)
     text = name_t.text
+    try:
+        block = asm.open_block(BlockKind.ARRAY, name_t)
+    except AsmError:
+        poison_name(asm, text.split("[", 1)[0].strip())
+        raise
     try:
         bracket = text.find("[")
         if bracket < 0:

@@ -64,7 +64,11 @@ def _proc(asm: Assembler, st: Statement) -> None:
         asm.open_broken(BlockKind.PROC, st.name)
         raise
     name = name_t.text
-    block = asm.open_block(BlockKind.PROC, name_t, name=name)
+    try:
+        block = asm.open_block(BlockKind.PROC, name_t, name=name)
+    except AsmError:
+        asm.poisoned_procs.add(name)  # its calls and entry lookups are not reported
+        raise
     duplicate = name in asm.procs or (not asm.strict and any(
         b.kind is BlockKind.PROC and b.name == name for b in asm.stack[:-1]))
     if duplicate:

@@ -3,12 +3,16 @@
 * an entry procedure that can run past its last word without executing ``end`` (picasso
   issue #34: the GPU hangs), or that contains no ``end`` at all;
 * an output register component written twice on one execution path;
-* two consecutive ``mova`` (picasso Manual errata: the GPU freezes).
+* two ``mova`` executed one right after the other (picasso Manual errata: the GPU
+  freezes), also when they are not next to each other in memory: a loop body that is a
+  single ``mova``, a ``mova`` ending a then-part followed by one after the IF, a return
+  from a procedure ending in ``mova`` ...
 
-The first two explore every execution path of each DVLE's entry procedure with the
+All three explore every execution path of each DVLE's entry procedure with the
 control-flow rules of pica-emulation-notes.md §5 (conditions, loop counts and boolean
 uniforms are unknown, so every branch is taken both ways).  The state space is bounded;
-when a program is too large to explore, these two checks are skipped.
+when a program is too large to explore, the first two checks are skipped and the third
+falls back to ``mova`` words that are neighbours in memory.
 """
 
 from __future__ import annotations
@@ -43,6 +47,18 @@ class _State:
     ifs: tuple[tuple[int, int], ...] = ()  # (trigger, destination)
     calls: tuple[tuple[int, int], ...] = ()  # (trigger, return address)
     loops: tuple[tuple[int, int], ...] = ()  # (trigger, body start)
+
+
+@dataclass(frozen=True, slots=True)
+class _Exploration:
+    """What the paths of one entry procedure do: whether one falls off its end, the pcs
+    reached, {pc: output components some path writes there a second time}, and the
+    (first, second) pcs of ``mova`` pairs executed one right after the other."""
+
+    falls_off: bool
+    reached: set[int]
+    twice: dict[int, int]
+    mova_pairs: set[tuple[int, int]]
 
 
 def _push(stack: tuple, entry: tuple, depth: int) -> tuple:
@@ -81,14 +97,15 @@ class _Explorer:
         comps = sum(1 << c for c in range(4) if hw & (8 >> c))
         return comps << 4 * dst
 
-    def explore(self, start: int, stop: int) -> tuple[bool, set[int], dict[int, int]] | None:
-        """(falls off the end, reachable pcs, {pc: components written twice there}), or
-        None when the exploration is too large."""
+    def explore(self, start: int, stop: int) -> _Exploration | None:
+        """Every path from ``start`` until ``end`` or falling off ``stop``; None when the
+        exploration is too large."""
         written: dict[_State, int] = {_State(start): 0}
         todo = [_State(start)]
         falls_off = False
         reached: set[int] = set()
         twice: dict[int, int] = {}
+        mova_pairs: set[tuple[int, int]] = set()
         n = len(self.code)
         steps = 0
         while todo:
@@ -112,11 +129,14 @@ class _Explorer:
             if ins.opcode is Opcode.EMIT:
                 mask = 0  # a new vertex: outputs are written afresh
             for nxt in self._successors(state, ins):
+                if (ins.opcode is Opcode.MOVA and 0 <= nxt.pc < n
+                        and self.decoded[nxt.pc].opcode is Opcode.MOVA):
+                    mova_pairs.add((pc, nxt.pc))
                 old = written.get(nxt)
                 if old is None or mask & ~old:
                     written[nxt] = mask | (old or 0)
                     todo.append(nxt)
-        return falls_off, reached, twice
+        return _Exploration(falls_off, reached, twice, mova_pairs)
 
     def _successors(self, s: _State, ins):
         """Every state after executing ``ins`` at ``s.pc`` (pica-emulation-notes §5.3)."""
@@ -201,30 +221,60 @@ def lint(asm: Assembler, shbin: Shbin) -> None:
     """Append the linter's warnings to ``asm``'s diagnostics."""
     code = shbin.program.code
     toks = asm.word_toks
-    for pc in range(1, len(code)):
-        if (decode(code[pc]).opcode is Opcode.MOVA
-                and decode(code[pc - 1]).opcode is Opcode.MOVA):
-            asm.warn("two consecutive 'mova' instructions can freeze the GPU", toks[pc],
-                     note="put another instruction between them")
     explorer = _Explorer(code, shbin.program.opdescs)
-    reported: set[int] = set()
+    results = []
     for dvle in asm.dvles:
-        if dvle.nodvle:
-            continue
-        proc = asm.procs[dvle.entry]
-        result = explorer.explore(proc.start, proc.start + proc.length)
+        if not dvle.nodvle:
+            proc = asm.procs[dvle.entry]
+            results.append((dvle, explorer.explore(proc.start, proc.start + proc.length)))
+    _mova_warnings(asm, explorer, [r for _, r in results])
+    reported: set[int] = set()
+    for dvle, result in results:
         if result is None:
             continue
-        falls_off, reached, twice = result
-        if not any(explorer.decoded[pc].opcode is Opcode.END for pc in reached):
+        proc = asm.procs[dvle.entry]
+        if not any(explorer.decoded[pc].opcode is Opcode.END for pc in result.reached):
             asm.warn(f"entry point '{dvle.entry}' contains no 'end' instruction", proc.tok,
                      note="the shader never finishes: the GPU hangs")
-        elif falls_off:
+        elif result.falls_off:
             asm.warn(f"entry point '{dvle.entry}' can reach its end without executing 'end'",
                      proc.tok, note="the shader then runs past its last instruction")
-        for pc in sorted(twice):
+        for pc in sorted(result.twice):
             if pc in reported:
                 continue
             reported.add(pc)
             tok = asm.dst_toks.get(pc, toks[pc])
-            asm.warn(f"{_component_names(twice[pc])} written twice on the same path", tok)
+            asm.warn(f"{_component_names(result.twice[pc])} written twice on the same path",
+                     tok)
+
+
+def _mova_warnings(asm: Assembler, explorer: _Explorer,
+                   results: list[_Exploration | None]) -> None:
+    """One warning per ``mova`` that can run right after another one (at the second)."""
+    decoded = explorer.decoded
+    pairs: set[tuple[int, int]] = set()
+    for result in results:
+        if result is not None:
+            pairs |= result.mova_pairs
+    if any(result is None for result in results):
+        pairs |= {(pc - 1, pc) for pc in range(1, len(decoded))
+                  if decoded[pc].opcode is Opcode.MOVA and decoded[pc - 1].opcode is Opcode.MOVA}
+    firsts: dict[int, set[int]] = {}
+    for first, second in pairs:
+        firsts.setdefault(second, set()).add(first)
+    toks = asm.word_toks
+    for second, candidates in sorted(firsts.items()):
+        # name the neighbour in memory when it is one of them
+        first = second - 1 if second - 1 in candidates else min(candidates)
+        if first == second - 1:
+            note = "put another instruction between them"
+        elif first == second:
+            note = "a loop repeats it back to back: put another instruction in the loop"
+        else:
+            line = toks[first].line
+            where = (f"line {line.number}" if line.file == toks[second].line.file
+                     else f"{line.file}:{line.number}")
+            note = (f"it can run right after the 'mova' on {where}: "
+                    "put another instruction between them")
+        asm.warn("two consecutive 'mova' instructions can freeze the GPU", toks[second],
+                 note=note)

@@ -106,11 +106,6 @@ class Operand:
     name: str  # picasso's name for it in messages: the text before '[' or '.'
     swizzle: Tok | None  # the written swizzle, if any
 
-    @property
-    def source_bits(self) -> int:
-        """picasso's 9-bit source descriptor: negate bit 0, selector bits 1-8."""
-        return int(self.neg) | self.sel << 1
-
     def mask(self) -> int:
         """The destination write mask (hardware order, x = bit 3) the selector spells."""
         mask = 0

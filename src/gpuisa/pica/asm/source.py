@@ -58,10 +58,6 @@ class Tok:
             end -= 1
         return self.sub(start, end)
 
-    def at_end(self) -> Tok:
-        """An empty piece just after this one (where something is missing)."""
-        return Tok("", self.end, self.line)
-
 
 class Cursor:
     """picasso's ``mystrtok`` over the argument text of one statement.
