@@ -227,7 +227,7 @@ def _random_word(rng: random.Random, n: int, descs: int) -> int:
     return op << 26 | fields
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_random_words_keep_code_and_descriptors(seed):
     rng = random.Random(seed)

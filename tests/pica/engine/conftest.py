@@ -1,12 +1,34 @@
 """Fixtures shared by the engine tests.
 
-``engine`` parametrizes every test that runs shader code over the available engines; the
-batch engine (next issue) adds its name to the params list.
+``engine`` parametrizes every test that runs shader code over every engine: the
+reference engine, the batch engine, and the Numba JIT engine when
+``gpuisa.pica.engine.jit`` imports and numba is installed (skipped otherwise).  One
+suite, the same assertions for all of them.
 """
+
+import importlib
+import importlib.util
 
 import pytest
 
 
-@pytest.fixture(params=["reference"])
+def _jit_available() -> bool:
+    if importlib.util.find_spec("numba") is None:
+        return False
+    try:
+        importlib.import_module("gpuisa.pica.engine.jit")
+    except ImportError:
+        return False
+    from gpuisa.pica.engine import ENGINES
+
+    return "jit" in ENGINES
+
+
+JIT = pytest.param("jit", marks=pytest.mark.skipif(
+    not _jit_available(), reason="needs numba and gpuisa.pica.engine.jit"))
+ENGINE_NAMES = ["reference", "batch", JIT]
+
+
+@pytest.fixture(params=ENGINE_NAMES)
 def engine(request):
     return request.param

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -15,9 +16,16 @@ from ..program import Program
 from ..shbin import ConstantKind, Dvle, ShaderType, Shbin
 from ..shbin_outmap import SEMANTIC_SLOTS
 from ..shbin_records import CONSTANT_BANK_SIZE
+from .batch import run_batch
+from .batch_geometry_commit import run_geometry_batch
 from .decode import DecodedProgram, decode_program
-from .emitter import Emitter
-from .geometry import InvocationLog, register_loads, run_geometry
+from .geometry import (
+    Emission,
+    GeometryFeed,
+    InvocationLog,
+    reference_geometry,
+    register_feed,
+)
 from .reference import run_lanes
 from .semantics import Precision, check_precision
 from .state import ShaderState, Uniforms
@@ -27,12 +35,81 @@ from .values import uniform_values, vertex_arrays
 #: instruction count of each lane: ``engine(program, state, entry, precision=...,
 #: max_steps=...)``.
 Engine = Callable[..., np.ndarray]
-ENGINES: dict[str, Engine] = {"reference": run_lanes}
+ENGINES: dict[str, Engine] = {"reference": run_lanes, "batch": run_batch}
+
+#: A geometry engine runs every invocation of a feed on a persistent one-lane unit and
+#: returns the registers at each END and what was emitted: ``engine(program, unit,
+#: entry, registers, feed, precision=..., max_steps=...) -> (InvocationLog, Emission)``.
+#: Engines without one use the batch engine's.
+GeometryEngine = Callable[..., tuple[InvocationLog, Emission]]
+GEOMETRY_ENGINES: dict[str, GeometryEngine] = {"reference": reference_geometry,
+                                               "batch": run_geometry_batch}
+
+#: The default engine name: chooses among the registered engines (:func:`choose_engine`).
+AUTO = "auto"
+#: Below this many lanes ``engine="auto"`` runs the reference engine (measured with the
+#: benchmark shaders: even for one vertex, the batch engine 1.5-10x faster from two on).
+AUTO_MIN_LANES = 2
+#: Optional engines ``engine="auto"`` prefers to the batch engine: name -> (module that
+#: registers it when its backend is installed, the fewest lanes for which it is used).
+#: The Numba engine compiles each program (about a second) and is faster than the batch
+#: engine from about 10^5 lanes on (``benchmarks``).
+AUTO_PREFERRED: dict[str, tuple[str, int]] = {"jit": ("gpuisa.pica.engine.jit", 100_000)}
 
 
-def register_engine(name: str, engine: Engine) -> None:
-    """Make ``engine`` available as ``run(..., engine=name)``."""
+def register_engine(name: str, engine: Engine, geometry: GeometryEngine | None = None) -> None:
+    """Make ``engine`` available as ``run(..., engine=name)`` (and ``geometry`` for
+    geometry shaders; without it they run on the batch engine)."""
+    if name == AUTO:
+        raise InputError(f"{AUTO!r} is reserved for the automatic choice of engine")
     ENGINES[name] = engine
+    if geometry is not None:
+        GEOMETRY_ENGINES[name] = geometry
+
+
+def run_geometry_engine(engine: str, program: DecodedProgram, unit: ShaderState, entry: int,
+                        registers: tuple[int, ...], feed: GeometryFeed, *,
+                        precision: Precision,
+                        max_steps: int) -> tuple[InvocationLog, Emission]:
+    """Run a geometry shader's invocations on the engine ``engine`` asks for."""
+    name = choose_engine(engine, feed.count)
+    function = GEOMETRY_ENGINES.get(name, GEOMETRY_ENGINES["batch"])
+    return function(program, unit, entry, registers, feed, precision=precision,
+                    max_steps=max_steps)
+
+
+def engine_names() -> tuple[str, ...]:
+    """Every value ``run(engine=...)`` accepts: "auto" and the registered engines."""
+    return (AUTO, *ENGINES)
+
+
+def choose_engine(engine: str, lanes: int) -> str:
+    """The engine that runs ``lanes`` lanes when ``engine`` was asked for: "auto" picks a
+    preferred accelerator if registered, else the batch engine except for tiny inputs."""
+    if engine != AUTO:
+        if engine not in ENGINES:
+            raise InputError(f"unknown engine {engine!r} (available: "
+                             f"{', '.join(engine_names())})")
+        return engine
+    for name, (module, minimum) in AUTO_PREFERRED.items():
+        if lanes >= minimum and _available(name, module):
+            return name
+    return "batch" if lanes >= AUTO_MIN_LANES else "reference"
+
+
+@cache
+def _importable(module: str) -> bool:
+    """Import an optional engine module (which registers its engine if its backend is
+    installed); False if it cannot be imported."""
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        return False
+    return True
+
+
+def _available(name: str, module: str) -> bool:
+    return name in ENGINES or (_importable(module) and name in ENGINES)
 
 
 @lru_cache(maxsize=32)
@@ -113,7 +190,7 @@ class RunResult:
     """
 
     outputs: dict[str, np.ndarray]
-    outputs_by_semantic: dict[str, np.ndarray]
+    outputs_by_semantic: Mapping[str, np.ndarray]
     temporaries: dict[str, np.ndarray]
     cmp: np.ndarray
     address: np.ndarray
@@ -127,7 +204,7 @@ class RunResult:
 def run(shader: Shbin | Program, inputs: Mapping[str, object], *,
         uniforms: Mapping[str, object] | None = None, dvle: int = 0,
         entry: int | str | None = None, precision: Precision = "f24",
-        engine: str = "reference", cmp: Sequence[bool] = (False, False),
+        engine: str = AUTO, cmp: Sequence[bool] = (False, False),
         max_steps: int = 100_000, temporaries: Mapping[str, object] | None = None,
         outputs: Mapping[str, object] | None = None,
         address: Sequence[int] = (0, 0, 0)) -> RunResult:
@@ -146,26 +223,32 @@ def run(shader: Shbin | Program, inputs: Mapping[str, object], *,
 
     ``precision`` is "f24" (float24 registers and rounding) or "f32" (float32, as
     emulators compute).  A geometry shader DVLE runs one invocation per input row on
-    one unit whose registers persist, with b15 set after each invocation; it always runs
-    on the reference engine.  Hangs raise :class:`~gpuisa.errors.ShaderHang`.
+    one unit whose registers persist, with b15 set after each invocation.  Hangs raise
+    :class:`~gpuisa.errors.ShaderHang`.
+
+    ``engine`` is "auto" (the default: :func:`choose_engine` picks the batch engine, or
+    the reference engine for fewer than :data:`AUTO_MIN_LANES` vertices, or a faster
+    registered accelerator for large inputs), "reference", "batch" or another
+    registered engine.  All give bit-identical results and raise identical errors: the
+    error of the first vertex, in input order, that hangs or faults (the reference
+    engine runs vertices in order), with its message and pc.
     """
     precision = check_precision(precision)
-    if engine not in ENGINES:
-        raise InputError(f"unknown engine {engine!r} (available: {', '.join(ENGINES)})")
+    choose_engine(engine, 1)  # reject an unknown name before looking at the inputs
     if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
         raise InputError(f"max_steps must be a positive integer, got {max_steps!r}")
     exe = executable(shader, dvle, entry)
     state = initial_state(exe, inputs, uniforms=uniforms, precision=precision, cmp=cmp,
                           temporaries=temporaries, outputs=outputs, address=address)
     if exe.geometry:
-        emitter = Emitter(exe.output_registers)
-        unit = state.lane(0)
-        log = run_geometry(exe.program, unit, exe.entry, emitter,
-                           register_loads(state.inputs, state.input_given),
-                           precision=precision, max_steps=max_steps)
-        return build_result(exe, log, precision, emitter)
-    steps = ENGINES[engine](exe.program, state, exe.entry, precision=precision,
-                            max_steps=max_steps)
+        log, emission = run_geometry_engine(
+            engine, exe.program, state.lane(0), exe.entry, exe.output_registers,
+            register_feed(state.inputs, state.input_given), precision=precision,
+            max_steps=max_steps)
+        return build_result(exe, log, precision, emission)
+    name = choose_engine(engine, state.lanes)
+    steps = ENGINES[name](exe.program, state, exe.entry, precision=precision,
+                          max_steps=max_steps)
     log = InvocationLog(state.outputs[state.bank], state.temporaries, state.address,
                         state.cmp, np.asarray(steps, dtype=np.int64))
     return build_result(exe, log, precision, None)
@@ -196,8 +279,11 @@ def initial_state(exe: Executable, inputs: Mapping[str, object], *,
             state.temporaries[number] = column
         else:
             state.outputs[0, number] = column
-    state.cmp[...] = np.asarray(_flags(cmp), dtype=bool)[:, np.newaxis]
-    state.address[...] = np.asarray(_address(address), dtype=np.int64)[:, np.newaxis]
+    flags, registers = _flags(cmp), _address(address)
+    if any(flags):  # the arrays start zeroed; leaving them untouched costs no memory
+        state.cmp[...] = np.asarray(flags, dtype=bool)[:, np.newaxis]
+    if any(registers):
+        state.address[...] = np.asarray(registers, dtype=np.int64)[:, np.newaxis]
     return state
 
 
@@ -252,48 +338,69 @@ def load_uniforms(dvle: Dvle | None, given: Mapping[str, object],
 
 
 def build_result(exe: Executable, log: InvocationLog, precision: str,
-                 emitter: Emitter | None) -> RunResult:
-    outputs = {f"o{n}": log.outputs[n].T.copy() for n in range(NUM_OUTPUTS)}
+                 emission: Emission | None) -> RunResult:
+    # Registers are handed out as the (N, 4) storage of the register files when it is
+    # lane-major (state.register_file): results for 10^7 vertices are not copied.
+    outputs = {f"o{n}": _lane_major(log.outputs[n]) for n in range(NUM_OUTPUTS)}
     result = dict(
         outputs=outputs,
         outputs_by_semantic=(by_semantic(exe.dvle, outputs, log.steps.shape[0])
                              if exe.dvle is not None else {}),
-        temporaries={f"r{n}": log.temporaries[n].T.copy() for n in range(NUM_TEMPORARIES)},
-        cmp=log.cmp.T.copy(),
-        address=log.address.T.copy(),
-        steps=log.steps.copy(),
+        temporaries={f"r{n}": _lane_major(log.temporaries[n])
+                     for n in range(NUM_TEMPORARIES)},
+        cmp=_lane_major(log.cmp),
+        address=_lane_major(log.address),
+        steps=log.steps,
         precision=precision,
     )
-    if emitter is not None:
-        result.update(emitted(emitter))
+    if emission is not None:
+        result.update(emission.fields())
     return RunResult(**result)
 
 
-def emitted(emitter: Emitter) -> dict[str, object]:
-    """``vertices``, ``primitives`` and ``windings`` from an emitter."""
-    count = len(emitter.vertices)
-    stacked = (np.stack(emitter.vertices) if count
-               else np.zeros((0, len(emitter.registers), 4), dtype=np.float32))
-    return dict(
-        vertices={f"o{r}": stacked[:, k].copy() for k, r in enumerate(emitter.registers)},
-        primitives=np.array(emitter.primitives, dtype=np.int64).reshape(-1, 3),
-        windings=np.array(emitter.windings, dtype=bool),
-    )
+def _lane_major(register: np.ndarray) -> np.ndarray:
+    """A component-major ``(k, N)`` array as ``(N, k)``: its storage when that is
+    lane-major (no copy), else a C-contiguous copy."""
+    view = register.T
+    return view if view.flags.c_contiguous else np.ascontiguousarray(view)
+
+
+class SemanticOutputs(Mapping[str, np.ndarray]):
+    """Semantic name -> ``(lanes, k)`` float32, each assembled on first access: building
+    all eight for 10^7 vertices costs more than running a small shader."""
+
+    def __init__(self, dvle: Dvle, outputs: Mapping[str, np.ndarray], lanes: int):
+        self._slots = dvle.output_map().slots
+        self._outputs = outputs
+        self._lanes = lanes
+        self._values: dict[str, np.ndarray] = {}
+        self._ranges = {semantic.name.lower(): span for semantic, span in SEMANTIC_SLOTS.items()}
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        value = self._values.get(name)
+        if value is None:
+            first, count = self._ranges[name]
+            value = np.ones((self._lanes, count), dtype=np.float32)
+            for register, codes in enumerate(self._slots):
+                for component, code in enumerate(codes):
+                    if first <= code < first + count:
+                        value[:, code - first] = self._outputs[f"o{register}"][:, component]
+            self._values[name] = value
+        return value
+
+    def __iter__(self):
+        return iter(self._ranges)
+
+    def __len__(self) -> int:
+        return len(self._ranges)
+
+    def __repr__(self) -> str:
+        return f"SemanticOutputs({', '.join(self._ranges)})"
 
 
 def by_semantic(dvle: Dvle, outputs: Mapping[str, np.ndarray],
-                lanes: int) -> dict[str, np.ndarray]:
+                lanes: int) -> Mapping[str, np.ndarray]:
     """Semantic attributes through the DVLE output map (libctru's algorithm,
     shbin-format.md §5.2) from ``outputs`` ('oN' -> (lanes, 4)); slots no component
     feeds read 1.0 (notes §7, Azahar ``output_vertex.cpp`` citing hardware tests)."""
-    slots = dvle.output_map().slots
-    result = {}
-    for semantic, (first, count) in SEMANTIC_SLOTS.items():
-        value = np.ones((lanes, count), dtype=np.float32)
-        for register, codes in enumerate(slots):
-            for component, code in enumerate(codes):
-                if first <= code < first + count:
-                    value[:, code - first] = outputs[f"o{register}"][:, component]
-        result[semantic.name.lower()] = value
-    return result
-
+    return SemanticOutputs(dvle, outputs, lanes)

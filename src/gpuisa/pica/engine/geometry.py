@@ -23,7 +23,7 @@ fixed (2)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,13 +34,10 @@ from .decode import DecodedProgram
 from .emitter import Emitter
 from .reference import run_invocation
 from .semantics import Precision, load_floats
-from .state import ShaderState
+from .state import ShaderState, Uniforms
 
 #: The bool uniform the hardware sets after each geometry shader invocation.
 GS_DONE_BOOL = 15
-
-#: Prepares the unit for one invocation (loads its inputs).
-Load = Callable[[ShaderState], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,20 +51,57 @@ class InvocationLog:
     steps: np.ndarray  # (N,)
 
 
+@dataclass(frozen=True, slots=True)
+class GeometryFeed:
+    """What a geometry shader unit receives before each of ``count`` invocations.
+
+    ``inputs`` are the input registers of every invocation, component-major
+    ``(16, 4, count)`` (None: the feed sets no inputs); ``input_given`` marks the
+    registers set.  ``uniforms`` maps a float uniform register to ``(values (count, 4),
+    loaded (count,))``: before invocation i the register is set to ``values[i]`` if
+    ``loaded[i]``; otherwise it keeps its earlier value (registers persist).
+    """
+
+    count: int
+    inputs: np.ndarray | None
+    input_given: np.ndarray
+    uniforms: dict[int, tuple[np.ndarray, np.ndarray]]
+
+    def apply(self, unit: ShaderState, index: int) -> None:
+        """Prepare the one-lane ``unit`` for invocation ``index``."""
+        if self.inputs is not None:
+            unit.inputs[...] = self.inputs[..., index:index + 1]
+            unit.input_given[...] = self.input_given
+        for number, (values, loaded) in self.uniforms.items():
+            if loaded[index]:
+                unit.uniforms.set_float(number, values[index])
+
+    def lane_uniforms(self, initial: Uniforms) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+        """Each fed register's value in every invocation, given the unit's uniforms before
+        the first: register -> (values (4, count), given (count,))."""
+        out = {}
+        lanes = np.arange(self.count)
+        for number, (values, loaded) in self.uniforms.items():
+            last = np.maximum.accumulate(np.where(loaded, lanes, -1))
+            table = np.concatenate([initial.floats[number][np.newaxis], values])
+            out[number] = (np.ascontiguousarray(table[last + 1].T),
+                           (last >= 0) | bool(initial.float_given[number]))
+        return out
+
+
 def run_geometry(program: DecodedProgram, unit: ShaderState, entry: int, emitter: Emitter,
-                 loads: Sequence[Load], *, precision: Precision,
-                 max_steps: int) -> InvocationLog:
-    """Run one invocation per load on the persistent one-lane ``unit``."""
+                 feed: GeometryFeed, *, precision: Precision, max_steps: int) -> InvocationLog:
+    """Run one invocation per entry of the feed on the persistent one-lane ``unit``."""
+    if feed.count == 0:
+        raise InputError("the geometry shader has no input to run on")
     ends = []
-    for load in loads:
-        load(unit)
+    for index in range(feed.count):
+        feed.apply(unit, index)
         steps = run_invocation(program, unit, entry, precision=precision,
                                max_steps=max_steps, emitter=emitter)
         ends.append((unit.outputs[unit.bank].copy(), unit.temporaries.copy(),
                      unit.address.copy(), unit.cmp.copy(), steps))
         unit.uniforms.set_bool(GS_DONE_BOOL, True)
-    if not ends:
-        raise InputError("the geometry shader has no input to run on")
     return InvocationLog(
         outputs=np.concatenate([e[0] for e in ends], axis=-1),
         temporaries=np.concatenate([e[1] for e in ends], axis=-1),
@@ -77,19 +111,12 @@ def run_geometry(program: DecodedProgram, unit: ShaderState, entry: int, emitter
     )
 
 
-def register_loads(inputs: np.ndarray, given: np.ndarray) -> list[Load]:
+def register_feed(inputs: np.ndarray, given: np.ndarray) -> GeometryFeed:
     """One invocation per lane of ``inputs`` ``(16, 4, N)``: v registers set directly."""
-
-    def load(lane: int) -> Load:
-        def apply(unit: ShaderState) -> None:
-            unit.inputs[...] = inputs[..., lane:lane + 1]
-            unit.input_given[...] = given
-        return apply
-
-    return [load(lane) for lane in range(inputs.shape[-1])]
+    return GeometryFeed(inputs.shape[-1], inputs, given.copy(), {})
 
 
-def point_loads(attributes: np.ndarray, stride: int) -> list[Load]:
+def point_feed(attributes: np.ndarray, stride: int) -> GeometryFeed:
     """Point mode: ``attributes`` is ``(V, k, 4)``, the k outputs of each vertex."""
     vertices, k, _ = attributes.shape
     if not 1 <= stride <= NUM_INPUTS or stride % k:
@@ -99,18 +126,25 @@ def point_loads(attributes: np.ndarray, stride: int) -> list[Load]:
     if vertices % group:
         raise InputError(f"{vertices} vertices do not fill whole geometry shader "
                          f"invocations of {group} vertices each")
-    flat = attributes.reshape(vertices // group, stride, 4)
-
-    def load(values: np.ndarray) -> Load:
-        def apply(unit: ShaderState) -> None:
-            unit.inputs[:stride, :, 0] = values
-            unit.input_given[:stride] = True
-        return apply
-
-    return [load(values) for values in flat]
+    count = vertices // group
+    flat = attributes.reshape(count, stride, 4)
+    inputs = np.zeros((NUM_INPUTS, 4, count), dtype=np.float32)
+    inputs[:stride] = flat.transpose(1, 2, 0)
+    given = np.zeros(NUM_INPUTS, dtype=bool)
+    given[:stride] = True
+    return GeometryFeed(count, inputs, given, {})
 
 
-def fixed_loads(attributes: np.ndarray, start: int, count: int) -> list[Load]:
+def _uniform_feed(count: int, start: int, rows: np.ndarray) -> GeometryFeed:
+    """Registers c``start``... set from ``rows`` ``(count, k, 4)`` before every
+    invocation."""
+    loaded = np.ones(count, dtype=bool)
+    uniforms = {start + r: (np.ascontiguousarray(rows[:, r]), loaded)
+                for r in range(rows.shape[1])}
+    return GeometryFeed(count, None, np.zeros(NUM_INPUTS, dtype=bool), uniforms)
+
+
+def fixed_feed(attributes: np.ndarray, start: int, count: int) -> GeometryFeed:
     """Fixed mode: ``count`` vertices per invocation from c``start`` on."""
     vertices, k, _ = attributes.shape
     if count < 1:
@@ -121,44 +155,80 @@ def fixed_loads(attributes: np.ndarray, start: int, count: int) -> list[Load]:
     if vertices % count:
         raise InputError(f"{vertices} vertices do not fill whole fixed-mode primitives of "
                          f"{count} vertices")
-    flat = attributes.reshape(vertices // count, count * k, 4)
-
-    def load(values: np.ndarray) -> Load:
-        def apply(unit: ShaderState) -> None:
-            for offset, value in enumerate(values):
-                unit.uniforms.set_float(start + offset, value)
-        return apply
-
-    return [load(values) for values in flat]
+    return _uniform_feed(vertices // count, start,
+                         attributes.reshape(vertices // count, count * k, 4))
 
 
-def variable_loads(attributes: np.ndarray, sizes: Sequence[int], full: int,
-                   precision: Precision) -> list[Load]:
+def variable_feed(attributes: np.ndarray, sizes: Sequence[int], full: int,
+                  precision: Precision) -> GeometryFeed:
     """Variable mode: one invocation per primitive of ``sizes[i]`` vertices."""
-    vertices = attributes.shape[0]
+    vertices, k, _ = attributes.shape
     if sum(sizes) != vertices:
         raise InputError(f"primitive sizes add up to {sum(sizes)} vertices, the vertex "
                          f"shader produced {vertices}")
-    loads: list[Load] = []
-    first = 0
-    for size in sizes:
-        if not isinstance(size, int | np.integer) or size < 1:
-            raise InputError(f"variable-mode primitive sizes must be positive integers, got "
-                             f"{size!r}")
-        prim = attributes[first:first + size]
-        first += size
-        rows = [load_floats(np.full(4, float(size)), precision)]
-        rows += [vector for vertex in prim[:full] for vector in vertex]
-        rows += [vertex[0] for vertex in prim[full:]]
-        if len(rows) > NUM_FLOAT_UNIFORMS:
-            raise InputError(f"variable-mode primitive of {size} vertices needs "
-                             f"{len(rows)} float uniforms; there are {NUM_FLOAT_UNIFORMS}")
+    valid = next((i for i, size in enumerate(sizes)
+                  if not isinstance(size, int | np.integer) or size < 1), len(sizes))
+    counts = np.asarray(sizes[:valid], dtype=np.int64)
+    whole = np.minimum(counts, full)  # vertices with all k outputs; the rest: the first
+    rows = 1 + whole * k + (counts - whole)
+    too_many = np.flatnonzero(rows > NUM_FLOAT_UNIFORMS)
+    if len(too_many):  # the first problem in primitive order is reported
+        index = int(too_many[0])
+        raise InputError(f"variable-mode primitive of {counts[index]} vertices needs "
+                         f"{rows[index]} float uniforms; there are {NUM_FLOAT_UNIFORMS}")
+    if valid < len(sizes):
+        raise InputError(f"variable-mode primitive sizes must be positive integers, got "
+                         f"{sizes[valid]!r}")
+    firsts = np.cumsum(counts) - counts
+    uniforms = {0: (load_floats(np.repeat(counts.astype(np.float64)[:, np.newaxis], 4,
+                                          axis=1), precision), np.ones(len(counts), bool))}
+    for number in range(1, int(rows.max(initial=1))):
+        loaded = number < rows
+        row = number - 1
+        in_whole = row < whole * k
+        vertex = np.where(in_whole, row // k, whole + (row - whole * k))
+        output = np.where(in_whole, row % k, 0)
+        picked = np.where(loaded, firsts + vertex, 0)
+        values = np.where(loaded[:, np.newaxis], attributes[picked, output], 0)
+        uniforms[number] = (values.astype(np.float32), loaded)
+    return GeometryFeed(len(counts), None, np.zeros(NUM_INPUTS, dtype=bool), uniforms)
 
-        def load(values: list[np.ndarray]) -> Load:
-            def apply(unit: ShaderState) -> None:
-                for number, value in enumerate(values):
-                    unit.uniforms.set_float(number, value)
-            return apply
 
-        loads.append(load(rows))
-    return loads
+@dataclass(frozen=True, slots=True)
+class Emission:
+    """What a geometry shader run emitted (see :class:`~.api.RunResult`): ``count``
+    vertices (output register name -> ``(count, 4)``), ``primitives`` ``(P, 3)`` indices
+    into them and ``windings`` ``(P,)``."""
+
+    count: int
+    vertices: dict[str, np.ndarray]
+    primitives: np.ndarray
+    windings: np.ndarray
+
+    def fields(self) -> dict[str, object]:
+        return dict(vertices=self.vertices, primitives=self.primitives,
+                    windings=self.windings)
+
+
+def emitted(emitter: Emitter) -> Emission:
+    """The :class:`Emission` of an emitter."""
+    count = len(emitter.vertices)
+    stacked = (np.stack(emitter.vertices) if count
+               else np.zeros((0, len(emitter.registers), 4), dtype=np.float32))
+    return Emission(
+        count,
+        {f"o{r}": stacked[:, k].copy() for k, r in enumerate(emitter.registers)},
+        np.array(emitter.primitives, dtype=np.int64).reshape(-1, 3),
+        np.array(emitter.windings, dtype=bool),
+    )
+
+
+def reference_geometry(program: DecodedProgram, unit: ShaderState, entry: int,
+                       registers: tuple[int, ...], feed: GeometryFeed, *,
+                       precision: Precision,
+                       max_steps: int) -> tuple[InvocationLog, Emission]:
+    """The reference engine's geometry shader run (see :data:`.api.GEOMETRY_ENGINES`)."""
+    emitter = Emitter(registers)
+    log = run_geometry(program, unit, entry, emitter, feed, precision=precision,
+                       max_steps=max_steps)
+    return log, emitted(emitter)

@@ -18,9 +18,17 @@ import numpy as np
 from ...errors import InputError
 from ..isa import GeometryMode
 from ..shbin import ShaderType, Shbin
-from .api import RunResult, build_result, by_semantic, executable, initial_state, run
-from .emitter import Emitter
-from .geometry import fixed_loads, point_loads, run_geometry, variable_loads
+from .api import (
+    AUTO,
+    RunResult,
+    build_result,
+    by_semantic,
+    executable,
+    initial_state,
+    run,
+    run_geometry_engine,
+)
+from .geometry import fixed_feed, point_feed, variable_feed
 from .semantics import Precision, check_precision
 
 
@@ -54,7 +62,7 @@ def run_pipeline(shbin: Shbin, inputs: Mapping[str, object], *,
                  uniforms: Mapping[str, object] | None = None,
                  gs_uniforms: Mapping[str, object] | None = None,
                  vs_dvle: int | None = None, gs_dvle: int | None = None,
-                 precision: Precision = "f24", engine: str = "reference",
+                 precision: Precision = "f24", engine: str = AUTO,
                  max_steps: int = 100_000, stride: int | None = None,
                  primitive_sizes: Sequence[int] | None = None) -> PipelineResult:
     """Run ``inputs`` through a vertex shader and then a geometry shader.
@@ -85,20 +93,19 @@ def run_pipeline(shbin: Shbin, inputs: Mapping[str, object], *,
     gs = gs_exe.dvle
     mode = GeometryMode(int(gs.geometry_mode))
     if mode is GeometryMode.POINT:
-        loads = point_loads(attributes, len(registers) if stride is None else stride)
+        feed = point_feed(attributes, len(registers) if stride is None else stride)
     elif mode is GeometryMode.FIXED:
-        loads = fixed_loads(attributes, gs.fixed_vertex_start, gs.fixed_vertex_count)
+        feed = fixed_feed(attributes, gs.fixed_vertex_start, gs.fixed_vertex_count)
     else:
         sizes = [attributes.shape[0]] if primitive_sizes is None else list(primitive_sizes)
-        loads = variable_loads(attributes, sizes, gs.variable_vertex_count, precision)
+        feed = variable_feed(attributes, sizes, gs.variable_vertex_count, precision)
 
     state = initial_state(gs_exe, {}, uniforms=gs_uniforms, precision=precision)
-    emitter = Emitter(gs_exe.output_registers)
-    log = run_geometry(gs_exe.program, state.lane(0), gs_exe.entry, emitter, loads,
-                       precision=precision, max_steps=max_steps)
-    geometry = build_result(gs_exe, log, precision, emitter)
-    count = len(emitter.vertices)
-    semantic = {} if gs.merge_outmaps else by_semantic(gs, geometry.vertices, count)
+    log, emission = run_geometry_engine(engine, gs_exe.program, state.lane(0), gs_exe.entry,
+                                        gs_exe.output_registers, feed, precision=precision,
+                                        max_steps=max_steps)
+    geometry = build_result(gs_exe, log, precision, emission)
+    semantic = {} if gs.merge_outmaps else by_semantic(gs, geometry.vertices, emission.count)
     return PipelineResult(vertex, geometry, semantic)
 
 

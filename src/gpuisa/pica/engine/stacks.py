@@ -13,7 +13,19 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from ...errors import ShaderHang
-from ..isa import CALL_POPS_EFFECTIVE, CALL_STACK_DEPTH, IF_STACK_DEPTH, LOOP_STACK_DEPTH
+from ..isa import (
+    CALL_POPS_EFFECTIVE,
+    CALL_STACK_DEPTH,
+    IF_STACK_DEPTH,
+    LOOP_STACK_DEPTH,
+    Opcode,
+)
+
+#: A hashable snapshot of :class:`ControlStacks`: the IF, CALL and LOOP entries as tuples
+#: of their fields, oldest first (engines that group lanes compare and cache these).
+StackKey = tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...],
+                 tuple[tuple[int, int, int, int, int], ...]]
+EMPTY_STACKS: StackKey = ((), (), ())
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +67,18 @@ class ControlStacks:
 
     def push_loop(self, trigger: int, body: int, count: int, step: int, saved_al: int) -> None:
         self.loops.append(LoopEntry(trigger, body, count, step, saved_al))
+
+    def key(self) -> StackKey:
+        return (tuple((e.trigger, e.destination) for e in self.ifs),
+                tuple((e.trigger, e.return_to) for e in self.calls),
+                tuple((e.trigger, e.body, e.count, e.step, e.saved_al) for e in self.loops))
+
+    @classmethod
+    def from_key(cls, key: StackKey) -> ControlStacks:
+        ifs, calls, loops = key
+        return cls(deque((IfEntry(*e) for e in ifs), maxlen=IF_STACK_DEPTH),
+                   deque((CallEntry(*e) for e in calls), maxlen=CALL_STACK_DEPTH),
+                   deque((LoopEntry(*e) for e in loops), maxlen=LOOP_STACK_DEPTH))
 
     def copy(self) -> ControlStacks:
         return ControlStacks(
@@ -116,3 +140,35 @@ def next_pc(stacks: ControlStacks, pc: int, jump: int | None, breaking: bool,
         if candidate is not None:
             return candidate, al
     return following, al
+
+
+def flow_effect(op: Opcode, pc: int, dst: int, num: int, taken: bool,
+                stacks: ControlStacks, al: int,
+                loop: tuple[int, int, int] | None = None) -> tuple[int | None, bool, int]:
+    """What a flow instruction does once its condition is known (notes §5.2).
+
+    ``taken`` is the evaluated condition (IFC/IFU/CALLC/CALLU/JMPC/JMPU/BREAKC; True for
+    the unconditional ones); ``loop`` is (X, Y, Z) of LOOP's integer uniform.  Pushes
+    onto ``stacks`` and returns (pending jump, pending break, new aL).
+    """
+    if op in (Opcode.BREAK, Opcode.BREAKC):
+        return None, taken, al
+    if op in (Opcode.CALL, Opcode.CALLC, Opcode.CALLU):
+        if not taken:
+            return None, False, al
+        stacks.push_call(dst + num, pc + 1)
+        return dst, False, al
+    if op in (Opcode.IFU, Opcode.IFC):
+        if taken:
+            # True branch PC+1 .. DST-1, then DST .. DST+NUM-1 is skipped.
+            stacks.push_if(dst, dst + num)
+            return None, False, al
+        return dst, False, al
+    if op is Opcode.LOOP:
+        assert loop is not None
+        x, y, z = loop
+        stacks.push_loop(dst + 1, pc + 1, x, z, al)
+        return None, False, y
+    if op in (Opcode.JMPC, Opcode.JMPU):
+        return (dst if taken else None), False, al
+    raise AssertionError(f"unhandled flow instruction {op.name}")

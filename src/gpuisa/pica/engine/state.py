@@ -2,6 +2,8 @@
 
 Registers are component-major float32 arrays: ``temporaries[n]`` is the ``(4, N)`` value
 of rn, ``outputs[bank, n]`` that of on in one of the two output banks (notes §6.2).
+They are views of lane-major storage (:func:`register_file`), so that a register's
+``(N, 4)`` form needs no copy and registers that are never touched take no memory.
 Uniforms are shared by all lanes.  Reading an input or a uniform that was never given is
 an :class:`~gpuisa.errors.InputError` naming the register and the instruction, so that
 a forgotten value never turns silently into zeros.
@@ -95,6 +97,18 @@ def _float_given() -> np.ndarray:
     return given
 
 
+def register_file(count: int, lanes: int) -> np.ndarray:
+    """``count`` registers of ``lanes`` lanes as a component-major ``(count, 4, lanes)``
+    view of lane-major storage ``(count, lanes, 4)``, zero-filled.
+
+    Each register is one contiguous block, so ``file[n].T`` is a C-contiguous
+    ``(lanes, 4)`` array (results need no copy), a register given as an ``(N, 4)`` array
+    loads with a plain copy, and registers a program never touches cost no memory
+    (``np.zeros`` pages are mapped on first write).
+    """
+    return np.zeros((count, lanes, 4), dtype=np.float32).transpose(0, 2, 1)
+
+
 @dataclass(slots=True)
 class ShaderState:
     """Everything an instruction can read or write, for ``lanes`` lanes.
@@ -116,12 +130,12 @@ class ShaderState:
 
     def __post_init__(self) -> None:
         n = self.lanes
-        self.inputs = np.zeros((NUM_INPUTS, 4, n), dtype=np.float32)
+        self.inputs = register_file(NUM_INPUTS, n)
         self.input_given = np.zeros(NUM_INPUTS, dtype=bool)
-        self.temporaries = np.zeros((NUM_TEMPORARIES, 4, n), dtype=np.float32)
-        self.outputs = np.zeros((2, NUM_OUTPUTS, 4, n), dtype=np.float32)
-        self.address = np.zeros((3, n), dtype=np.int64)
-        self.cmp = np.zeros((2, n), dtype=bool)
+        self.temporaries = register_file(NUM_TEMPORARIES, n)
+        self.outputs = register_file(2 * NUM_OUTPUTS, n).reshape(2, NUM_OUTPUTS, 4, n)
+        self.address = np.zeros((n, 3), dtype=np.int64).T  # lane-major, like the registers
+        self.cmp = np.zeros((n, 2), dtype=bool).T
 
     def lane(self, index: int) -> ShaderState:
         """A one-lane copy of lane ``index`` (uniforms shared, not copied)."""

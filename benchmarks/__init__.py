@@ -1,0 +1,1 @@
+"""Engine benchmarks: ``python -m benchmarks.run --quick`` (see benchmarks/run.py)."""
