@@ -1,0 +1,318 @@
+"""The optional Numba JIT engine: ``run(..., engine="jit")``.
+
+Each (program, precision) is translated once into a Numba kernel (:mod:`.jit_codegen`):
+a straight-line program runs one instruction at a time over blocks of lanes (vectorized
+by LLVM), any other runs whole shader invocations lane by lane with every register in a
+local variable; the math is :mod:`.jit_rules`, the stacks :mod:`.jit_stacks`.  Kernels
+release the GIL and the lanes are split over one thread per CPU.
+
+Compiled code is cached on disk (:func:`cache_directory`; stale code is dropped by
+:mod:`.jit_cache`): a kernel is compiled once per machine, not once per process.
+:func:`ready` tells whether running a program would compile anything.
+
+Results are bit-identical to the reference engine: a lane that the kernel cannot finish
+exactly as the reference engine would (a hang, a fault, a read of a register that was
+not given, the step limit) is run again from its initial registers on the reference
+engine, which gives the result or raises the error with its exact message.  Programs
+using EX2/LG2 run on the reference engine if NumPy's inner loops cannot be called
+directly (see :mod:`.jit_rules`).
+
+Numba is optional (``pip install gpuisa[jit]``): without it this module imports, sets
+:data:`AVAILABLE` to False and registers nothing.  With it, importing this module
+registers the engine "jit"; Numba itself is imported on the first run.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import importlib.util
+import itertools
+import os
+import sys
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from ...errors import ShaderFault, ShaderHang
+from ..program import Program
+from .api import register_engine
+from .decode import DecodedProgram
+from .reference import run_invocation, run_lanes
+from .semantics import Precision
+from .state import ShaderState
+
+#: Whether Numba is installed (the engine is registered only then).
+AVAILABLE = importlib.util.find_spec("numba") is not None
+
+#: Lanes per kernel call below which one thread does all the work.
+_MIN_LANES_PER_THREAD = 4096
+#: Batches with fewer lanes run on the interpreter kernel (:mod:`.jit_interp`, compiled
+#: once and cached on disk) unless the program's own kernel is compiled or cached on
+#: disk: compiling one takes 1-10 seconds, the interpreter is a few times slower per lane.
+COMPILE_THRESHOLD = 20_000
+_CACHE_SIZE = 64
+
+_cache: OrderedDict[tuple, Callable[..., None]] = OrderedDict()
+_cache_lock = threading.Lock()
+_analyses: OrderedDict[Program, object] = OrderedDict()
+_tables: OrderedDict[tuple, tuple] = OrderedDict()
+_sources: OrderedDict[tuple, str] = OrderedDict()
+_pool: ThreadPoolExecutor | None = None
+
+
+def _analysis(program: DecodedProgram):
+    from .jit_codegen import analyse
+
+    with _cache_lock:
+        found = _analyses.get(program.program)
+    if found is None:
+        found = analyse(program)
+        with _cache_lock:
+            _analyses[program.program] = found
+            while len(_analyses) > _CACHE_SIZE:
+                _analyses.popitem(last=False)
+    return found
+
+
+def _missing(reads: frozenset[tuple[str, int]], state: ShaderState) -> frozenset:
+    """The registers the program reads by name that were not given."""
+    given = {"v": state.input_given, "c": state.uniforms.float_given,
+             "i": state.uniforms.int_given, "b": state.uniforms.bool_given}
+    return frozenset(r for r in reads if not given[r[0]][r[1]])
+
+
+def _key(program: DecodedProgram, entry: int, precision: Precision,
+         missing: frozenset) -> tuple:
+    extra = () if entry in _analysis(program).leaders else (entry,)
+    return (program.program, precision, extra, missing)
+
+
+def _cached(key: tuple) -> Callable[..., None] | None:
+    with _cache_lock:
+        kernel = _cache.get(key)
+        if kernel is not None:
+            _cache.move_to_end(key)
+        return kernel
+
+
+def _source(program: DecodedProgram, key: tuple) -> str:
+    from .jit_codegen import generate
+
+    with _cache_lock:
+        source = _sources.get(key)
+    if source is None:
+        source = generate(program, _analysis(program), key[2], key[1], key[3]).source
+        with _cache_lock:
+            _sources[key] = source
+            while len(_sources) > _CACHE_SIZE:
+                _sources.popitem(last=False)
+    return source
+
+
+def kernel_for(program: DecodedProgram, entry: int, precision: Precision,
+               missing: frozenset = frozenset()) -> Callable[..., None]:
+    """The compiled kernel for ``program`` (cached per program, precision, the entry if it
+    is not a block start anyway, and the set of missing registers)."""
+    key = _key(program, entry, precision, missing)
+    kernel = _cached(key)
+    if kernel is not None:
+        return kernel
+    kernel = _compile(_source(program, key))
+    with _cache_lock:
+        _cache[key] = kernel
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return kernel
+
+
+_HEADER = ("# A gpuisa PICA200 JIT kernel (generated; the name is a hash of the text and\n"
+           "# of the sources it depends on, jit_cache.FINGERPRINT).\n"
+           "import numpy as np\n\n"
+           "from gpuisa.pica.engine import jit_rules as R\n"
+           "from gpuisa.pica.engine import jit_stacks as S\n\n\n")
+
+
+def cache_directory() -> str | None:
+    """Where generated kernels and Numba's compiled code for them are kept between
+    processes: ``$GPUISA_JIT_CACHE``, else ``gpuisa-jit`` in the user's cache directory
+    (None if it cannot be created; kernels are then compiled in every process)."""
+    path = os.environ.get("GPUISA_JIT_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+        "gpuisa-jit")
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError:
+        return None
+    return path if os.access(path, os.W_OK) else None
+
+
+def _source_path(source: str) -> str | None:
+    directory = cache_directory()
+    if directory is None:
+        return None
+    from .jit_cache import FINGERPRINT
+
+    text = FINGERPRINT + _HEADER + source
+    digest = hashlib.sha256(text.encode()).hexdigest()[:32]
+    return os.path.join(directory, f"pica_kernel_{digest}.py")
+
+
+def _compile(source: str) -> Callable[..., None]:
+    """The Numba kernel of ``source``.  Its text is written to a file of the cache
+    directory and imported from there, so that Numba caches the compiled code on disk
+    (kernels refer to no address of this process: EX2/LG2's loops are an argument)."""
+    from numba import njit
+
+    from . import jit_rules, jit_stacks
+
+    path = _source_path(source)
+    if path is not None:
+        try:
+            if not os.path.exists(path):
+                temporary = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+                with open(temporary, "w", encoding="utf-8") as file:
+                    file.write(_HEADER + source)
+                os.replace(temporary, path)
+            name = os.path.splitext(os.path.basename(path))[0]
+            module = sys.modules.get(name)
+            if module is None:
+                # In sys.modules: Numba imports the module by name when it loads the
+                # compiled code from its cache.
+                spec = importlib.util.spec_from_file_location(name, path)
+                module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(module)
+                sys.modules[name] = module
+            return njit(nogil=True, error_model="numpy", cache=True)(module.kernel)
+        except OSError:
+            pass
+    namespace = {"np": np, "R": jit_rules, "S": jit_stacks}
+    exec(compile(source, "<gpuisa pica jit kernel>", "exec"), namespace)
+    return njit(nogil=True, error_model="numpy", cache=False)(namespace["kernel"])
+
+
+def _on_disk(source: str) -> bool:
+    """Whether Numba's cache holds compiled code for the kernel of ``source``."""
+    path = _source_path(source)
+    if path is None or not os.path.exists(path):
+        return False
+    directory, name = os.path.split(path)
+    pattern = os.path.join(directory, "__pycache__", name[:-3] + ".kernel-*.nbi")
+    return bool(glob.glob(pattern))
+
+
+def ready(program: DecodedProgram, state: ShaderState, entry: int,
+          precision: Precision) -> bool:
+    """Whether running ``state`` costs no compilation: the program's kernel is compiled
+    in this process or cached on disk (EX2/LG2 programs the JIT cannot run exactly go
+    to the reference engine, which compiles nothing either)."""
+    if needs_reference(program):
+        return True
+    missing = _missing(_analysis(program).reads, state)
+    key = _key(program, entry, precision, missing)
+    return _cached(key) is not None or _on_disk(_source(program, key))
+
+
+def _threads() -> int:
+    return max(1, os.cpu_count() or 1)
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _pool
+    with _cache_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=_threads(),
+                                       thread_name_prefix="gpuisa-jit")
+        return _pool
+
+
+def needs_reference(program: DecodedProgram) -> bool:
+    """Whether the JIT hands the whole program to the reference engine (EX2/LG2 when
+    NumPy's inner loops cannot be called directly)."""
+    from . import jit_rules
+    from .jit_codegen import UFUNC_OPCODES
+
+    return bool(_analysis(program).opcodes & UFUNC_OPCODES) and not jit_rules.UFUNC_LOOPS_OK
+
+
+def run_lanes_jit(program: DecodedProgram, state: ShaderState, entry: int, *,
+                  precision: Precision, max_steps: int) -> np.ndarray:
+    """The engine entry point (same contract as :func:`.reference.run_lanes`)."""
+    if needs_reference(program):
+        return run_lanes(program, state, entry, precision=precision, max_steps=max_steps)
+    analysis = _analysis(program)
+    missing = _missing(analysis.reads, state)
+    lanes = state.lanes
+    key = _key(program, entry, precision, missing)
+    kernel = _cached(key)
+    if kernel is None and (lanes >= COMPILE_THRESHOLD or _on_disk(_source(program, key))):
+        kernel = kernel_for(program, entry, precision, missing)
+    if kernel is None:
+        kernel = _interpreter(program, analysis, precision, missing)
+    from .jit_rules import NATIVE_LOOPS
+
+    status = np.zeros(lanes, dtype=np.int8)
+    steps = np.zeros(lanes, dtype=np.int64)
+    uniforms = state.uniforms
+    arrays = (state.inputs, state.temporaries, state.outputs[state.bank], state.address,
+              state.cmp, np.ascontiguousarray(uniforms.floats, dtype=np.float32),
+              uniforms.float_given, np.ascontiguousarray(uniforms.ints, dtype=np.int64),
+              uniforms.bools, np.int64(max_steps), status, steps, NATIVE_LOOPS)
+    chunks = min(_threads(), max(1, lanes // _MIN_LANES_PER_THREAD))
+    bounds = np.linspace(0, lanes, chunks + 1).astype(np.int64)
+    if chunks == 1:
+        kernel(0, lanes, entry, *arrays)
+    else:
+        jobs = [_executor().submit(kernel, int(lo), int(hi), entry, *arrays)
+                for lo, hi in itertools.pairwise(bounds)]
+        for job in jobs:
+            job.result()
+    for lane in np.flatnonzero(status):
+        steps[lane] = _reference_lane(program, state, entry, int(lane), precision, max_steps)
+    return steps
+
+
+def _interpreter(program: DecodedProgram, analysis, precision: Precision,
+                 missing: frozenset) -> Callable[..., None]:
+    """The interpreter kernel bound to ``program``'s table (same signature as a compiled
+    kernel)."""
+    from . import jit_interp
+
+    key = ("interpreter", program.program, missing)
+    with _cache_lock:
+        encoded = _tables.get(key)
+    if encoded is None:
+        encoded = (jit_interp.encode(program, analysis, missing),
+                   *jit_interp.register_rows(program))
+        with _cache_lock:
+            _tables[key] = encoded
+            while len(_tables) > _CACHE_SIZE:
+                _tables.popitem(last=False)
+    f24 = precision == "f24"
+
+    def kernel(lo: int, hi: int, entry: int, *arrays: object) -> None:
+        jit_interp.interpret(lo, hi, entry, *encoded, f24, *arrays)
+
+    return kernel
+
+
+def _reference_lane(program: DecodedProgram, state: ShaderState, entry: int, lane: int,
+                    precision: Precision, max_steps: int) -> int:
+    """Run one lane (still holding its initial registers) on the reference engine."""
+    one = state.lane(lane)
+    try:
+        count = run_invocation(program, one, entry, precision=precision,
+                               max_steps=max_steps)
+    except (ShaderHang, ShaderFault) as error:
+        if state.lanes == 1:
+            raise
+        raise type(error)(f"{error.reason} (vertex {lane})", pc=error.pc) from None
+    state.store_lane(lane, one)
+    return count
+
+
+if AVAILABLE:
+    register_engine("jit", run_lanes_jit)

@@ -1,0 +1,658 @@
+"""Translating a decoded program into the Python source of a Numba kernel.
+
+The kernel runs lanes ``lo .. hi - 1`` one after the other, each through the whole
+shader, with every register component a local scalar.  The program is cut into basic
+blocks; a ``while`` loop dispatches on the PC between blocks (a program that is one
+block from its entry to END gets no loop at all).  Inside a block instructions run
+straight through: a block ends at END, at every flow or geometry instruction, at every
+instruction after which a stack can pop (its PC + 1 is the trigger of some IF, CALL or
+LOOP push in the program: triggers are static fields) and before every address control
+can reach (jump targets, IF destinations, return addresses, loop bodies and exits).
+After instructions where a stack can pop, the kernel runs :func:`.jit_stacks.next_pc`,
+the per-instruction stack check; after any other instruction the check cannot change
+anything, so it is left out.
+
+A straight-line program (one block of ALU instructions ending with END, no relative
+addressing, every register it reads given) gets a different kernel: lanes go in blocks
+of :data:`LANE_BLOCK`, and each instruction is one loop over the block's lanes with the
+registers in rows of a small array, which LLVM vectorizes.
+
+The math of each instruction is :mod:`.jit_rules`; nothing here computes a value.
+ADD, MUL, MAD and the dot products are spelled out as one expression of its inlined
+building blocks (the bodies of ``R.add24``, ``R.dp4_32`` etc.), so that the kernel has
+no call in its inner loop; the other opcodes call their rule.
+
+Whatever the kernel cannot finish exactly the way the reference engine would (a hang, a
+fault, a read of a register that was not given, the step limit) sets the lane's status
+to :data:`NEEDS_REFERENCE`; :mod:`.jit` then runs that lane on the reference engine,
+which raises the error with its exact message (or, for the step limit checked per
+block, finishes the lane).
+
+Pure Python: this module does not need Numba.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..isa import NUM_INT_UNIFORMS, Kind, Opcode
+from .decode import DecodedProgram, Operand, Step
+from .semantics import Precision
+
+#: Lanes per block in the kernels of straight-line programs (one loop per instruction
+#: over a block's lanes: long enough for LLVM's vector loops, short enough for the
+#: block's registers to stay in the L1 cache).
+LANE_BLOCK = 32
+#: Lane status values written by the kernels.
+DONE = 0
+NEEDS_REFERENCE = 1
+
+XYZW = "xyzw"
+_PUSHES = (Opcode.IFU, Opcode.IFC, Opcode.CALL, Opcode.CALLC, Opcode.CALLU, Opcode.LOOP)
+_CALLS = (Opcode.CALL, Opcode.CALLC, Opcode.CALLU)
+_BREAKS = (Opcode.BREAK, Opcode.BREAKC)
+#: Opcodes whose f24/f32 rule is one function of per-component sources.
+_COMPONENTWISE = {Opcode.FLR: "flr"}
+_SCALAR_UNITS = {Opcode.RCP: "rcp", Opcode.RSQ: "rsq", Opcode.EX2: "ex2", Opcode.LG2: "lg2"}
+_PLAIN = {Opcode.MAX: "pica_max", Opcode.MIN: "pica_min", Opcode.SGE: "sge",
+          Opcode.SLT: "slt"}
+#: Opcodes computed through NumPy's inner loops (jit_rules.UFUNC_LOOPS_OK).
+UFUNC_OPCODES = frozenset({Opcode.EX2, Opcode.LG2})
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """Static facts about a program: where stacks can pop, the blocks, what is read."""
+
+    length: int
+    if_triggers: frozenset[int]
+    call_triggers: frozenset[int]
+    loop_triggers: frozenset[int]
+    leaders: tuple[int, ...]
+    #: Registers read by name: ('v' | 'c' | 'i' | 'b', number).
+    reads: frozenset[tuple[str, int]]
+    opcodes: frozenset[Opcode]
+
+    def pops_after(self, pc: int) -> tuple[bool, bool, bool]:
+        """Which stages of the stack check can pop after the instruction at ``pc``."""
+        following = pc + 1
+        return (following in self.call_triggers, following in self.if_triggers,
+                following in self.loop_triggers)
+
+
+def analyse(program: DecodedProgram) -> Analysis:
+    steps = program.steps
+    length = len(steps)
+    if_t, call_t, loop_t = set(), set(), set()
+    targets: set[int] = set()
+    reads: set[tuple[str, int]] = set()
+    for step in steps:
+        op, pc = step.op, step.pc
+        if step.fault is None and step.kind in (Kind.ARITHMETIC, Kind.COMPARE):
+            for operand in step.sources:
+                relative = operand.bank == "c" and operand.relative is not None
+                if operand.bank != "r" and not relative:
+                    reads.add((operand.bank, operand.number))
+        if step.kind is not Kind.FLOW:
+            continue
+        if op in (Opcode.IFU, Opcode.CALLU, Opcode.JMPU):
+            reads.add(("b", step.field("id")))
+        if op is Opcode.LOOP:
+            reads.add(("i", step.field("id") % NUM_INT_UNIFORMS))
+        if op in _BREAKS:
+            continue
+        dst, num = step.field("dst"), step.field("num")
+        if op in (Opcode.IFU, Opcode.IFC):
+            if_t.add(dst)
+            targets.update((dst, dst + num))
+        elif op in _CALLS:
+            call_t.add(dst + num)
+            targets.update((dst, pc + 1))
+        elif op is Opcode.LOOP:
+            loop_t.add(dst + 1)
+            targets.update((pc + 1, dst + 1))
+        else:  # JMPC, JMPU
+            targets.add(dst)
+    analysis = Analysis(length, frozenset(if_t), frozenset(call_t), frozenset(loop_t), (),
+                        frozenset(reads), frozenset(s.op for s in steps))
+    leaders = set(targets)
+    for step in steps:
+        if _ends_block(step, analysis):
+            leaders.add(step.pc + 1)
+    leaders = {pc for pc in leaders if 0 <= pc < length}
+    return Analysis(length, analysis.if_triggers, analysis.call_triggers,
+                    analysis.loop_triggers, tuple(sorted(leaders)), analysis.reads,
+                    analysis.opcodes)
+
+
+def _ends_block(step: Step, analysis: Analysis) -> bool:
+    return (step.fault is not None or (step.kind not in (Kind.ARITHMETIC, Kind.COMPARE)
+            and step.op is not Opcode.NOP) or any(analysis.pops_after(step.pc)))
+
+
+@dataclass(slots=True)
+class _Source:
+    """Python source text with indentation."""
+
+    lines: list[str] = field(default_factory=list)
+    depth: int = 0
+
+    def __call__(self, text: str) -> None:
+        self.lines.append("    " * self.depth + text)
+
+    def text(self) -> str:
+        return "\n".join(self.lines) + "\n"
+
+
+@dataclass(frozen=True, slots=True)
+class KernelSource:
+    source: str
+    name: str
+    leaders: tuple[int, ...]
+
+
+def generate(program: DecodedProgram, analysis: Analysis, entries: tuple[int, ...],
+             precision: Precision, missing: frozenset[tuple[str, int]]) -> KernelSource:
+    """The source of ``kernel(lo, hi, entry, inputs, temporaries, outputs, address, cmp,
+    floats, float_given, ints, bools, max_steps, status, steps, natives)`` for
+    ``program`` (``natives``: :data:`.jit_rules.NATIVE_LOOPS`).
+
+    ``entries`` are the entry points the kernel must accept besides the static leaders;
+    ``missing`` the registers of ``analysis.reads`` that were not given (reading one
+    hands the lane to the reference engine).
+    """
+    return _Generator(program, analysis, entries, precision, missing).kernel()
+
+
+class _Generator:
+    def __init__(self, program: DecodedProgram, analysis: Analysis,
+                 entries: tuple[int, ...], precision: Precision,
+                 missing: frozenset[tuple[str, int]]):
+        self.steps = program.steps
+        self.a = analysis
+        self.precision = precision
+        self.missing = missing
+        self.leaders = tuple(sorted(set(analysis.leaders) | set(entries)))
+        self.out = _Source()
+        self.temp = 0
+        self.used_regs: set[tuple[str, int]] = set()
+        self.written_regs: set[tuple[str, int]] = set()
+        # Where the kernel keeps a lane's registers: local scalars (one lane at a time) or,
+        # in the straight-line kernels, rows of per-block arrays indexed by the lane j.
+        self.rows: dict[tuple[str, int], int] | None = None
+        self.flag_names = ("cmpx", "cmpy")
+        self.address_names = ("a0x", "a0y", "al")
+
+    def register(self, bank: str, number: int, component: int) -> str:
+        if self.rows is None:
+            return f"{bank}{number}_{component}"
+        row = self.rows.setdefault((bank, number), 4 * len(self.rows))
+        return f"W[{row + component}, j]"
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def fresh(self, prefix: str = "t") -> str:
+        self.temp += 1
+        return f"{prefix}{self.temp}"
+
+    def rule(self, name: str) -> str:
+        """A precision-specific rule of jit_rules (``add`` -> ``R.add24`` / ``R.add32``)."""
+        suffix = {"f24": "24", "f32": "32"}[self.precision]
+        special = {("ex2", "f24"): "ex2_24", ("ex2", "f32"): "ex2_f32",
+                   ("lg2", "f24"): "lg2_24", ("lg2", "f32"): "lg2_f32"}
+        return "R." + special.get((name, self.precision), name + suffix)
+
+    def flag(self) -> None:
+        self.out("st = 1")
+
+    # -- the kernel ----------------------------------------------------------------------
+
+    def kernel(self) -> KernelSource:
+        body = _Source(depth=3)
+        self.out = body
+        blocks = [(leader, self.block_steps(leader)) for leader in self.leaders]
+        if self.straight(blocks):
+            return KernelSource(self.straight_kernel(blocks[0][1]), "kernel", self.leaders)
+        single = len(blocks) == 1
+        if single:
+            body.depth = 2
+            self.emit_block(*blocks[0], dispatch=False)
+        else:
+            for k, (leader, steps) in enumerate(blocks):
+                body.depth = 3
+                body(f"{'if' if k == 0 else 'elif'} pc == {leader}:")
+                body.depth = 4
+                self.emit_block(leader, steps, dispatch=True)
+            body.depth = 3
+            body("else:")
+            body("    st = 1")
+        return KernelSource(self.wrap(body, single), "kernel", self.leaders)
+
+    def straight(self, blocks: list[tuple[int, list[Step]]]) -> bool:
+        """Whether the program is one block of ALU instructions ending with END that
+        reads only registers that were given and no uniform through an address
+        register: then every lane does the same, and no lane can need the reference
+        engine except through the step limit."""
+        if len(blocks) != 1:
+            return False
+        *body, last = blocks[0][1]
+        if last.op is not Opcode.END or last.fault is not None:
+            return False
+        for step in body:
+            if step.op is Opcode.NOP:
+                continue
+            if step.fault is not None or step.kind not in (Kind.ARITHMETIC, Kind.COMPARE):
+                return False
+            for operand in step.sources:
+                if operand.bank == "c" and operand.relative is not None:
+                    return False
+                if (operand.bank, operand.number) in self.missing:
+                    return False
+        return True
+
+    def straight_kernel(self, steps: list[Step]) -> str:
+        """The kernel of a straight-line program: lanes go in blocks of
+        :data:`LANE_BLOCK`; each instruction is one loop over the lanes of a block with
+        its registers in rows of ``W`` (flags in ``F``, address registers in ``A``), so
+        that LLVM vectorizes the arithmetic across lanes."""
+        self.rows = {}
+        self.flag_names = ("F[0, j]", "F[1, j]")
+        self.address_names = ("A[0, j]", "A[1, j]", "A[2, j]")
+        body = _Source(depth=2)
+        self.out = body
+        for step in steps[:-1]:
+            if step.op is Opcode.NOP:
+                continue
+            body(f"# 0x{step.pc:03X}: {step.info.mnemonic}")
+            body("for j in range(m):")
+            body.depth = 3
+            self.emit_alu(step)
+            body.depth = 2
+        ops = self.a.opcodes
+        address = Opcode.MOVA in ops
+        flags = bool(ops & {Opcode.CMP, Opcode.LITP})
+        arrays = {"v": "inputs", "r": "temporaries", "o": "outputs"}
+        out = _Source()
+        out("def kernel(lo, hi, entry, inputs, temporaries, outputs, address, cmp, floats, "
+            "float_given, ints, bools, max_steps, status, steps, natives):")
+        out.depth = 1
+        self.hoist_uniforms(out)
+        out(f"if max_steps < {len(steps)}:")
+        out("    for lane in range(lo, hi):")
+        out("        status[lane] = 1")
+        out("        steps[lane] = 0")
+        out("    return")
+        out(f"W = np.empty(({max(4, 4 * len(self.rows))}, {LANE_BLOCK}), np.float32)")
+        if address:
+            out(f"A = np.empty((3, {LANE_BLOCK}), np.int64)")
+        if flags:
+            out(f"F = np.empty((2, {LANE_BLOCK}), np.bool_)")
+        out(f"for base in range(lo, hi, {LANE_BLOCK}):")
+        out.depth = 2
+        out(f"m = min({LANE_BLOCK}, hi - base)")
+        out("for j in range(m):")
+        out("    lane = base + j")
+        for (bank, number), row in self.rows.items():
+            for c in range(4):
+                out(f"    W[{row + c}, j] = {arrays[bank]}[{number}, {c}, lane]")
+        if address:
+            for k in range(3):
+                out(f"    A[{k}, j] = address[{k}, lane]")
+        if flags:
+            for k in range(2):
+                out(f"    F[{k}, j] = cmp[{k}, lane]")
+        out.lines.extend(body.lines)
+        out("for j in range(m):")
+        out("    lane = base + j")
+        for bank, number in sorted(self.written_regs):
+            row = self.rows[(bank, number)]
+            for c in range(4):
+                out(f"    {arrays[bank]}[{number}, {c}, lane] = W[{row + c}, j]")
+        if address:
+            for k in range(3):
+                out(f"    address[{k}, lane] = A[{k}, j]")
+        if flags:
+            for k in range(2):
+                out(f"    cmp[{k}, lane] = F[{k}, j]")
+        out("    status[lane] = 0")
+        out(f"    steps[lane] = {len(steps)}")
+        return out.text()
+
+    def hoist_uniforms(self, out: _Source) -> None:
+        """Load the uniforms read by name (and EX2/LG2's scratch buffers) once."""
+        for _, number in sorted(r for r in self.a.reads if r[0] == "c"):
+            for c in range(4):
+                out(f"c{number}_{c} = floats[{number}, {c}]")
+        if self.a.opcodes & UFUNC_OPCODES:
+            out("scratch = R.make_scratch(natives)")
+
+    def block_steps(self, leader: int) -> list[Step]:
+        steps = []
+        pc = leader
+        while pc < self.a.length:
+            step = self.steps[pc]
+            steps.append(step)
+            if _ends_block(step, self.a) or step.op is Opcode.END or (
+                    pc + 1 in self.leaders):
+                break
+            pc += 1
+        return steps
+
+    def emit_block(self, leader: int, steps: list[Step], dispatch: bool) -> None:
+        out = self.out
+        out(f"if executed + {len(steps)} > max_steps:")
+        out("    st = 1")
+        out(f"executed += {len(steps)}")
+        for step in steps:
+            self.emit_step(step)
+        last = steps[-1]
+        if last.op is Opcode.END and last.fault is None:
+            out("pc = -1")
+            return
+        if last.fault is not None or last.kind in (Kind.GEOMETRY, Kind.UNKNOWN):
+            out("st = 1")
+            return
+        self.emit_transfer(last)
+        if not dispatch:
+            # A single block that does not end with END runs past the program's end or
+            # jumps: only the reference engine's hang message is exact.
+            out("st = 1")
+
+    def emit_transfer(self, step: Step) -> None:
+        """Set ``pc`` after the block's last instruction (it may jump, push, or pop)."""
+        out = self.out
+        following = step.pc + 1
+        check_call, check_if, check_loop = self.a.pops_after(step.pc)
+        breaks = step.op in _BREAKS
+        jump = "jump" if step.kind is Kind.FLOW and step.op not in _BREAKS else "-1"
+        if not (check_call or check_if or check_loop or breaks):
+            out(f"pc = {following} if {jump} < 0 else {jump}" if jump != "-1"
+                else f"pc = {following}")
+        else:
+            brk = "brk" if breaks else "False"
+            out(f"pc, al, n_if, n_call, n_loop, hang = S.next_pc(ifs, n_if, calls, n_call, "
+                f"loops, n_loop, {following}, {jump}, {brk}, al, {check_call}, {check_if}, "
+                f"{check_loop or breaks})")
+            out("if hang:")
+            out("    st = 1")
+        out(f"if pc >= {self.a.length}:")
+        out("    st = 1")
+
+    # -- instructions ----------------------------------------------------------------------
+
+    def emit_step(self, step: Step) -> None:
+        out = self.out
+        out(f"# 0x{step.pc:03X}: {step.info.mnemonic or 'unknown'}")
+        if step.fault is not None:
+            self.flag()
+            return
+        kind = step.kind
+        if kind in (Kind.ARITHMETIC, Kind.COMPARE):
+            self.emit_alu(step)
+        elif kind is Kind.FLOW:
+            self.emit_flow(step)
+
+    def read(self, operand: Operand) -> list[str]:
+        """Emit the reads of one source operand; returns its 4 component expressions."""
+        bank, number = operand.bank, operand.number
+        if bank == "c" and operand.relative is not None:
+            index = self.address_names[operand.relative]
+            row = self.fresh("row")
+            self.out(f"{row} = R.relative_row({number}, {index})")
+            self.out(f"if not float_given[{row}]:")
+            self.out("    st = 1")
+            raw = [f"floats[{row}, {c}]" for c in range(4)]
+        else:
+            if (bank, number) in self.missing:
+                self.flag()
+            if bank != "c":
+                self.used_regs.add((bank, number))
+                raw = [self.register(bank, number, c) for c in range(4)]
+            else:
+                raw = [f"c{number}_{c}" for c in range(4)]
+        values = []
+        for c in operand.swizzle.tolist():
+            value = raw[c]
+            if operand.negate:
+                value = f"R.negate{self.precision[1:]}({value})"
+            name = self.fresh("s")
+            self.out(f"{name} = {value}")
+            values.append(name)
+        return values
+
+    def emit_alu(self, step: Step) -> None:
+        out = self.out
+        src = [self.read(operand) for operand in step.sources]
+        op = step.op
+        mask = step.mask.tolist()
+        if op is Opcode.CMP:
+            x, y = self.fresh("fx"), self.fresh("fy")
+            out(f"{x} = R.compare({step.field('cmpx')}, {src[0][0]}, {src[1][0]})")
+            out(f"{y} = R.compare({step.field('cmpy')}, {src[0][1]}, {src[1][1]})")
+            out(f"{self.flag_names[0]} = {x}")
+            out(f"{self.flag_names[1]} = {y}")
+            return
+        if op is Opcode.MOVA:
+            for component in mask:
+                if component < 2:
+                    out(f"{self.address_names[component]} = R.address_from_float("
+                        f"{src[0][component]})")
+            return
+        results = self.results(op, src)
+        bank, number = step.dest
+        self.used_regs.add((bank, number))
+        self.written_regs.add((bank, number))
+        for component in mask:
+            out(f"{self.register(bank, number, component)} = {results[component]}")
+        if op is Opcode.LITP:
+            out(f"{self.flag_names[0]} = {src[0][0]} >= 0.0")
+            out(f"{self.flag_names[1]} = {src[0][3]} >= 0.0")
+
+    def results(self, op: Opcode, src: list[list[str]]) -> list[str]:
+        """Emit the computation of an ALU result; returns its 4 component names."""
+        out = self.out
+        f24 = self.precision == "f24"
+        names = [self.fresh("v") for _ in range(4)]
+        if op in (Opcode.ADD, Opcode.MUL, Opcode.MAD):
+            for c in range(4):
+                out(f"{names[c]} = {self.arithmetic(op, [s[c] for s in src])}")
+        elif op in _COMPONENTWISE:
+            function = self.rule(_COMPONENTWISE[op])
+            for c in range(4):
+                args = ", ".join(s[c] for s in src)
+                out(f"{names[c]} = {function}({args})")
+        elif op in _PLAIN:
+            for c in range(4):
+                out(f"{names[c]} = R.{_PLAIN[op]}({src[0][c]}, {src[1][c]})")
+        elif op is Opcode.MOV:
+            return src[0]
+        elif op in (Opcode.DP3, Opcode.DP4, Opcode.DPH):
+            a, b = src
+            if op is Opcode.DP3:
+                args = [*a[:3], *b[:3]]
+            elif op is Opcode.DP4:
+                args = [*a, *b]
+            else:
+                args = [*a[:3], *b]
+            a, b = args[:len(args) // 2], args[len(args) // 2:]
+            if op is Opcode.DPH:
+                a, b = [*args[:3], None], args[3:]
+            out(f"{names[0]} = {self.dot(a, b)}")
+            return [names[0]] * 4
+        elif op in _SCALAR_UNITS:
+            name = _SCALAR_UNITS[op]
+            extra = ", scratch" if op in UFUNC_OPCODES else ""
+            out(f"{names[0]} = {self.rule(name)}({src[0][0]}{extra})")
+            return [names[0]] * 4
+        elif op is Opcode.DST:
+            a, b = src
+            out(f"{names[0]} = R.ONE32")
+            if f24:
+                out(f"{names[1]} = R.dst_y24({a[1]}, {b[1]})")
+                out(f"{names[2]} = R.pass24({a[2]})")
+                out(f"{names[3]} = R.pass24({b[3]})")
+            else:
+                out(f"{names[1]} = R.mul32({a[1]}, {b[1]})")
+                return [names[0], names[1], a[2], b[3]]
+        elif op is Opcode.LITP:
+            s = src[0]
+            out(f"{names[0]} = R.litp_xw({s[0]})")
+            out(f"{names[1]} = R.litp_y({s[1]})")
+            out(f"{names[3]} = R.litp_xw({s[3]})")
+            return [names[0], names[1], "R.ZERO32", names[3]]
+        else:
+            raise AssertionError(f"no JIT rule for {op.name}")
+        return names
+
+    def arithmetic(self, op: Opcode, args: list[str]) -> str:
+        """ADD, MUL or MAD of one component as one expression of the inlined building
+        blocks of :mod:`.jit_rules` (the bodies of ``R.add24``, ``R.mad32`` etc.)."""
+        if self.precision == "f32":
+            if op is Opcode.ADD:
+                return f"R.add32({args[0]}, {args[1]})"
+            product = f"R.mul32({args[0]}, {args[1]})"
+            return product if op is Opcode.MUL else f"R.add32({product}, {args[2]})"
+        work = [f"R.work24({x})" for x in args]
+        if op is Opcode.ADD:
+            return f"np.float32(R.round24(R.add64({work[0]}, {work[1]})))"
+        product = f"R.round24(R.mul64({work[0]}, {work[1]}))"
+        if op is Opcode.MUL:
+            return f"np.float32({product})"
+        return f"np.float32(R.round24(R.add64({product}, {work[2]})))"
+
+    def dot(self, a: list[str | None], b: list[str]) -> str:
+        """A DP3/DP4/DPH result as one expression (``R.dp4_24`` etc. inlined); None in
+        ``a`` is DPH's constant 1.0."""
+        if self.precision == "f32":
+            total = "R.ZERO32"
+            for x, y in zip(a, b, strict=True):
+                total = f"R.add32({total}, R.mul32({'R.ONE32' if x is None else x}, {y}))"
+            return total
+        total = "0.0"
+        for x, y in zip(a, b, strict=True):
+            left = "1.0" if x is None else f"R.work24({x})"
+            total = f"R.round24(R.add64({total}, R.round24(R.mul64({left}, R.work24({y})))))"
+        return f"np.float32({total})"
+
+    def condition(self, step: Step) -> str:
+        return (f"R.condition({step.field('condop')}, {bool(step.field('refx'))}, "
+                f"{bool(step.field('refy'))}, cmpx, cmpy)")
+
+    def bool_uniform(self, step: Step) -> str:
+        number = step.field("id")
+        if ("b", number) in self.missing:
+            self.flag()
+        return f"bools[{number}]"
+
+    def emit_flow(self, step: Step) -> None:
+        out = self.out
+        op, pc = step.op, step.pc
+        if op is Opcode.END or op is Opcode.NOP:
+            return
+        if op is Opcode.BREAK:
+            out("brk = True")
+            return
+        if op is Opcode.BREAKC:
+            out(f"brk = {self.condition(step)}")
+            return
+        dst, num = step.field("dst"), step.field("num")
+        out("jump = -1")
+        if op in _CALLS:
+            if op is Opcode.CALL:
+                taken = "True"
+            elif op is Opcode.CALLC:
+                taken = self.condition(step)
+            else:
+                taken = self.bool_uniform(step)
+            out(f"if {taken}:")
+            out(f"    n_call = S.push_call(calls, n_call, {dst + num}, {pc + 1})")
+            out(f"    jump = {dst}")
+        elif op in (Opcode.IFU, Opcode.IFC):
+            taken = self.bool_uniform(step) if op is Opcode.IFU else self.condition(step)
+            out(f"if {taken}:")
+            out(f"    n_if = S.push_if(ifs, n_if, {dst}, {dst + num})")
+            out("else:")
+            out(f"    jump = {dst}")
+        elif op is Opcode.LOOP:
+            number = step.field("id") % NUM_INT_UNIFORMS
+            if ("i", number) in self.missing:
+                self.flag()
+            out(f"n_loop = S.push_loop(loops, n_loop, {dst + 1}, {pc + 1}, ints[{number}, 0], "
+                f"ints[{number}, 2], al)")
+            out(f"al = ints[{number}, 1]")
+        elif op is Opcode.JMPC:
+            out(f"if {self.condition(step)}:")
+            out(f"    jump = {dst}")
+        elif op is Opcode.JMPU:
+            # JMPU jumps if the bool equals !(NUM & 1) (semantics.jmpu_taken).
+            out(f"if {self.bool_uniform(step)} == {not num & 1}:")
+            out(f"    jump = {dst}")
+        else:
+            raise AssertionError(f"unhandled flow instruction {op.name}")
+
+    # -- prologue and epilogue -------------------------------------------------------------
+
+    def wrap(self, body: _Source, single: bool) -> str:
+        out = _Source()
+        out("def kernel(lo, hi, entry, inputs, temporaries, outputs, address, cmp, floats, "
+            "float_given, ints, bools, max_steps, status, steps, natives):")
+        out.depth = 1
+        self.hoist_uniforms(out)
+        stacks = bool(self.a.if_triggers or self.a.call_triggers or self.a.loop_triggers
+                      or self.a.opcodes & set(_BREAKS))
+        if stacks:
+            out("ifs = np.zeros((8, 2), np.int64)")
+            out("calls = np.zeros((4, 2), np.int64)")
+            out("loops = np.zeros((4, 5), np.int64)")
+        out("for lane in range(lo, hi):")
+        out.depth = 2
+        arrays = {"v": "inputs", "r": "temporaries", "o": "outputs"}
+        for bank, number in sorted(self.used_regs):
+            for c in range(4):
+                out(f"{bank}{number}_{c} = {arrays[bank]}[{number}, {c}, lane]")
+        # Address registers and flags are loaded and stored only if the program uses them.
+        ops = self.a.opcodes
+        relative = any(o.relative is not None for st in self.steps for o in st.sources
+                       if o.bank == "c")
+        address = stacks or relative or bool(ops & {Opcode.MOVA, Opcode.LOOP})
+        flags = bool(ops & {Opcode.CMP, Opcode.LITP, Opcode.IFC, Opcode.CALLC, Opcode.JMPC,
+                            Opcode.BREAKC})
+        if address:
+            out("a0x = address[0, lane]")
+            out("a0y = address[1, lane]")
+            out("al = address[2, lane]")
+        if flags:
+            out("cmpx = cmp[0, lane]")
+            out("cmpy = cmp[1, lane]")
+        out("st = 0")
+        out("executed = 0")
+        out("jump = -1")
+        out("brk = False")
+        if stacks:
+            out("n_if = 0")
+            out("n_call = 0")
+            out("n_loop = 0")
+        out("pc = entry")
+        if not single:
+            out("while pc >= 0 and st == 0:")
+        out.lines.extend(body.lines)
+        out.depth = 2
+        out("if st == 0:")
+        out.depth = 3
+        for bank, number in sorted(self.written_regs):
+            for c in range(4):
+                out(f"{arrays[bank]}[{number}, {c}, lane] = {bank}{number}_{c}")
+        if address:
+            out("address[0, lane] = a0x")
+            out("address[1, lane] = a0y")
+            out("address[2, lane] = al")
+        if flags:
+            out("cmp[0, lane] = cmpx")
+            out("cmp[1, lane] = cmpy")
+        out.depth = 2
+        out("status[lane] = st")
+        out("steps[lane] = executed")
+        return out.text()
+
+
+__all__ = ["DONE", "NEEDS_REFERENCE", "Analysis", "KernelSource", "analyse", "generate"]

@@ -1,0 +1,670 @@
+"""The PICA200 hardware rules as scalar Numba functions, for the JIT engine.
+
+Numba cannot call :mod:`.semantics` (it works on NumPy arrays with boolean masks), so
+the JIT needs one scalar copy of every rule.  This module is that single copy; each
+function names the :mod:`.semantics` or :mod:`gpuisa.floats` function it mirrors, and
+``tests/pica/engine/test_jit_rules.py`` proves them equal (exhaustively over float24
+patterns where that is feasible, by property tests elsewhere).  The generated kernels
+(:mod:`.jit_codegen`) call nothing but these functions.
+
+Exactness notes, found by experiment on the reference engine and kept here:
+
+* NaN operands: the result is the first NaN operand, quieted (``semantics.first_nan``).
+  LLVM, like any compiler, may commute ``a + b``; so every binary operation here picks
+  the NaN explicitly.
+* Negation in f24 mode is ``-x + 0`` in NumPy, which also quiets a signalling NaN.
+  LLVM rewrites ``(-x) + 0`` into ``0 - x``, which loses the sign flip of a NaN; so it
+  is written with integer operations.
+* EX2 and LG2 use NumPy's own ufunc inner loops (on this class of machine NumPy uses
+  SVML, which differs from libm in the last bit), called through their C function
+  pointers, so that the JIT computes exactly what the reference engine computes.  The
+  pointers are an argument of every kernel (:data:`NATIVE_LOOPS`), never a constant in
+  compiled code, so every compiled function can be cached on disk.
+* float32 mode never uses fast-math: no FMA contraction (MAD is not fused), no
+  reassociation.
+
+Only imported when Numba is installed (:mod:`.jit` checks first).
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
+
+from ...floats import F24_MIN_NORMAL
+from ..isa import RELATIVE_INDEX_MASK, RELATIVE_OFFSET_RANGE
+from . import jit_cache  # noqa: F401  (first: drops stale compiled code)
+from .semantics import LITP_Y_LIMIT
+
+# -- bit casts -------------------------------------------------------------------------------
+
+
+def _bitcast(source: types.Type, target: types.Type):
+    """A reinterpreting cast ``source`` -> ``target``; an integer argument of another
+    width is first converted to the unsigned type of the float's width (Numba widens
+    ``uint32 | uint32`` to 64 bits)."""
+
+    @intrinsic
+    def cast(typingctx, value):
+        if value != source and not (isinstance(source, types.Integer)
+                                    and isinstance(value, types.Integer)):
+            return None
+
+        def codegen(context, builder, signature, args):
+            converted = context.cast(builder, args[0], signature.args[0], source)
+            return builder.bitcast(converted, context.get_value_type(target))
+
+        return target(value), codegen
+
+    return cast
+
+
+f32_bits = _bitcast(types.float32, types.uint32)
+bits_f32 = _bitcast(types.uint32, types.float32)
+f64_bits = _bitcast(types.float64, types.uint64)
+bits_f64 = _bitcast(types.uint64, types.float64)
+
+# Typed constants: Numba promotes uint64 mixed with a Python int to float64.
+_U32_SIGN = np.uint32(0x80000000)
+_U32_ABS = np.uint32(0x7FFFFFFF)
+_U32_INF = np.uint32(0x7F800000)
+_U32_QUIET = np.uint32(0x00400000)
+_U64_SIGN = np.uint64(0x8000000000000000)
+_U64_ABS = np.uint64(0x7FFFFFFFFFFFFFFF)
+_U64_INF = np.uint64(0x7FF0000000000000)
+_U64_QUIET = np.uint64(1 << 51)
+_U64_ONE = np.uint64(1)
+_U64_ZERO = np.uint64(0)
+# float24 keeps 16 of float64's 52 mantissa bits: 36 are dropped.
+_DROP = np.uint64(36)
+_DROP_MASK = np.uint64((1 << 36) - 1)
+_HALF_MINUS_ONE = np.uint64((1 << 35) - 1)
+# The float64 patterns of 2^-62 (smallest float24 normal) and 2^64 (first magnitude past
+# F24_MAX); NaN payload bits that survive in float24 (float32 bits 7-22 = float64 36-51).
+_F24_MIN_64 = np.uint64((1023 - 62) << 52)
+_F24_OVER_64 = np.uint64((1023 + 64) << 52)
+_F24_PAYLOAD_64 = np.uint64(0x000FFFF000000000)
+_F24_MIN_32 = np.float32(F24_MIN_NORMAL)
+_ZERO32 = np.float32(0.0)
+_ONE32 = np.float32(1.0)
+#: Constants the generated kernels use (DST's x, LITP's z).
+ZERO32 = _ZERO32
+ONE32 = _ONE32
+_LITP_LIMIT = np.float32(LITP_Y_LIMIT)
+_INT32_MIN = -(2**31)
+_INT32_MAX = 2**31 - 1
+_OFFSET_LOW, _OFFSET_HIGH = RELATIVE_OFFSET_RANGE
+
+#: Every rule: compiled lazily and cached on disk (nothing compiled refers to an address
+#: of this process: see NATIVE_LOOPS), IEEE results instead of Python exceptions (1 / 0
+#: = inf).
+_rule = njit(cache=True, error_model="numpy")
+#: The small building blocks are inlined into the rules that use them (Numba does not
+#: inline calls between separately compiled functions); the rules themselves are not,
+#: which keeps the compile time of each program's kernel low.
+_leaf = njit(cache=True, error_model="numpy", inline="always")
+
+
+# -- inlined building blocks -----------------------------------------------------------------
+#
+# The building blocks below are Numba intrinsics: each call is expanded into a few LLVM
+# instructions where it is used, with selects instead of branches.  A Numba function call
+# is never inlined by LLVM, and Numba's own inlining (``inline="always"``) makes compiling
+# a kernel many times slower; intrinsics cost nothing to compile and let LLVM keep values
+# in registers and vectorize the kernels' loops over lanes.
+
+_F32 = ir.FloatType()
+_F64 = ir.DoubleType()
+_I32 = ir.IntType(32)
+_I64 = ir.IntType(64)
+
+
+def _inline(argument: types.Type, result: types.Type, arity: int, build):
+    """An intrinsic of ``arity`` numeric arguments, each converted to ``argument``, whose
+    LLVM code ``build(builder, *values)`` returns a ``result``."""
+
+    def typed(values):
+        if all(isinstance(v, (types.Float, types.Integer, types.Boolean)) for v in values):
+            return result(*values)
+        return None
+
+    def codegen(context, builder, signature, args):
+        values = [context.cast(builder, value, kind, argument)
+                  for value, kind in zip(args, signature.args, strict=True)]
+        return build(builder, *values)
+
+    if arity == 1:
+
+        @intrinsic
+        def unary(typingctx, a):
+            signature = typed((a,))
+            return None if signature is None else (signature, codegen)
+
+        return unary
+
+    @intrinsic
+    def binary(typingctx, a, b):
+        signature = typed((a, b))
+        return None if signature is None else (signature, codegen)
+
+    return binary
+
+
+def _is_nan(builder, x):
+    return builder.fcmp_unordered("uno", x, x)
+
+
+def _quiet32_ir(builder, x):
+    bits = builder.or_(builder.bitcast(x, _I32), ir.Constant(_I32, int(_U32_QUIET)))
+    return builder.bitcast(bits, _F32)
+
+
+def _first_nan(builder, a, b, result, quiet):
+    """``result``, or the first NaN operand (quieted by ``quiet``) if there is one."""
+    result = builder.select(_is_nan(builder, b), quiet(builder, b), result)
+    return builder.select(_is_nan(builder, a), quiet(builder, a), result)
+
+
+def _same(builder, x):
+    return x
+
+
+def _round24_ir(builder, x):
+    u = builder.bitcast(x, _I64)
+    magnitude = builder.and_(u, ir.Constant(_I64, int(_U64_ABS)))
+    sign = builder.and_(u, ir.Constant(_I64, int(_U64_SIGN)))
+    odd = builder.and_(builder.lshr(magnitude, ir.Constant(_I64, int(_DROP))),
+                       ir.Constant(_I64, 1))
+    rounded = builder.add(builder.add(magnitude, odd), ir.Constant(_I64, int(_HALF_MINUS_ONE)))
+    rounded = builder.and_(rounded, ir.Constant(_I64, int(~_DROP_MASK & _U64_ABS)))
+    zero = ir.Constant(_I64, 0)
+    small = builder.icmp_unsigned("<", rounded, ir.Constant(_I64, int(_F24_MIN_64)))
+    large = builder.icmp_unsigned(">=", rounded, ir.Constant(_I64, int(_F24_OVER_64)))
+    finite = builder.select(large, builder.or_(sign, ir.Constant(_I64, int(_U64_INF))),
+                            builder.select(small, zero, builder.or_(sign, rounded)))
+    payload = builder.and_(builder.or_(magnitude, ir.Constant(_I64, int(_U64_QUIET))),
+                           ir.Constant(_I64, int(_F24_PAYLOAD_64)))
+    nan = builder.or_(builder.or_(sign, ir.Constant(_I64, int(_U64_INF))), payload)
+    is_nan = builder.icmp_unsigned(">", magnitude, ir.Constant(_I64, int(_U64_INF)))
+    return builder.bitcast(builder.select(is_nan, nan, finite), _F64)
+
+
+def _work24_ir(builder, x):
+    magnitude = builder.and_(builder.bitcast(x, _I32), ir.Constant(_I32, int(_U32_ABS)))
+    flush = builder.icmp_unsigned("<", magnitude, ir.Constant(_I32, int(_F24_MIN_32_BITS)))
+    return builder.select(flush, ir.Constant(_F64, 0.0), builder.fpext(x, _F64))
+
+
+def _negate24_ir(builder, x):
+    u = builder.xor(builder.bitcast(x, _I32), ir.Constant(_I32, int(_U32_SIGN)))
+    magnitude = builder.and_(u, ir.Constant(_I32, int(_U32_ABS)))
+    quieted = builder.or_(u, ir.Constant(_I32, int(_U32_QUIET)))
+    is_nan = builder.icmp_unsigned(">", magnitude, ir.Constant(_I32, int(_U32_INF)))
+    is_zero = builder.icmp_unsigned("==", magnitude, ir.Constant(_I32, 0))
+    bits = builder.select(is_zero, ir.Constant(_I32, 0), builder.select(is_nan, quieted, u))
+    return builder.bitcast(bits, _F32)
+
+
+def _negate32_ir(builder, x):
+    return builder.bitcast(builder.xor(builder.bitcast(x, _I32),
+                                       ir.Constant(_I32, int(_U32_SIGN))), _F32)
+
+
+def _mul_ir(quiet, zero):
+    def build(builder, a, b):
+        p = builder.fmul(a, b)
+        p = builder.select(_is_nan(builder, p), zero, p)
+        return _first_nan(builder, a, b, p, quiet)
+
+    return build
+
+
+def _add_ir(quiet):
+    def build(builder, a, b):
+        return _first_nan(builder, a, b, builder.fadd(a, b), quiet)
+
+    return build
+
+
+_F24_MIN_32_BITS = np.float32(F24_MIN_NORMAL).view(np.uint32)
+
+#: A float64 result rounded to float24, returned as the (exact) float64 of that value.
+#: Mirrors ``semantics.F24Exact.rounded``: ``round_f24(_narrow_to_odd(x))``.  Rounding to
+#: odd at 24 bits and then to nearest even at 17 bits equals rounding the float64 value
+#: to nearest even at 17 bits directly (24 >= 17 + 2), which is what this does on the
+#: bits: magnitudes below 2^-62 after rounding give +0, from 2^64 on +-infinity, and a
+#: NaN keeps its sign and the payload bits float32 would keep after the narrowing (quiet
+#: bit forced, as the float64 -> float32 conversion does).
+round24 = _inline(types.float64, types.float64, 1, _round24_ir)
+#: An arithmetic instruction's f24 view of a register value (``F24Exact.working``):
+#: subnormals and -0 flushed to +0 (``floats.flush_f24_subnormal``), then float64.
+work24 = _inline(types.float32, types.float64, 1, _work24_ir)
+#: Negation in f24 (``semantics.negate``): ``-x + 0`` in float32: the sign flips, -0
+#: becomes +0, a NaN is quieted.
+negate24 = _inline(types.float32, types.float32, 1, _negate24_ir)
+#: Negation in f32 (``np.negative``): the sign bit flips, nothing else changes.
+negate32 = _inline(types.float32, types.float32, 1, _negate32_ir)
+quiet32 = _inline(types.float32, types.float32, 1, _quiet32_ir)
+#: ``semantics.pica_mul`` on float64 working values: 0 * +-inf = +0; a NaN result with a
+#: NaN operand is the first NaN operand.  (f24 working values are already quiet:
+#: float32 -> float64 conversion quiets.)
+mul64 = _inline(types.float64, types.float64, 2, _mul_ir(_same, ir.Constant(_F64, 0.0)))
+#: float64 addition; a NaN result with a NaN operand is the first NaN operand.
+add64 = _inline(types.float64, types.float64, 2, _add_ir(_same))
+#: ``semantics.pica_mul`` in float32: 0 * +-inf = +0; NaN operands as in mul64, quieted
+#: as the hardware multiply quiets them.
+mul32 = _inline(types.float32, types.float32, 2,
+                _mul_ir(_quiet32_ir, ir.Constant(_F32, 0.0)))
+add32 = _inline(types.float32, types.float32, 2, _add_ir(_quiet32_ir))
+
+
+@_leaf
+def store(x):
+    """float64 -> float32 (``Arith.store``); exact for every rounded f24 value."""
+    return np.float32(x)
+
+
+@_leaf
+def relative_row(number, offset):
+    """``semantics.relative_uniform_index``: offsets outside -128..127 are not applied;
+    the sum wraps with 0x7F (rows 96-127 of the uniform table hold ones)."""
+    if offset < _OFFSET_LOW or offset > _OFFSET_HIGH:
+        offset = 0
+    return (number + offset) & RELATIVE_INDEX_MASK
+
+
+@_rule
+def address_from_float(x):
+    """``semantics.address_from_float``: truncation toward zero of the float64 value,
+    NaN -> 0, saturating to the int32 range."""
+    t = np.float64(x)
+    if t != t:
+        return 0
+    t = np.trunc(t)
+    if t < _INT32_MIN:
+        return _INT32_MIN
+    if t > _INT32_MAX:
+        return _INT32_MAX
+    return np.int64(t)
+
+
+
+# -- f24 opcodes (semantics.op_*, precision "f24"); sources are float32 register values ------
+
+
+@_rule
+def add24(a, b):
+    return store(round24(add64(work24(a), work24(b))))
+
+
+@_rule
+def mul24(a, b):
+    return store(round24(mul64(work24(a), work24(b))))
+
+
+@_rule
+def mad24(a, b, c):
+    return store(round24(add64(round24(mul64(work24(a), work24(b))), work24(c))))
+
+
+@_leaf
+def _term24(total, a, b):
+    """One step of ``semantics._dot``: the rounded product added and rounded."""
+    return round24(add64(total, round24(mul64(a, b))))
+
+
+@_rule
+def dp3_24(a0, a1, a2, b0, b1, b2):
+    t = _term24(0.0, work24(a0), work24(b0))
+    t = _term24(t, work24(a1), work24(b1))
+    return store(_term24(t, work24(a2), work24(b2)))
+
+
+@_rule
+def dp4_24(a0, a1, a2, a3, b0, b1, b2, b3):
+    t = _term24(0.0, work24(a0), work24(b0))
+    t = _term24(t, work24(a1), work24(b1))
+    t = _term24(t, work24(a2), work24(b2))
+    return store(_term24(t, work24(a3), work24(b3)))
+
+
+@_rule
+def dph_24(a0, a1, a2, b0, b1, b2, b3):
+    """DP4 with SRC1.w = 1.0 (``semantics.op_dph``)."""
+    t = _term24(0.0, work24(a0), work24(b0))
+    t = _term24(t, work24(a1), work24(b1))
+    t = _term24(t, work24(a2), work24(b2))
+    return store(_term24(t, 1.0, work24(b3)))
+
+
+@_rule
+def dst_y24(ay, by):
+    return store(round24(mul64(work24(ay), work24(by))))
+
+
+@_rule
+def pass24(x):
+    """A DST row that is a plain source component: flushed and rounded."""
+    return store(round24(work24(x)))
+
+
+@_rule
+def flr24(x):
+    return store(round24(np.floor(work24(x))))
+
+
+@_rule
+def rcp24(x):
+    """1 / x (``semantics.op_rcp``); flushing already turned -0 into +0."""
+    return store(round24(1.0 / work24(x)))
+
+
+@_rule
+def rsq24(x):
+    return store(round24(1.0 / np.sqrt(work24(x))))
+
+
+# -- f32 opcodes (precision "f32") -------------------------------------------------------------
+
+
+@_rule
+def mad32(a, b, c):
+    return add32(mul32(a, b), c)
+
+
+@_rule
+def dp3_32(a0, a1, a2, b0, b1, b2):
+    t = add32(_ZERO32, mul32(a0, b0))
+    t = add32(t, mul32(a1, b1))
+    return add32(t, mul32(a2, b2))
+
+
+@_rule
+def dp4_32(a0, a1, a2, a3, b0, b1, b2, b3):
+    t = add32(_ZERO32, mul32(a0, b0))
+    t = add32(t, mul32(a1, b1))
+    t = add32(t, mul32(a2, b2))
+    return add32(t, mul32(a3, b3))
+
+
+@_rule
+def dph_32(a0, a1, a2, b0, b1, b2, b3):
+    t = add32(_ZERO32, mul32(a0, b0))
+    t = add32(t, mul32(a1, b1))
+    t = add32(t, mul32(a2, b2))
+    return add32(t, mul32(_ONE32, b3))
+
+
+@_rule
+def flr32(x):
+    if x != x:
+        return quiet32(x)
+    return np.float32(np.floor(x))
+
+
+@_leaf
+def _positive_zero32(x):
+    """``semantics._positive_zero``: -0 read as +0."""
+    return _ZERO32 if x == _ZERO32 else x
+
+
+@_rule
+def rcp32(x):
+    x = _positive_zero32(x)
+    if x != x:
+        return quiet32(x)
+    return _ONE32 / x
+
+
+@_rule
+def rsq32(x):
+    """1 / sqrt(x) with two float32 roundings; sqrt of a negative number gives the
+    machine's default NaN, as it does in NumPy."""
+    x = _positive_zero32(x)
+    if x != x:
+        return quiet32(x)
+    return _ONE32 / np.sqrt(x)
+
+
+# -- comparisons, MIN/MAX, LITP (no flushing, no rounding: semantics.pica_max etc.) ----------
+
+
+def _pick_ir(predicate, if_true, if_false):
+    """``if_true if a <predicate> b else if_false`` (None: the operand itself)."""
+
+    def build(builder, a, b):
+        holds = builder.fcmp_ordered(predicate, a, b)
+        return builder.select(holds, a if if_true is None else if_true,
+                              b if if_false is None else if_false)
+
+    return build
+
+
+_F32_ONE = ir.Constant(_F32, 1.0)
+_F32_ZERO = ir.Constant(_F32, 0.0)
+#: ``semantics.pica_max``: ``a if a > b else b`` (so a NaN operand gives b).
+pica_max = _inline(types.float32, types.float32, 2, _pick_ir(">", None, None))
+#: ``semantics.pica_min``: ``a if a < b else b``.
+pica_min = _inline(types.float32, types.float32, 2, _pick_ir("<", None, None))
+#: SGE and SLT: 1.0 or 0.0 from an ordered comparison (false with a NaN operand).
+sge = _inline(types.float32, types.float32, 2, _pick_ir(">=", _F32_ONE, _F32_ZERO))
+slt = _inline(types.float32, types.float32, 2, _pick_ir("<", _F32_ONE, _F32_ZERO))
+
+
+@_leaf
+def compare(operator, a, b):
+    """``semantics.compare`` (operator is a compile-time constant in the kernels)."""
+    if operator == 0:
+        return a == b
+    if operator == 1:
+        return a != b
+    if operator == 2:
+        return a < b
+    if operator == 3:
+        return a <= b
+    if operator == 4:
+        return a > b
+    if operator == 5:
+        return a >= b
+    return True
+
+
+@_leaf
+def litp_y(y):
+    """LITP's y: clamped to +-127.9961 with the MIN/MAX rules (NaN gives +127.9961)."""
+    return pica_max(pica_min(y, _LITP_LIMIT), -_LITP_LIMIT)
+
+
+@_leaf
+def litp_xw(v):
+    return pica_max(v, _ZERO32)
+
+
+@_leaf
+def condition(condop, refx, refy, cmpx, cmpy):
+    """``semantics.condition`` (all but the flags are compile-time constants)."""
+    x = cmpx == refx
+    y = cmpy == refy
+    if condop == 0:
+        return x or y
+    if condop == 1:
+        return x and y
+    if condop == 2:
+        return x
+    return y
+
+
+# -- EX2 and LG2 through NumPy's own inner loops -----------------------------------------------
+
+
+class _UFuncObject(ctypes.Structure):
+    """The leading fields of NumPy's public ``PyUFuncObject`` (``ufuncobject.h``)."""
+
+    _fields_ = [
+        ("ob_refcnt", ctypes.c_ssize_t),
+        ("ob_type", ctypes.c_void_p),
+        ("nin", ctypes.c_int),
+        ("nout", ctypes.c_int),
+        ("nargs", ctypes.c_int),
+        ("identity", ctypes.c_int),
+        ("functions", ctypes.POINTER(ctypes.c_void_p)),
+        ("data", ctypes.POINTER(ctypes.c_void_p)),
+        ("ntypes", ctypes.c_int),
+        ("reserved1", ctypes.c_int),
+        ("name", ctypes.c_char_p),
+        ("types", ctypes.POINTER(ctypes.c_char)),
+    ]
+
+
+def _inner_loop(ufunc: np.ufunc, dtype: type) -> int:
+    """The address of the first inner loop of a unary ufunc for ``dtype -> dtype`` (the
+    one NumPy's type resolution picks), or 0 if the object does not look as expected."""
+    try:
+        record = _UFuncObject.from_address(id(ufunc))
+        if record.nin != 1 or record.nout != 1 or record.ntypes != ufunc.ntypes:
+            return 0
+        code = np.dtype(dtype).num
+        for i in range(record.ntypes):
+            if record.types[2 * i][0] == code and record.types[2 * i + 1][0] == code:
+                pointer = record.functions[i]
+                data = record.data[i]
+                # Only loops that ignore their data pointer are safe to call with none.
+                return int(pointer) if pointer and not data else 0
+    except (ValueError, TypeError, AttributeError):
+        return 0
+    return 0
+
+
+#: The addresses of NumPy's exp2/log2 inner loops (float64, float64, float32, float32).
+#: Kernels receive them as an argument (never as a constant compiled into their code),
+#: so that compiled kernels can be cached on disk and loaded by another process.
+NATIVE_LOOPS = np.array([_inner_loop(np.exp2, np.float64), _inner_loop(np.log2, np.float64),
+                         _inner_loop(np.exp2, np.float32), _inner_loop(np.log2, np.float32)],
+                        dtype=np.int64)
+_EXP2_64, _LOG2_64, _EXP2_32, _LOG2_32 = range(4)
+_LOOP_TYPE = ir.FunctionType(ir.VoidType(), [_I64] * 4)
+
+
+@intrinsic
+def _call_loop(typingctx, address, args, dims, steps):
+    """``void loop(char **args, npy_intp const *dimensions, npy_intp const *steps, void
+    *data)`` at ``address``, every pointer given as an integer, data NULL."""
+
+    def codegen(context, builder, signature, values):
+        function = builder.inttoptr(values[0], _LOOP_TYPE.as_pointer())
+        builder.call(function, [*values[1:], ir.Constant(_I64, 0)])
+        return context.get_dummy_value()
+
+    return types.none(types.int64, types.int64, types.int64, types.int64), codegen
+
+
+@_rule
+def make_scratch(natives):
+    """Per-thread buffers for calling an inner loop on one value: a float64 pair with its
+    float32 view, and for each width the ``args``, ``dimensions`` and ``steps`` arrays
+    laid out as [in, out, 1, step, step]; ``natives`` is :data:`NATIVE_LOOPS`."""
+    values = np.zeros(2, np.float64)
+    values32 = values.view(np.float32)
+    p64 = np.empty(5, np.int64)
+    p32 = np.empty(5, np.int64)
+    base = values.ctypes.data
+    p64[0] = base
+    p64[1] = base + 8
+    p64[2] = 1
+    p64[3] = 8
+    p64[4] = 8
+    p32[0] = base
+    p32[1] = base + 4
+    p32[2] = 1
+    p32[3] = 4
+    p32[4] = 4
+    return values, values32, p64, p32, natives
+
+
+@_rule
+def _call64(loop, x, scratch):
+    values, _, p64, _, natives = scratch
+    values[0] = x
+    base = p64.ctypes.data
+    _call_loop(natives[loop], base, base + 16, base + 24)
+    return values[1]
+
+
+@_rule
+def _call32(loop, x, scratch):
+    _, values32, _, p32, natives = scratch
+    values32[0] = x
+    base = p32.ctypes.data
+    _call_loop(natives[loop], base, base + 16, base + 24)
+    return values32[1]
+
+
+@_rule
+def exp2_64(x, scratch):
+    return _call64(_EXP2_64, x, scratch)
+
+
+@_rule
+def log2_64(x, scratch):
+    return _call64(_LOG2_64, x, scratch)
+
+
+@_rule
+def exp2_32(x, scratch):
+    return _call32(_EXP2_32, x, scratch)
+
+
+@_rule
+def log2_32(x, scratch):
+    return _call32(_LOG2_32, x, scratch)
+
+
+def _loops_verified() -> bool:
+    """Whether calling the loops directly gives exactly what the ufuncs give."""
+    functions = (exp2_64, log2_64, exp2_32, log2_32)
+    if not NATIVE_LOOPS.all():
+        return False
+    rng = np.random.default_rng(5)
+    special = [0.0, -0.0, 1.0, -1.0, 0.5, 3.0, 127.9, 128.0, 200.0, -150.0, -1e30, 1e30,
+               np.inf, -np.inf, np.nan, 2.0**-62, 2.0**-100]
+    with np.errstate(all="ignore"):
+        for dtype, (exp2, log2) in ((np.float64, functions[:2]), (np.float32, functions[2:])):
+            values = np.concatenate([np.array(special), rng.uniform(-140, 140, 200),
+                                     np.exp2(rng.uniform(-70, 70, 200))]).astype(dtype)
+            scratch = make_scratch(NATIVE_LOOPS)
+            for ufunc, call in ((np.exp2, exp2), (np.log2, log2)):
+                want = ufunc(values).view(f"u{values.itemsize}")
+                got = np.array([call(v, scratch) for v in values], dtype=dtype)
+                if not np.array_equal(got.view(f"u{values.itemsize}"), want):
+                    return False
+    return True
+
+
+#: Whether EX2 and LG2 can be computed exactly like the reference engine; when False the
+#: JIT engine hands programs using them to the reference engine.
+UFUNC_LOOPS_OK = _loops_verified()
+
+
+@_rule
+def ex2_24(x, scratch):
+    return store(round24(exp2_64(work24(x), scratch)))
+
+
+@_rule
+def lg2_24(x, scratch):
+    """log2 of the flushed x (flushing already turned -0 into +0)."""
+    return store(round24(log2_64(work24(x), scratch)))
+
+
+@_rule
+def ex2_f32(x, scratch):
+    return exp2_32(x, scratch)
+
+
+@_rule
+def lg2_f32(x, scratch):
+    return log2_32(_positive_zero32(x), scratch)
