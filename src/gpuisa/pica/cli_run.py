@@ -32,8 +32,9 @@ import numpy as np
 from ..errors import GpuIsaError, InputError
 from ..fileio import write_bytes_atomically
 from .cli_common import read_bytes
-from .engine import ENGINES, F24Bits, RunResult, run
-from .engine.api import executable
+from .engine import F24Bits, RunResult, run
+from .engine import jit as _jit  # noqa: F401  (registers engine='jit' when numba is installed)
+from .engine.api import engine_names, executable
 from .engine.trace import Trace, number, trace
 from .shbin import Shbin
 
@@ -50,8 +51,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run_parser.add_argument("--format", choices=("table", "json", "npz"), default="table",
                             help="output format (default: table; npz needs -o)")
     run_parser.add_argument("-o", "--output", metavar="OUT", help="write here, not stdout")
-    run_parser.add_argument("--engine", choices=tuple(ENGINES), default="reference",
-                            help="execution engine (default: reference)")
+    run_parser.add_argument("--engine", choices=engine_names(), default="auto",
+                            help="execution engine (default: auto, the fastest available "
+                            "for the input size)")
     run_parser.set_defaults(handler=_run)
 
     trace_parser = subparsers.add_parser(
