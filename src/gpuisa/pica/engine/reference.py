@@ -18,7 +18,7 @@ from .alu import execute_alu
 from .decode import DecodedProgram, Step
 from .emitter import Emitter
 from .semantics import Precision, condition, jmpu_taken
-from .stacks import ControlStacks, next_pc
+from .stacks import ControlStacks, flow_effect, next_pc
 from .state import AL, ShaderState
 
 #: Called after each instruction with (instruction, state, stacks, next PC).
@@ -77,48 +77,31 @@ def _holds(step: Step, state: ShaderState) -> bool:
 
 
 def _flow(step: Step, state: ShaderState, stacks: ControlStacks) -> tuple[int | None, bool]:
-    """Execute a flow instruction (notes §5.2); returns (pending jump, pending break)."""
+    """Execute a flow instruction (notes §5.2); returns (pending jump, pending break).
+    The condition is evaluated here; what follows from it is stacks.flow_effect, shared
+    with the batch engine."""
     op, pc = step.op, step.pc
     if op is Opcode.BREAK:
         return None, True
-    if op is Opcode.BREAKC:
-        return None, _holds(step, state)
-    dst, num = step.field("dst"), step.field("num")
-    if op in (Opcode.CALL, Opcode.CALLC, Opcode.CALLU):
-        if op is Opcode.CALL:
-            taken = True
-        elif op is Opcode.CALLC:
-            taken = _holds(step, state)
-        else:
-            taken = state.uniforms.bool_value(step.field("id"), pc)
-        if not taken:
-            return None, False
-        stacks.push_call(dst + num, pc + 1)
-        return dst, False
-    if op in (Opcode.IFU, Opcode.IFC):
-        if op is Opcode.IFU:
-            taken = state.uniforms.bool_value(step.field("id"), pc)
-        else:
-            taken = _holds(step, state)
-        if taken:
-            # True branch PC+1 .. DST-1, then DST .. DST+NUM-1 is skipped.
-            stacks.push_if(dst, dst + num)
-            return None, False
-        return dst, False
+    dst, num = (0, 0) if op is Opcode.BREAKC else (step.field("dst"), step.field("num"))
+    loop = None
+    if op in (Opcode.CALL, Opcode.LOOP):
+        taken = True
+    elif op in (Opcode.CALLU, Opcode.IFU, Opcode.JMPU):
+        value = state.uniforms.bool_value(step.field("id"), pc)
+        taken = bool(jmpu_taken(value, num)) if op is Opcode.JMPU else bool(value)
+    else:
+        taken = _holds(step, state)
     if op is Opcode.LOOP:
         # The integer uniform number is the low 2 bits of the ID field (i0-i3; picasso
         # writes only these and Azahar/nihstro decode only these).
         x, y, z, _ = (int(v) for v in state.uniforms.int_vector(
             step.field("id") % NUM_INT_UNIFORMS, pc))
-        stacks.push_loop(dst + 1, pc + 1, x, z, int(state.address[AL, 0]))
-        state.address[AL, 0] = y
-        return None, False
-    if op is Opcode.JMPC:
-        return (dst if _holds(step, state) else None), False
-    if op is Opcode.JMPU:
-        value = state.uniforms.bool_value(step.field("id"), pc)
-        return (dst if bool(jmpu_taken(value, num)) else None), False
-    raise AssertionError(f"unhandled flow instruction {op.name}")
+        loop = (x, y, z)
+    jump, breaking, al = flow_effect(op, pc, dst, num, taken, stacks,
+                                     int(state.address[AL, 0]), loop)
+    state.address[AL, 0] = al
+    return jump, breaking
 
 
 def _geometry(step: Step, state: ShaderState, emitter: Emitter | None) -> None:
