@@ -44,20 +44,36 @@ from .isa import (
 # --------------------------------------------------------------------------------------
 
 
+class _CfRecord:
+    """What every CF clause record shares: its opcode's row of the CF table."""
+
+    __slots__ = ()
+
+    @property
+    def info(self) -> CfOpInfo:
+        return CF_OPS[CfOpcode(self.opcode)]  # type: ignore[attr-defined]
+
+
+class _FetchRecord:
+    """What both fetch records share: their opcode's row of the fetch table."""
+
+    __slots__ = ()
+
+    @property
+    def info(self) -> isa.FetchOpInfo:
+        return FETCH_OPS[FetchOpcode(self.opcode)]  # type: ignore[attr-defined]
+
+
 @dataclass(frozen=True, slots=True)
-class CfNop:
+class CfNop(_CfRecord):
     """NOP or MARK_VS_FETCH_DONE: nothing but the opcode."""
 
     opcode: CfOpcode | int = CfOpcode.NOP
     reserved: int = 0
 
-    @property
-    def info(self) -> CfOpInfo:
-        return CF_OPS[CfOpcode(self.opcode)]
-
 
 @dataclass(frozen=True, slots=True)
-class CfExec:
+class CfExec(_CfRecord):
     """EXEC-family clause (§2.2): runs ``count`` ALU/FETCH slots from slot ``address``."""
 
     opcode: CfOpcode | int = CfOpcode.EXEC
@@ -70,10 +86,6 @@ class CfExec:
     condition: int = 0
     address_mode: AddressMode | int = AddressMode.RELATIVE
     reserved: int = 0
-
-    @property
-    def info(self) -> CfOpInfo:
-        return CF_OPS[CfOpcode(self.opcode)]
 
     def is_fetch(self, i: int) -> bool:
         """Instruction ``i`` of the block is a FETCH (else ALU)."""
@@ -88,7 +100,7 @@ class CfExec:
 
 
 @dataclass(frozen=True, slots=True)
-class CfLoop:
+class CfLoop(_CfRecord):
     """LOOP_START / LOOP_END (§2.3)."""
 
     opcode: CfOpcode | int = CfOpcode.LOOP_START
@@ -100,13 +112,9 @@ class CfLoop:
     address_mode: AddressMode | int = AddressMode.RELATIVE
     reserved: int = 0
 
-    @property
-    def info(self) -> CfOpInfo:
-        return CF_OPS[CfOpcode(self.opcode)]
-
 
 @dataclass(frozen=True, slots=True)
-class CfJmpCall:
+class CfJmpCall(_CfRecord):
     """COND_CALL / RETURN / COND_JMP (§2.4)."""
 
     opcode: CfOpcode | int = CfOpcode.COND_JMP
@@ -119,13 +127,9 @@ class CfJmpCall:
     address_mode: AddressMode | int = AddressMode.RELATIVE
     reserved: int = 0
 
-    @property
-    def info(self) -> CfOpInfo:
-        return CF_OPS[CfOpcode(self.opcode)]
-
 
 @dataclass(frozen=True, slots=True)
-class CfAlloc:
+class CfAlloc(_CfRecord):
     """ALLOC (§2.5): ``size`` = number of exports - 1."""
 
     opcode: CfOpcode | int = CfOpcode.ALLOC
@@ -134,10 +138,6 @@ class CfAlloc:
     buffer_select: AllocBuffer | int = AllocBuffer.NO_ALLOC
     alloc_mode: int = 0
     reserved: int = 0
-
-    @property
-    def info(self) -> CfOpInfo:
-        return CF_OPS[CfOpcode(self.opcode)]
 
 
 CfClause = CfNop | CfExec | CfLoop | CfJmpCall | CfAlloc
@@ -193,7 +193,7 @@ class AluInstruction:
 
 
 @dataclass(frozen=True, slots=True)
-class VertexFetch:
+class VertexFetch(_FetchRecord):
     """Vertex fetch slot (§4.1)."""
 
     opcode: FetchOpcode | int = FetchOpcode.VTX_FETCH
@@ -220,13 +220,9 @@ class VertexFetch:
     pred_condition: int = 0
     reserved: int = 0
 
-    @property
-    def info(self) -> isa.FetchOpInfo:
-        return FETCH_OPS[FetchOpcode(self.opcode)]
-
 
 @dataclass(frozen=True, slots=True)
-class TextureFetch:
+class TextureFetch(_FetchRecord):
     """Texture fetch slot (§4.2), for every texture fetch opcode."""
 
     opcode: FetchOpcode | int = FetchOpcode.TEX_FETCH
@@ -258,10 +254,6 @@ class TextureFetch:
     offset_z: int = 0
     pred_condition: int = 0
     reserved: int = 0
-
-    @property
-    def info(self) -> isa.FetchOpInfo:
-        return FETCH_OPS[FetchOpcode(self.opcode)]
 
 
 FetchInstruction = VertexFetch | TextureFetch

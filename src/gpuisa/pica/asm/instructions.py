@@ -233,6 +233,29 @@ def _call(info: OpcodeInfo) -> Handler:
     return handler
 
 
+def _trailing_target(args, wanted: bool) -> tuple[Tok, str] | None:
+    """The procedure or label operand that ends a conditional flow instruction."""
+    if not wanted:
+        no_more(args)
+        return None
+    tok = need(args.arg(), args)
+    no_more(args)
+    return tok, _target(tok)
+
+
+def _emit_flow(asm: Assembler, st: Statement, info: OpcodeInfo,
+               target: tuple[Tok, str] | None, **fields: int) -> None:
+    """Emit a conditional flow word: IFC/IFU open an IF block, a CALLC/CALLU target is a
+    procedure reference, a JMPC/JMPU target a label reference."""
+    if info.opcode in (Opcode.IFC, Opcode.IFU):
+        asm.open_block(BlockKind.IF, st.name)
+    pos = asm.emit_instruction(info, st.name, **fields)
+    if target is not None:
+        tok, name = target
+        calls = info.opcode in (Opcode.CALLC, Opcode.CALLU)
+        (asm.proc_relocs if calls else asm.label_relocs).append(Relocation(pos, name, tok))
+
+
 def _conditional(info: OpcodeInfo) -> Handler:
     """breakc cond / callc cond, proc / ifc cond / jmpc cond, label."""
     opcode = info.opcode
@@ -241,24 +264,12 @@ def _conditional(info: OpcodeInfo) -> Handler:
         args = st.args
         try:
             cond = parse_condition(need(args.arg(), args))
-            target = None
-            if opcode in (Opcode.CALLC, Opcode.JMPC):
-                target = need(args.arg(), args)
-                no_more(args)
-                name = _target(target)
-            else:
-                no_more(args)
+            target = _trailing_target(args, opcode in (Opcode.CALLC, Opcode.JMPC))
         except AsmError:
             if opcode is Opcode.IFC:
                 asm.open_broken(BlockKind.IF, st.name)
             raise
-        if opcode is Opcode.IFC:
-            asm.open_block(BlockKind.IF, st.name)
-        pos = asm.emit_instruction(info, st.name, condop=cond.condop, refx=cond.refx,
-                                   refy=cond.refy)
-        if target is not None:
-            relocs = asm.proc_relocs if opcode is Opcode.CALLC else asm.label_relocs
-            relocs.append(Relocation(pos, name, target))
+        _emit_flow(asm, st, info, target, condop=cond.condop, refx=cond.refx, refy=cond.refy)
 
     return handler
 
@@ -286,23 +297,12 @@ def _uniform_conditional(info: OpcodeInfo) -> Handler:
                 negate = 1
                 reg_t = reg_t.sub(1)
             number = _bool_register(asm, reg_t)
-            target = None
-            if opcode in (Opcode.CALLU, Opcode.JMPU):
-                target = need(args.arg(), args)
-                no_more(args)
-                name = _target(target)
-            else:
-                no_more(args)
+            target = _trailing_target(args, opcode in (Opcode.CALLU, Opcode.JMPU))
         except AsmError:
             if opcode is Opcode.IFU:
                 asm.open_broken(BlockKind.IF, st.name)
             raise
-        if opcode is Opcode.IFU:
-            asm.open_block(BlockKind.IF, st.name)
-        pos = asm.emit_instruction(info, st.name, id=number, num=negate)
-        if target is not None:
-            relocs = asm.proc_relocs if opcode is Opcode.CALLU else asm.label_relocs
-            relocs.append(Relocation(pos, name, target))
+        _emit_flow(asm, st, info, target, id=number, num=negate)
 
     return handler
 
