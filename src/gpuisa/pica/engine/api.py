@@ -27,9 +27,9 @@ from .geometry import (
     register_feed,
 )
 from .reference import run_lanes
-from .semantics import Precision, check_precision
+from .semantics import Precision, check_precision, load_floats
 from .state import ShaderState, Uniforms
-from .values import uniform_values, vertex_arrays
+from .values import Loader, uniform_values, vertex_arrays
 
 #: An engine runs every lane of a state from ``entry`` (vertex shaders) and returns the
 #: instruction count of each lane: ``engine(program, state, entry, precision=...,
@@ -57,14 +57,23 @@ AUTO_MIN_LANES = 2
 AUTO_PREFERRED: dict[str, tuple[str, int]] = {"jit": ("gpuisa.pica.engine.jit", 100_000)}
 
 
-def register_engine(name: str, engine: Engine, geometry: GeometryEngine | None = None) -> None:
+#: Engines' own input converters (same results as :func:`.semantics.load_floats`,
+#: faster); the others use load_floats.
+LOADERS: dict[str, Loader] = {}
+
+
+def register_engine(name: str, engine: Engine, geometry: GeometryEngine | None = None,
+                    loader: Loader | None = None) -> None:
     """Make ``engine`` available as ``run(..., engine=name)`` (and ``geometry`` for
-    geometry shaders; without it they run on the batch engine)."""
+    geometry shaders; without it they run on the batch engine; ``loader`` converts the
+    vertices it gets, without it :func:`.semantics.load_floats` does)."""
     if name == AUTO:
         raise InputError(f"{AUTO!r} is reserved for the automatic choice of engine")
     ENGINES[name] = engine
     if geometry is not None:
         GEOMETRY_ENGINES[name] = geometry
+    if loader is not None:
+        LOADERS[name] = loader
 
 
 def run_geometry_engine(engine: str, program: DecodedProgram, unit: ShaderState, entry: int,
@@ -87,6 +96,9 @@ def choose_engine(engine: str, lanes: int) -> str:
     """The engine that runs ``lanes`` lanes when ``engine`` was asked for: "auto" picks a
     preferred accelerator if registered, else the batch engine except for tiny inputs."""
     if engine != AUTO:
+        if engine in AUTO_PREFERRED and not _available(engine, AUTO_PREFERRED[engine][0]):
+            raise InputError(f"engine {engine!r} is not installed: pip install "
+                             f"'gpuisa[{engine}]' (available: {', '.join(engine_names())})")
         if engine not in ENGINES:
             raise InputError(f"unknown engine {engine!r} (available: "
                              f"{', '.join(engine_names())})")
@@ -239,7 +251,8 @@ def run(shader: Shbin | Program, inputs: Mapping[str, object], *,
         raise InputError(f"max_steps must be a positive integer, got {max_steps!r}")
     exe = executable(shader, dvle, entry)
     state = initial_state(exe, inputs, uniforms=uniforms, precision=precision, cmp=cmp,
-                          temporaries=temporaries, outputs=outputs, address=address)
+                          temporaries=temporaries, outputs=outputs, address=address,
+                          engine=engine)
     if exe.geometry:
         log, emission = run_geometry_engine(
             engine, exe.program, state.lane(0), exe.entry, exe.output_registers,
@@ -259,26 +272,28 @@ def initial_state(exe: Executable, inputs: Mapping[str, object], *,
                   cmp: Sequence[bool] = (False, False),
                   temporaries: Mapping[str, object] | None = None,
                   outputs: Mapping[str, object] | None = None,
-                  address: Sequence[int] = (0, 0, 0)) -> ShaderState:
-    """A state with N lanes holding the given inputs, uniforms and initial registers."""
-    lanes, values = vertex_arrays(inputs, "v", exe.dvle, precision, "input")
+                  address: Sequence[int] = (0, 0, 0), engine: str = AUTO) -> ShaderState:
+    """A state with N lanes holding the given inputs, uniforms and initial registers,
+    converted by the loader of the engine that will run them (:func:`register_engine`)."""
+    lanes, values = vertex_arrays(inputs, "v", exe.dvle, "input")
     for given, bank, what in ((temporaries, "r", "temporary"), (outputs, "o", "output")):
         if given is not None:
-            n, regs = vertex_arrays(given, bank, None, precision, what)
+            n, regs = vertex_arrays(given, bank, None, what)
             if n not in (1, lanes):
                 raise InputError(f"initial {what} registers have {n} rows, the inputs "
                                  f"{lanes} vertices")
             values |= regs
     state = ShaderState(lanes, load_uniforms(exe.dvle, uniforms or {}, precision))
+    loader = LOADERS.get(choose_engine(engine, lanes), load_floats)
     for (bank, number), value in values.items():
-        column = value.T if value.shape[0] == lanes else np.repeat(value.T, lanes, axis=1)
         if bank == "v":
-            state.inputs[number] = column
+            target = state.inputs[number]
             state.input_given[number] = True
         elif bank == "r":
-            state.temporaries[number] = column
+            target = state.temporaries[number]
         else:
-            state.outputs[0, number] = column
+            target = state.outputs[0, number]
+        value.load(precision, target.T, loader)
     flags, registers = _flags(cmp), _address(address)
     if any(flags):  # the arrays start zeroed; leaving them untouched costs no memory
         state.cmp[...] = np.asarray(flags, dtype=bool)[:, np.newaxis]

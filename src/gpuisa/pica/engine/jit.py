@@ -314,5 +314,12 @@ def _reference_lane(program: DecodedProgram, state: ShaderState, entry: int, lan
     return count
 
 
+def load_jit(values: np.ndarray, precision: Precision, out: np.ndarray) -> None:
+    """The engine's input loader (:mod:`.jit_loader`): load_floats on every core."""
+    from .jit_loader import load
+
+    load(values, precision, out, _executor().submit, _threads())
+
+
 if AVAILABLE:
-    register_engine("jit", run_lanes_jit)
+    register_engine("jit", run_lanes_jit, loader=load_jit)

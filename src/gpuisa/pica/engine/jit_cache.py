@@ -16,7 +16,8 @@ import hashlib
 import os
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_MODULES = ("jit_rules", "jit_stacks", "jit_interp", "jit_codegen", "semantics", "decode")
+_MODULES = ("jit_rules", "jit_stacks", "jit_interp", "jit_loader", "jit_codegen", "semantics",
+            "decode")
 _SOURCES = [os.path.join(_HERE, f"{name}.py") for name in _MODULES] + [
     os.path.join(_HERE, "..", "isa.py"), os.path.join(_HERE, "..", "..", "floats.py")]
 
@@ -45,7 +46,7 @@ def _drop_stale() -> None:
     except OSError:
         pass
     try:
-        for name in ("jit_rules", "jit_stacks", "jit_interp"):
+        for name in ("jit_rules", "jit_stacks", "jit_interp", "jit_loader"):
             for path in glob.glob(os.path.join(directory, f"{name}.*.nb[ci]")):
                 os.remove(path)
         os.makedirs(directory, exist_ok=True)

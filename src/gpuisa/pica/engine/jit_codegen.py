@@ -177,6 +177,9 @@ class _Generator:
         self.temp = 0
         self.used_regs: set[tuple[str, int]] = set()
         self.written_regs: set[tuple[str, int]] = set()
+        # Register components by the kind of their first access, in program order (what
+        # a straight-line kernel must load and store).
+        self.first_access: dict[tuple[str, int, int], str] = {}
         # Where the kernel keeps a lane's registers: local scalars (one lane at a time) or,
         # in the straight-line kernels, rows of per-block arrays indexed by the lane j.
         self.rows: dict[tuple[str, int], int] | None = None
@@ -292,9 +295,12 @@ class _Generator:
         out(f"m = min({LANE_BLOCK}, hi - base)")
         out("for j in range(m):")
         out("    lane = base + j")
+        # Components written before any read are not loaded, and only written ones are
+        # stored: an output register costs no read of its fresh (not yet mapped) pages.
         for (bank, number), row in self.rows.items():
             for c in range(4):
-                out(f"    W[{row + c}, j] = {arrays[bank]}[{number}, {c}, lane]")
+                if self.first_access.get((bank, number, c)) == "read":
+                    out(f"    W[{row + c}, j] = {arrays[bank]}[{number}, {c}, lane]")
         if address:
             for k in range(3):
                 out(f"    A[{k}, j] = address[{k}, lane]")
@@ -307,7 +313,8 @@ class _Generator:
         for bank, number in sorted(self.written_regs):
             row = self.rows[(bank, number)]
             for c in range(4):
-                out(f"    {arrays[bank]}[{number}, {c}, lane] = W[{row + c}, j]")
+                if (bank, number, c) in self.first_access:
+                    out(f"    {arrays[bank]}[{number}, {c}, lane] = W[{row + c}, j]")
         if address:
             for k in range(3):
                 out(f"    address[{k}, lane] = A[{k}, j]")
@@ -408,6 +415,8 @@ class _Generator:
             if bank != "c":
                 self.used_regs.add((bank, number))
                 raw = [self.register(bank, number, c) for c in range(4)]
+                for c in operand.swizzle.tolist():
+                    self.first_access.setdefault((bank, number, c), "read")
             else:
                 raw = [f"c{number}_{c}" for c in range(4)]
         values = []
@@ -444,6 +453,7 @@ class _Generator:
         self.written_regs.add((bank, number))
         for component in mask:
             out(f"{self.register(bank, number, component)} = {results[component]}")
+            self.first_access.setdefault((bank, number, component), "write")
         if op is Opcode.LITP:
             out(f"{self.flag_names[0]} = {src[0][0]} >= 0.0")
             out(f"{self.flag_names[1]} = {src[0][3]} >= 0.0")

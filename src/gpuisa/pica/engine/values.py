@@ -8,7 +8,7 @@ Register names are ``v0``-``v15``, ``r0``-``r15``, ``o0``-``o15``, ``c0``-``c95`
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -129,15 +129,42 @@ def _as_register_values(value: object, precision: Precision, name: str) -> np.nd
     arr = _numeric(value, name)
     if isinstance(value, F24Bits):
         return arr
-    return load_floats(arr.astype(np.float64), precision)
+    return load_floats(arr, precision)
+
+
+#: ``loader(values, precision, out)``: converts given float values into register
+#: contents in ``out`` (:func:`~.semantics.load_floats`, or an engine's faster equivalent).
+Loader = Callable[[np.ndarray, Precision, np.ndarray], object]
+
+
+@dataclass(frozen=True, slots=True)
+class GivenRegister:
+    """One register's values as the caller gave them, validated but not yet converted:
+    ``(N, 4)``, or ``(1, 4)`` for the same value in every lane; ``exact`` for
+    :class:`F24Bits` (float32 values loaded as they are)."""
+
+    values: np.ndarray
+    exact: bool
+
+    def load(self, precision: Precision, out: np.ndarray, loader: Loader = load_floats
+             ) -> None:
+        """Write the register contents into ``out`` (float32 ``(N, 4)``)."""
+        if self.values.shape[0] != out.shape[0]:  # one row for every lane
+            row = self.values if self.exact else load_floats(self.values, precision)
+            out[...] = row
+        elif self.exact:
+            np.copyto(out, self.values)
+        else:
+            loader(self.values, precision, out)
 
 
 def vertex_arrays(values: Mapping[str, object], banks: str, dvle: Dvle | None,
-                  precision: Precision, what: str) -> tuple[int, dict[tuple[str, int], np.ndarray]]:
-    """Per-vertex register values: ``(lanes, {(bank, number): (N, 4) float32})``.
+                  what: str) -> tuple[int, dict[tuple[str, int], GivenRegister]]:
+    """Per-vertex register values: ``(lanes, {(bank, number): GivenRegister})``.
 
     A name of one register takes ``(N, 4)`` (or ``(4,)``, the same for every vertex); a
-    name spanning k registers takes ``(N, k, 4)`` (or ``(k, 4)``).
+    name spanning k registers takes ``(N, k, 4)`` (or ``(k, 4)``).  Nothing is converted
+    here: the caller loads each register straight into its storage.
     """
     if not isinstance(values, Mapping):
         raise InputError(f"{what}s must be a mapping of register names to arrays, got "
@@ -146,10 +173,10 @@ def vertex_arrays(values: Mapping[str, object], banks: str, dvle: Dvle | None,
     lanes: int | None = None
     for name, value in values.items():
         reg = resolve(name, banks, dvle, what)
-        arr = _as_register_values(value, precision, f"{what} {name!r}")
+        arr = _numeric(value, f"{what} {name!r}")
         single_shape = (4,) if reg.count == 1 else (reg.count, 4)
         if arr.shape == single_shape:
-            parsed.append((reg, arr.reshape(1, reg.count, 4), True))
+            parsed.append((reg, arr.reshape(1, reg.count, 4), isinstance(value, F24Bits)))
             continue
         if arr.ndim != len(single_shape) + 1 or arr.shape[1:] != single_shape:
             per = "4" if reg.count == 1 else f"{reg.count}, 4"
@@ -159,19 +186,18 @@ def vertex_arrays(values: Mapping[str, object], banks: str, dvle: Dvle | None,
             raise InputError(f"{what} {name!r} has {arr.shape[0]} vertices, other {what}s "
                              f"have {lanes}")
         lanes = arr.shape[0]
-        parsed.append((reg, arr.reshape(lanes, reg.count, 4), False))
+        parsed.append((reg, arr.reshape(lanes, reg.count, 4), isinstance(value, F24Bits)))
     lanes = 1 if lanes is None else lanes
     if lanes == 0:
         raise InputError(f"{what}s hold no vertices (N = 0)")
-    out: dict[tuple[str, int], np.ndarray] = {}
-    for reg, arr, single in parsed:
+    out: dict[tuple[str, int], GivenRegister] = {}
+    for reg, arr, exact in parsed:
         for k in range(reg.count):
             key = (reg.bank, reg.first + k)
             if key in out:
                 raise InputError(f"{what} {reg.bank}{reg.first + k} is given twice "
                                  f"(via {reg.name!r})")
-            column = arr[:, k]
-            out[key] = np.repeat(column, lanes, axis=0) if single else column
+            out[key] = GivenRegister(arr[:, k], exact)
     return lanes, out
 
 

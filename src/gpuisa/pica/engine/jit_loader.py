@@ -1,0 +1,63 @@
+"""The JIT engine's input loader: :func:`.semantics.load_floats` for f24 over all cores.
+
+Converting 10^6 vertices to float24 with NumPy costs about as much as running a small
+shader on the JIT (``benchmarks``), so the JIT engine converts float32 and float64
+inputs with the JIT's own rounding rule, :func:`.jit_rules.round24` on the exact
+float64 value — the rule ``tests/pica/engine/test_jit_rules.py`` proves equal to
+load_floats.  NaN inputs are the exception: converting a float32 NaN to float64 quiets
+it, while load_floats keeps a signalling NaN's payload bits, so the kernel reports NaNs
+and :func:`load` converts those with load_floats itself.  Everything else (f32 mode,
+other dtypes) goes to load_floats.
+
+Only imported when Numba is installed.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+
+import numpy as np
+from numba import njit
+
+from . import jit_cache  # noqa: F401  (first: drops stale compiled code)
+from . import jit_rules as R
+from .semantics import Precision, load_floats
+
+#: Rows converted per thread below which one thread does all the work.
+_MIN_ROWS_PER_THREAD = 1 << 15
+_FAST_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+@njit(nogil=True, cache=True, error_model="numpy")
+def _round_rows(values, out, lo, hi):
+    """Rows ``lo .. hi - 1`` of ``values`` rounded to float24 into ``out``; returns
+    whether any value was NaN (those are left for load_floats)."""
+    nan = False
+    for i in range(lo, hi):
+        for c in range(values.shape[1]):
+            x = np.float64(values[i, c])
+            nan |= x != x
+            out[i, c] = R.store(R.round24(x))
+    return nan
+
+
+def load(values: np.ndarray, precision: Precision, out: np.ndarray,
+         submit: Callable[..., object] | None = None, threads: int = 1) -> None:
+    """``load_floats(values, precision, out)``; ``submit(function, *args)`` (returning a
+    future) spreads the rows over ``threads`` threads."""
+    if precision != "f24" or values.dtype not in _FAST_DTYPES or values.ndim != 2:
+        load_floats(values, precision, out)
+        return
+    rows = values.shape[0]
+    parts = min(threads, max(1, rows // _MIN_ROWS_PER_THREAD)) if submit else 1
+    bounds = np.linspace(0, rows, parts + 1).astype(np.int64)
+    if parts == 1:
+        nan = _round_rows(values, out, 0, rows)
+    else:
+        jobs = [submit(_round_rows, values, out, int(lo), int(hi))
+                for lo, hi in itertools.pairwise(bounds)]
+        nan = any([job.result() for job in jobs])
+    if nan:
+        where = np.isnan(values)
+        out[where] = load_floats(values[where], precision)

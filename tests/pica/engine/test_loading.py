@@ -1,0 +1,174 @@
+"""Loading the caller's values into registers: load_floats, the JIT's loader, and
+which engine's loader run() uses.
+
+Expected float24 values come from an exact rounding of the rational value (17
+significant bits, ties to even, below 2^-62 -> +0, from 2^64 on -> infinity), written
+here independently of gpuisa; NaN patterns are derived by hand from notes §1.1 (a NaN
+keeps its sign and the 16 payload bits float24 has, the quiet bit set only if none
+survive).
+"""
+
+import math
+import subprocess
+import sys
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from gpuisa.errors import InputError
+from gpuisa.pica.engine import api, semantics
+
+
+def exact_f24(value: float) -> float:
+    if not math.isfinite(value):  # NaN: callers compare finite values only
+        return value
+    q = Fraction(value)
+    if q == 0:
+        return 0.0
+    sign, a = (-1 if q < 0 else 1), abs(q)
+    e = math.floor(math.log2(a))
+    while Fraction(2) ** e > a:
+        e -= 1
+    while Fraction(2) ** (e + 1) <= a:
+        e += 1
+    step = Fraction(2) ** (e - 16)
+    rounded = round(a / step) * step  # Python rounds half to even
+    if rounded >= Fraction(2) ** 64:
+        return sign * math.inf
+    if rounded < Fraction(2) ** -62:
+        return 0.0
+    return float(sign * rounded)
+
+
+def expected_f24(values: np.ndarray) -> np.ndarray:
+    flat = [exact_f24(float(v)) for v in np.asarray(values, dtype=np.float64).reshape(-1)]
+    return np.array(flat, dtype=np.float32).reshape(np.shape(values))
+
+
+def bits(x: np.ndarray) -> np.ndarray:
+    return np.asarray(x, dtype=np.float32).view(np.uint32)
+
+
+def test_f24_ties_and_limits_from_float32_and_float64():
+    one = 1.0
+    values = [one + 2**-17,            # tie between 1 and 1 + 2^-16: even (1.0)
+              one + 3 * 2**-17,        # tie: rounds up to the even 1 + 2^-15
+              one + 2**-17 + 2**-40,   # just above a tie (float64 only): up
+              2.0**-62, 2.0**-62 * (1 - 2**-18), -(2.0**-70), -0.0,
+              (2 - 2**-16) * 2.0**63, (2 - 2**-17) * 2.0**63, 2.0**64, -(2.0**70)]
+    want = np.array([1.0, one + 2**-15, one + 2**-16, 2.0**-62, 2.0**-62, 0.0, 0.0,
+                     (2 - 2**-16) * 2.0**63, math.inf, math.inf, -math.inf], np.float32)
+    got64 = semantics.load_floats(np.array(values, np.float64), "f24")
+    assert bits(got64).tolist() == bits(want).tolist()
+    # float32 cannot hold 1 + 2^-17 + 2^-40: its nearest float32 is the tie itself
+    got32 = semantics.load_floats(np.array(values, np.float32), "f24")
+    assert bits(got32).tolist() == bits(expected_f24(np.array(values, np.float32))).tolist()
+
+
+def test_nan_payloads_and_signs_are_kept():
+    patterns = np.array([0x7F800080, 0xFF800080, 0x7F800001, 0x7FC00000, 0x7FFFFFFF],
+                        np.uint32)
+    # bits 7-22 survive; a NaN whose surviving bits are all zero gets the quiet bit
+    want = [0x7F800080, 0xFF800080, 0x7FC00000, 0x7FC00000, 0x7FFFFF80]
+    got = semantics.load_floats(patterns.view(np.float32).reshape(1, 5), "f24")
+    assert bits(got).reshape(-1).tolist() == want
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int32, np.int64, np.float16,
+                                   np.float32, np.float64])
+def test_every_numeric_dtype_is_rounded_from_its_exact_value(dtype):
+    rng = np.random.default_rng(7)
+    if np.dtype(dtype).kind == "f":
+        values = (rng.standard_normal((50, 4)) * 10.0 ** rng.integers(-5, 6, (50, 4)))
+    else:
+        info = np.iinfo(dtype)
+        values = rng.integers(max(info.min, -(2**40)), min(info.max, 2**40), (50, 4))
+    values = values.astype(dtype)
+    got = semantics.load_floats(values, "f24")
+    assert bits(got).tolist() == bits(expected_f24(values)).tolist()
+    f32 = semantics.load_floats(values, "f32")
+    assert bits(f32).tolist() == bits(values.astype(np.float32)).tolist()
+
+
+def test_blocks_of_rows_and_strided_input_give_the_same_values():
+    """More rows than one conversion block, read through a strided view, written into
+    a strided ``out``: the same as converting each value alone."""
+    rng = np.random.default_rng(3)
+    rows = 3 * (1 << 14) + 5
+    wide = rng.integers(0, 1 << 32, (rows, 8), dtype=np.uint64).astype(np.uint32)
+    values = wide.view(np.float32)[:, ::2]
+    storage = np.full((rows, 4, 2), 99.0, np.float32)
+    out = storage[:, :, 0]
+    assert semantics.load_floats(values, "f24", out=out) is out
+    sample = rng.integers(0, rows, 300)
+    finite = np.isfinite(values[sample])
+    assert np.array_equal(bits(out[sample])[finite],
+                          bits(expected_f24(values[sample]))[finite])
+    assert (storage[:, :, 1] == 99.0).all()
+
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_jit_loader_equals_load_floats_bit_for_bit(dtype):
+    pytest.importorskip("numba")
+    from gpuisa.pica.engine import jit
+
+    rng = np.random.default_rng(11)
+    rows = 70_000  # two threads' worth
+    if dtype == np.float32:
+        raw = rng.integers(0, 1 << 32, (rows, 4), dtype=np.uint64).astype(np.uint32)
+        special = np.array([0, 0x80000000, 1, 0x7F800000, 0xFF800000, 0x7F800001,
+                            0xFF800080, 0x7FC00000, 0x1F800000, 0x5F7FFFC0, 0x5F7FFFBF],
+                           np.uint32)
+        raw[:len(special), 0] = special
+        values = raw.view(np.float32)
+    else:
+        raw = rng.integers(0, 1 << 64, (rows, 4), dtype=np.uint64)
+        raw[:, 1] = (raw[:, 1] & np.uint64(0x800FFFFFFFFFFFFF)) | np.uint64((1023 + 3) << 52)
+        values = raw.view(np.float64)
+    out = np.empty((rows, 4), np.float32)
+    jit.load_jit(values, "f24", out)
+    want = semantics.load_floats(values, "f24")
+    assert np.array_equal(bits(out), bits(want))
+
+
+def test_run_uses_the_loader_of_the_engine_it_picks(monkeypatch):
+    calls = []
+
+    def loader(values, precision, out):
+        calls.append(values.shape)
+        semantics.load_floats(values, precision, out)
+
+    monkeypatch.setitem(api.ENGINES, "spy", api.ENGINES["batch"])
+    monkeypatch.setitem(api.LOADERS, "spy", loader)
+    from gpuisa.pica import Program
+    from gpuisa.pica.encoding import Instruction, encode
+
+    program = Program([encode(Instruction.make("end"))], [])
+    inputs = {"v0": np.ones((3, 4)), "v1": [1.0, 2.0, 3.0, 4.0]}
+    api.run(program, inputs, engine="spy")
+    assert calls == [(3, 4)]  # a single row for every vertex is converted once, directly
+    api.run(program, inputs, engine="batch")
+    assert calls == [(3, 4)]
+
+
+def test_an_accelerator_that_is_not_installed_says_how_to_get_it(monkeypatch):
+    monkeypatch.setitem(api.AUTO_PREFERRED, "turbo", ("gpuisa.no_such_module", 1))
+    with pytest.raises(InputError, match=r"engine 'turbo' is not installed: pip install "
+                                         r"'gpuisa\[turbo\]'"):
+        api.choose_engine("turbo", 10)
+    assert api.choose_engine("auto", 10) != "turbo"
+
+
+def test_engine_jit_works_without_importing_its_module_first():
+    pytest.importorskip("numba")
+    code = ("import numpy as np\n"
+            "from gpuisa.pica import Program, run\n"
+            "from gpuisa.pica.encoding import Instruction, encode\n"
+            "p = Program([encode(Instruction.make('end'))], [])\n"
+            "print(run(p, {'v0': np.ones((2, 4))}, engine='jit').steps.tolist())\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[1, 1]"
