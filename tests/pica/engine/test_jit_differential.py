@@ -124,15 +124,8 @@ class Gen:
                 self.alu("mova")
             self.alu()
             return
-        if roll < 0.67:  # IF with an else block
-            mnemonic = "ifu" if self.chance(0.5) else "ifc"
-            extra = dict(id=int(r.integers(0, 16))) if mnemonic == "ifu" else self.cond()
-            at = self.flow(mnemonic, **extra)
-            self.block(depth + 1, 3, in_loop)
-            start = len(self.code)
-            if self.chance(0.7):
-                self.block(depth + 1, 2, in_loop)
-            self.set(at, dst=start, num=len(self.code) - start)
+        if roll < 0.67:
+            self.if_statement(depth, in_loop)
             return
         if roll < 0.79:  # LOOP
             at = self.flow("loop", id=int(r.integers(0, 16)))
@@ -150,18 +143,38 @@ class Gen:
             at = self.flow(mnemonic, **extra)
             self.subroutines.append((at, int(r.integers(1, 4))))
             return
-        if roll < 0.96:  # forward jump over the next statements
-            mnemonic = "jmpc" if self.chance(0.5) else "jmpu"
-            extra = self.cond() if mnemonic == "jmpc" else dict(
-                id=int(r.integers(0, 16)), num=int(r.integers(0, 2)))
-            at = self.flow(mnemonic, **extra)
-            self.block(depth + 1, 2, in_loop)
-            self.set(at, dst=len(self.code))
+        if roll < 0.96:
+            self.jump_statement(depth, in_loop)
             return
         if in_loop or self.chance(0.3):
             self.flow("breakc", **self.cond())
             return
-        # a word that faults: EMIT in a vertex shader, or an unknown opcode
+        self.fault()
+
+    def if_statement(self, depth, in_loop):
+        """IFU/IFC with an else block."""
+        r = self.rng
+        mnemonic = "ifu" if self.chance(0.5) else "ifc"
+        extra = dict(id=int(r.integers(0, 16))) if mnemonic == "ifu" else self.cond()
+        at = self.flow(mnemonic, **extra)
+        self.block(depth + 1, 3, in_loop)
+        start = len(self.code)
+        if self.chance(0.7):
+            self.block(depth + 1, 2, in_loop)
+        self.set(at, dst=start, num=len(self.code) - start)
+
+    def jump_statement(self, depth, in_loop):
+        """A forward JMPC/JMPU over the next statements."""
+        r = self.rng
+        mnemonic = "jmpc" if self.chance(0.5) else "jmpu"
+        extra = self.cond() if mnemonic == "jmpc" else dict(
+            id=int(r.integers(0, 16)), num=int(r.integers(0, 2)))
+        at = self.flow(mnemonic, **extra)
+        self.block(depth + 1, 2, in_loop)
+        self.set(at, dst=len(self.code))
+
+    def fault(self):
+        """A word that faults: EMIT in a vertex shader, or an unknown opcode."""
         self.code.append(encode(Instruction.make("emit")) if self.chance(0.5)
                          else 0x10 << 26)
 
@@ -307,3 +320,50 @@ def test_generator_covers_the_control_flow_quirks():
                      "breakc", "break", "mova", "cmp", "madi", "dphi", "ex2", "lg2", "litp",
                      "emit"):
         assert BY_MNEMONIC[mnemonic].opcode in opcodes, mnemonic
+
+
+class ForwardGen(Gen):
+    """Random programs whose control only moves forward: IFU/IFC (nested, with else
+    blocks) and forward JMPC/JMPU, plus the occasional faulting word."""
+
+    def statement(self, depth, in_loop):
+        roll = self.rng.random()
+        if depth >= 3 or roll < 0.5:
+            if self.chance(0.1):
+                self.alu("mova")
+            self.alu()
+        elif roll < 0.8:
+            self.if_statement(depth, in_loop)
+        elif roll < 0.97:
+            self.jump_statement(depth, in_loop)
+        else:
+            self.fault()
+
+    def program(self):
+        self.alu("cmp")  # per-lane inputs make per-lane flags: the branches diverge
+        self.block(0, 5, False)
+        self.code.append(encode(Instruction.make("end")))
+        for pc, mnemonic, fields in self.patches:
+            self.code[pc] = encode(Instruction.make(mnemonic, **fields))
+        return Program(self.code, self.opdescs)
+
+
+@pytest.mark.parametrize("seed", [30_005, 30_017, 30_013])
+def test_divergent_block_kernels_match_the_reference_engine(monkeypatch, seed):
+    """Forward-only f24 programs get the kernel that runs each basic block over a block
+    of lanes with masked writes (jit_codegen.divergent_kernel); 70 lanes with inputs
+    that differ per lane make the lanes of a block disagree on their branches."""
+    monkeypatch.setattr(jit, "COMPILE_THRESHOLD", 0)
+    rng = np.random.default_rng(seed)
+    gen = ForwardGen(rng)
+    program = gen.program()
+    decoded = decode_program(program)
+    source = generate(decoded, jit._analysis(decoded), (0,), "f24", frozenset()).source
+    assert "AT[j] = ST[j] == 0 and PC[j] == p" in source
+    args = arguments(rng, 70, 0.98)
+    expected = outcome(program, "f24", "reference", args)
+    assert outcome(program, "f24", "jit", args) == expected, (seed, program)
+    if seed == 30_013:
+        assert expected[0] == "ShaderFault"  # a lane reaches a faulting word
+    else:
+        assert len(set(expected[3])) > 1  # the lanes did take different paths

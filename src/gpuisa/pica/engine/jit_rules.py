@@ -317,16 +317,25 @@ def _term24(total, a, b):
     return round24(add64(total, round24(mul64(a, b))))
 
 
+@_leaf
+def _first_term24(a, b):
+    """The first step of ``semantics._dot``, 0 + p rounded, for p = the rounded product:
+    p is a float24 value (or +-inf, or a quiet NaN with float24's payload bits), so
+    0 + p is p (a NaN operand is returned as it is; -0 cannot occur) and rounding it
+    again changes nothing."""
+    return round24(mul64(a, b))
+
+
 @_rule
 def dp3_24(a0, a1, a2, b0, b1, b2):
-    t = _term24(0.0, work24(a0), work24(b0))
+    t = _first_term24(work24(a0), work24(b0))
     t = _term24(t, work24(a1), work24(b1))
     return store(_term24(t, work24(a2), work24(b2)))
 
 
 @_rule
 def dp4_24(a0, a1, a2, a3, b0, b1, b2, b3):
-    t = _term24(0.0, work24(a0), work24(b0))
+    t = _first_term24(work24(a0), work24(b0))
     t = _term24(t, work24(a1), work24(b1))
     t = _term24(t, work24(a2), work24(b2))
     return store(_term24(t, work24(a3), work24(b3)))
@@ -335,7 +344,7 @@ def dp4_24(a0, a1, a2, a3, b0, b1, b2, b3):
 @_rule
 def dph_24(a0, a1, a2, b0, b1, b2, b3):
     """DP4 with SRC1.w = 1.0 (``semantics.op_dph``)."""
-    t = _term24(0.0, work24(a0), work24(b0))
+    t = _first_term24(work24(a0), work24(b0))
     t = _term24(t, work24(a1), work24(b1))
     t = _term24(t, work24(a2), work24(b2))
     return store(_term24(t, 1.0, work24(b3)))
