@@ -2,9 +2,11 @@
 
 Each (program, precision) is translated once into a Numba kernel (:mod:`.jit_codegen`):
 a straight-line program runs one instruction at a time over blocks of lanes (vectorized
-by LLVM), any other runs whole shader invocations lane by lane with every register in a
-local variable; the math is :mod:`.jit_rules`, the stacks :mod:`.jit_stacks`.  Kernels
-release the GIL and the lanes are split over one thread per CPU.
+by LLVM), a small f24 program with forward branches runs basic blocks over blocks of
+lanes with masked writes, any other runs whole shader invocations lane by lane with
+every register in a local variable; the math is :mod:`.jit_rules`, the stacks
+:mod:`.jit_stacks`.  Kernels release the GIL and the lanes are split over one thread per
+CPU.  Inputs are converted by the engine's own loader (:mod:`.jit_loader`).
 
 Compiled code is cached on disk (:func:`cache_directory`; stale code is dropped by
 :mod:`.jit_cache`): a kernel is compiled once per machine, not once per process.

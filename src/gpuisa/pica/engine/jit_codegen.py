@@ -15,7 +15,11 @@ anything, so it is left out.
 A straight-line program (one block of ALU instructions ending with END, no relative
 addressing, every register it reads given) gets a different kernel: lanes go in blocks
 of :data:`LANE_BLOCK`, and each instruction is one loop over the block's lanes with the
-registers in rows of a small array, which LLVM vectorizes.
+registers in rows of a small array, which LLVM vectorizes.  A small f24 program whose
+control only moves forward (IF, JMP) gets a kernel of divergent blocks: per block of
+lanes, the basic block of the lanes with the lowest PC runs the same way over all lanes
+with writes masked to those lanes, then each of them takes the block's flow instruction
+and the stack check; lanes are independent, so the order only affects speed.
 
 The math of each instruction is :mod:`.jit_rules`; nothing here computes a value.
 ADD, MUL, MAD and the dot products are spelled out as one expression of its inlined
