@@ -231,6 +231,17 @@ def _executor() -> ThreadPoolExecutor:
         return _pool
 
 
+def in_parallel(work: Callable[[int, int], object], count: int, minimum: int) -> list:
+    """``work(lo, hi)`` over ``0 .. count`` split into one range per CPU (no range
+    shorter than ``minimum``; one range runs in this thread); the results in order."""
+    parts = min(_threads(), max(1, count // minimum))
+    if parts == 1:
+        return [work(0, count)]
+    bounds = np.linspace(0, count, parts + 1).astype(np.int64)
+    jobs = [_executor().submit(work, int(lo), int(hi)) for lo, hi in itertools.pairwise(bounds)]
+    return [job.result() for job in jobs]
+
+
 def needs_reference(program: DecodedProgram) -> bool:
     """Whether the JIT hands the whole program to the reference engine (EX2/LG2 when
     NumPy's inner loops cannot be called directly)."""
@@ -263,15 +274,7 @@ def run_lanes_jit(program: DecodedProgram, state: ShaderState, entry: int, *,
               state.cmp, np.ascontiguousarray(uniforms.floats, dtype=np.float32),
               uniforms.float_given, np.ascontiguousarray(uniforms.ints, dtype=np.int64),
               uniforms.bools, np.int64(max_steps), status, steps, NATIVE_LOOPS)
-    chunks = min(_threads(), max(1, lanes // _MIN_LANES_PER_THREAD))
-    bounds = np.linspace(0, lanes, chunks + 1).astype(np.int64)
-    if chunks == 1:
-        kernel(0, lanes, entry, *arrays)
-    else:
-        jobs = [_executor().submit(kernel, int(lo), int(hi), entry, *arrays)
-                for lo, hi in itertools.pairwise(bounds)]
-        for job in jobs:
-            job.result()
+    in_parallel(lambda lo, hi: kernel(lo, hi, entry, *arrays), lanes, _MIN_LANES_PER_THREAD)
     for lane in np.flatnonzero(status):
         steps[lane] = _reference_lane(program, state, entry, int(lane), precision, max_steps)
     return steps
@@ -320,7 +323,7 @@ def load_jit(values: np.ndarray, precision: Precision, out: np.ndarray) -> None:
     """The engine's input loader (:mod:`.jit_loader`): load_floats on every core."""
     from .jit_loader import load
 
-    load(values, precision, out, _executor().submit, _threads())
+    load(values, precision, out, in_parallel)
 
 
 if AVAILABLE:

@@ -37,9 +37,17 @@ Pure Python: this module does not need Numba.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..isa import NUM_INT_UNIFORMS, Kind, Opcode
+from ..isa import (
+    CALL_STACK_DEPTH,
+    IF_STACK_DEPTH,
+    LOOP_STACK_DEPTH,
+    NUM_INT_UNIFORMS,
+    Kind,
+    Opcode,
+)
 from .decode import DecodedProgram, Operand, Step
 from .semantics import Precision
 
@@ -58,6 +66,8 @@ DONE = 0
 NEEDS_REFERENCE = 1
 
 XYZW = "xyzw"
+#: The kernel argument holding each register bank.
+_ARRAYS = {"v": "inputs", "r": "temporaries", "o": "outputs"}
 _PUSHES = (Opcode.IFU, Opcode.IFC, Opcode.CALL, Opcode.CALLC, Opcode.CALLU, Opcode.LOOP)
 _CALLS = (Opcode.CALL, Opcode.CALLC, Opcode.CALLU)
 _BREAKS = (Opcode.BREAK, Opcode.BREAKC)
@@ -303,7 +313,6 @@ class _Generator:
         ops = self.a.opcodes
         address = Opcode.MOVA in ops
         flags = bool(ops & {Opcode.CMP, Opcode.LITP})
-        arrays = {"v": "inputs", "r": "temporaries", "o": "outputs"}
         out = _Source()
         out("def kernel(lo, hi, entry, inputs, temporaries, outputs, address, cmp, floats, "
             "float_given, ints, bools, max_steps, status, steps, natives):")
@@ -323,36 +332,51 @@ class _Generator:
         out.depth = 2
         out(f"m = min({LANE_BLOCK}, hi - base)")
         out("for j in range(m):")
-        out("    lane = base + j")
+        out.depth = 3
         # Components written before any read are not loaded, and only written ones are
         # stored: an output register costs no read of its fresh (not yet mapped) pages.
-        for (bank, number), row in self.rows.items():
-            for c in range(4):
-                if self.first_access.get((bank, number, c)) == "read":
-                    out(f"    W[{row + c}, j] = {arrays[bank]}[{number}, {c}, lane]")
-        if address:
-            for k in range(3):
-                out(f"    A[{k}, j] = address[{k}, lane]")
-        if flags:
-            for k in range(2):
-                out(f"    F[{k}, j] = cmp[{k}, lane]")
+        self.emit_lane_load(out, address, flags,
+                            lambda key: self.first_access.get(key) == "read")
+        out.depth = 2
         out.lines.extend(body.lines)
         out("for j in range(m):")
-        out("    lane = base + j")
+        out.depth = 3
+        self.emit_lane_store(out, address, flags, lambda key: key in self.first_access)
+        out("status[lane] = 0")
+        out(f"steps[lane] = {len(steps)}")
+        return out.text()
+
+    def emit_lane_load(self, out: _Source, address: bool, flags: bool,
+                       wanted: Callable[[tuple[str, int, int]], bool]) -> None:
+        """Inside a loop over ``j``: copy lane ``base + j``'s registers (the components
+        ``wanted`` accepts), address registers and flags into ``W``, ``A``, ``F``."""
+        out("lane = base + j")
+        for (bank, number), row in self.rows.items():
+            for c in range(4):
+                if wanted((bank, number, c)):
+                    out(f"W[{row + c}, j] = {_ARRAYS[bank]}[{number}, {c}, lane]")
+        if address:
+            for k in range(3):
+                out(f"A[{k}, j] = address[{k}, lane]")
+        if flags:
+            for k in range(2):
+                out(f"F[{k}, j] = cmp[{k}, lane]")
+
+    def emit_lane_store(self, out: _Source, address: bool, flags: bool,
+                        wanted: Callable[[tuple[str, int, int]], bool]) -> None:
+        """The reverse of :meth:`emit_lane_load` for the registers the program writes."""
+        out("lane = base + j")
         for bank, number in sorted(self.written_regs):
             row = self.rows[(bank, number)]
             for c in range(4):
-                if (bank, number, c) in self.first_access:
-                    out(f"    {arrays[bank]}[{number}, {c}, lane] = W[{row + c}, j]")
+                if wanted((bank, number, c)):
+                    out(f"{_ARRAYS[bank]}[{number}, {c}, lane] = W[{row + c}, j]")
         if address:
             for k in range(3):
-                out(f"    address[{k}, lane] = A[{k}, j]")
+                out(f"address[{k}, lane] = A[{k}, j]")
         if flags:
             for k in range(2):
-                out(f"    cmp[{k}, lane] = F[{k}, j]")
-        out("    status[lane] = 0")
-        out(f"    steps[lane] = {len(steps)}")
-        return out.text()
+                out(f"cmp[{k}, lane] = F[{k}, j]")
 
     def forward_only(self) -> bool:
         """Whether control only moves forward (IF, JMP; no LOOP, CALL or BREAK): then a
@@ -468,23 +492,15 @@ class _Generator:
         for name, kind in (("ST", "int8"), ("PC", "int64"), ("EX", "int64"), ("AT", "bool_"),
                            ("NIF", "int64")):
             out(f"{name} = np.zeros({block}, np.{kind})")
-        out(f"IFS = np.zeros(({block}, 8, 2), np.int64)")
-        out("CALLS = np.zeros((4, 2), np.int64)")
-        out("LOOPS = np.zeros((4, 5), np.int64)")
+        out(f"IFS = np.zeros(({block}, {IF_STACK_DEPTH}, 2), np.int64)")
+        out(f"CALLS = np.zeros(({CALL_STACK_DEPTH}, 2), np.int64)")
+        out(f"LOOPS = np.zeros(({LOOP_STACK_DEPTH}, 5), np.int64)")
         out(f"for base in range(lo, hi, {block}):")
         out.depth = 2
         out(f"m = min({block}, hi - base)")
         out("for j in range(m):")
         out.depth = 3
-        out("lane = base + j")
-        arrays = {"v": "inputs", "r": "temporaries", "o": "outputs"}
-        for (bank, number), row in self.rows.items():
-            for c in range(4):
-                out(f"W[{row + c}, j] = {arrays[bank]}[{number}, {c}, lane]")
-        for k in range(3):
-            out(f"A[{k}, j] = address[{k}, lane]")
-        for k in range(2):
-            out(f"F[{k}, j] = cmp[{k}, lane]")
+        self.emit_lane_load(out, True, True, lambda key: True)
         out("ST[j] = 0")
         out("PC[j] = entry")
         out("EX[j] = 0")
@@ -493,19 +509,12 @@ class _Generator:
         out.lines.extend(body.lines)
         out("for j in range(m):")
         out.depth = 3
-        out("lane = base + j")
         out("if ST[j] == 0:")
         out.depth = 4
         # Lanes handed to the reference engine keep their initial registers.
-        for bank, number in sorted(self.written_regs):
-            row = self.rows[(bank, number)]
-            for c in range(4):
-                out(f"{arrays[bank]}[{number}, {c}, lane] = W[{row + c}, j]")
-        for k in range(3):
-            out(f"address[{k}, lane] = A[{k}, j]")
-        for k in range(2):
-            out(f"cmp[{k}, lane] = F[{k}, j]")
+        self.emit_lane_store(out, True, True, lambda key: True)
         out.depth = 3
+        out("lane = base + j")
         out("status[lane] = ST[j]")
         out("steps[lane] = EX[j]")
         return out.text()
@@ -800,15 +809,14 @@ class _Generator:
         stacks = bool(self.a.if_triggers or self.a.call_triggers or self.a.loop_triggers
                       or self.a.opcodes & set(_BREAKS))
         if stacks:
-            out("ifs = np.zeros((8, 2), np.int64)")
-            out("calls = np.zeros((4, 2), np.int64)")
-            out("loops = np.zeros((4, 5), np.int64)")
+            out(f"ifs = np.zeros(({IF_STACK_DEPTH}, 2), np.int64)")
+            out(f"calls = np.zeros(({CALL_STACK_DEPTH}, 2), np.int64)")
+            out(f"loops = np.zeros(({LOOP_STACK_DEPTH}, 5), np.int64)")
         out("for lane in range(lo, hi):")
         out.depth = 2
-        arrays = {"v": "inputs", "r": "temporaries", "o": "outputs"}
         for bank, number in sorted(self.used_regs):
             for c in range(4):
-                out(f"{bank}{number}_{c} = {arrays[bank]}[{number}, {c}, lane]")
+                out(f"{bank}{number}_{c} = {_ARRAYS[bank]}[{number}, {c}, lane]")
         # Address registers and flags are loaded and stored only if the program uses them.
         ops = self.a.opcodes
         relative = any(o.relative is not None for st in self.steps for o in st.sources
@@ -840,7 +848,7 @@ class _Generator:
         out.depth = 3
         for bank, number in sorted(self.written_regs):
             for c in range(4):
-                out(f"{arrays[bank]}[{number}, {c}, lane] = {bank}{number}_{c}")
+                out(f"{_ARRAYS[bank]}[{number}, {c}, lane] = {bank}{number}_{c}")
         if address:
             out("address[0, lane] = a0x")
             out("address[1, lane] = a0y")

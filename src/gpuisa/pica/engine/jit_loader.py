@@ -14,7 +14,6 @@ Only imported when Numba is installed.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 
 import numpy as np
@@ -43,21 +42,18 @@ def _round_rows(values, out, lo, hi):
 
 
 def load(values: np.ndarray, precision: Precision, out: np.ndarray,
-         submit: Callable[..., object] | None = None, threads: int = 1) -> None:
-    """``load_floats(values, precision, out)``; ``submit(function, *args)`` (returning a
-    future) spreads the rows over ``threads`` threads."""
+         in_parallel: Callable[..., list] | None = None) -> None:
+    """``load_floats(values, precision, out)``; ``in_parallel(work, count, minimum)``
+    (:func:`.jit.in_parallel`) spreads the rows over threads."""
     if precision != "f24" or values.dtype not in _FAST_DTYPES or values.ndim != 2:
         load_floats(values, precision, out)
         return
     rows = values.shape[0]
-    parts = min(threads, max(1, rows // _MIN_ROWS_PER_THREAD)) if submit else 1
-    bounds = np.linspace(0, rows, parts + 1).astype(np.int64)
-    if parts == 1:
+    if in_parallel is None:
         nan = _round_rows(values, out, 0, rows)
     else:
-        jobs = [submit(_round_rows, values, out, int(lo), int(hi))
-                for lo, hi in itertools.pairwise(bounds)]
-        nan = any([job.result() for job in jobs])
+        nan = any(in_parallel(lambda lo, hi: _round_rows(values, out, lo, hi), rows,
+                              _MIN_ROWS_PER_THREAD))
     if nan:
         where = np.isnan(values)
         out[where] = load_floats(values[where], precision)
