@@ -208,7 +208,7 @@ def test_steps_and_initial_al_per_lane():
     state.address[2] = [0, 5, 5, 9, 0, 1]
     steps = batch.run_batch(exe.program, state, 0, precision="f24", max_steps=10)
     assert steps.tolist() == [2] * 6
-    assert state.outputs[0, 0][0].tolist() == [0, 5, 5, 9, 0, 1]
+    assert state.outputs[0][0][0].tolist() == [0, 5, 5, 9, 0, 1]
 
 
 def test_prepared_programs_are_cached():

@@ -28,7 +28,7 @@ from .geometry import (
 )
 from .reference import run_lanes
 from .semantics import Precision, check_precision, load_floats
-from .state import ShaderState, Uniforms
+from .state import RegisterFile, ShaderState, Uniforms
 from .values import Loader, uniform_values, vertex_arrays
 
 #: An engine runs every lane of a state from ``entry`` (vertex shaders) and returns the
@@ -199,6 +199,11 @@ class RunResult:
     entry per EMIT: output register name -> float32 ``(V, 4)``), ``primitives`` (int
     ``(P, 3)`` indices into the vertices, winding applied) and ``windings`` (bool ``(P,)``,
     FLAG_WINDING of each primitive); they are None for vertex shaders.
+
+    Arrays are handed out without copies: registers, flags and address registers a run
+    never used (all zero) and ``steps`` when every vertex executed the same number of
+    instructions are read-only broadcast views that take no memory per vertex; copy
+    them (``np.array(x)``) to get arrays to write into.
     """
 
     outputs: dict[str, np.ndarray]
@@ -262,8 +267,8 @@ def run(shader: Shbin | Program, inputs: Mapping[str, object], *,
     name = choose_engine(engine, state.lanes)
     steps = ENGINES[name](exe.program, state, exe.entry, precision=precision,
                           max_steps=max_steps)
-    log = InvocationLog(state.outputs[state.bank], state.temporaries, state.address,
-                        state.cmp, np.asarray(steps, dtype=np.int64))
+    log = InvocationLog(state.outputs[state.bank], state.temporaries, *state.results(),
+                        np.asarray(steps, dtype=np.int64))
     return build_result(exe, log, precision, None)
 
 
@@ -287,12 +292,16 @@ def initial_state(exe: Executable, inputs: Mapping[str, object], *,
     loader = LOADERS.get(choose_engine(engine, lanes), load_floats)
     for (bank, number), value in values.items():
         if bank == "v":
-            target = state.inputs[number]
             state.input_given[number] = True
+            unchanged = value.as_is(precision, lanes)
+            if unchanged is not None:  # inputs are never written: no copy needed
+                state.inputs.adopt(number, unchanged)
+                continue
+            target = state.inputs[number]
         elif bank == "r":
             target = state.temporaries[number]
         else:
-            target = state.outputs[0, number]
+            target = state.outputs[0][number]
         value.load(precision, target.T, loader)
     flags, registers = _flags(cmp), _address(address)
     if any(flags):  # the arrays start zeroed; leaving them untouched costs no memory
@@ -355,13 +364,13 @@ def load_uniforms(dvle: Dvle | None, given: Mapping[str, object],
 def build_result(exe: Executable, log: InvocationLog, precision: str,
                  emission: Emission | None) -> RunResult:
     # Registers are handed out as the (N, 4) storage of the register files when it is
-    # lane-major (state.register_file): results for 10^7 vertices are not copied.
-    outputs = {f"o{n}": _lane_major(log.outputs[n]) for n in range(NUM_OUTPUTS)}
+    # lane-major (state.RegisterFile): results for 10^7 vertices are not copied.
+    outputs = {f"o{n}": _register(log.outputs, n) for n in range(NUM_OUTPUTS)}
     result = dict(
         outputs=outputs,
         outputs_by_semantic=(by_semantic(exe.dvle, outputs, log.steps.shape[0])
                              if exe.dvle is not None else {}),
-        temporaries={f"r{n}": _lane_major(log.temporaries[n])
+        temporaries={f"r{n}": _register(log.temporaries, n)
                      for n in range(NUM_TEMPORARIES)},
         cmp=_lane_major(log.cmp),
         address=_lane_major(log.address),
@@ -373,11 +382,20 @@ def build_result(exe: Executable, log: InvocationLog, precision: str,
     return RunResult(**result)
 
 
+def _register(registers: np.ndarray | RegisterFile, number: int) -> np.ndarray:
+    if isinstance(registers, RegisterFile):
+        return registers.result(number)
+    return _lane_major(registers[number])
+
+
 def _lane_major(register: np.ndarray) -> np.ndarray:
     """A component-major ``(k, N)`` array as ``(N, k)``: its storage when that is
-    lane-major (no copy), else a C-contiguous copy."""
+    lane-major (no copy), a broadcast (read-only, zero strides) as it is, else a
+    C-contiguous copy."""
     view = register.T
-    return view if view.flags.c_contiguous else np.ascontiguousarray(view)
+    if view.flags.c_contiguous or 0 in view.strides:
+        return view
+    return np.ascontiguousarray(view)
 
 
 class SemanticOutputs(Mapping[str, np.ndarray]):

@@ -50,7 +50,7 @@ class _StateOrigin:
         if kind == "r":
             return state.temporaries[key[1]]
         if kind == "o":
-            return state.outputs[key[1], key[2]]
+            return state.outputs[key[1]][key[2]]
         return state.cmp if key == CMP else state.address[:AL]
 
     def load(self, key: tuple, rows: list[int], lanes: np.ndarray | None,

@@ -116,7 +116,8 @@ class UnitState:
 
     @classmethod
     def of(cls, unit: ShaderState) -> UnitState:
-        return cls(unit.temporaries[..., 0].copy(), unit.outputs[..., 0].copy(),
+        outputs = np.stack([bank.stacked()[..., 0] for bank in unit.outputs])
+        return cls(unit.temporaries.stacked()[..., 0], outputs,
                    unit.address[:AL, 0].copy(), int(unit.address[AL, 0]),
                    unit.cmp[:, 0].copy(), unit.bank, (0, False, False))
 

@@ -52,7 +52,7 @@ class Emitter:
     def emit(self, state: ShaderState, pc: int) -> None:
         """EMIT for a one-lane state."""
         bank = state.outputs[state.bank]
-        self.vertices.append(np.stack([bank[r, :, 0] for r in self.registers])
+        self.vertices.append(np.stack([bank[r][:, 0] for r in self.registers])
                              if self.registers else np.zeros((0, 4), np.float32))
         self.buffer[self.vertex_id] = len(self.vertices) - 1
         if self.primitive:

@@ -34,7 +34,7 @@ from .decode import DecodedProgram
 from .emitter import Emitter
 from .reference import run_invocation
 from .semantics import Precision, load_floats
-from .state import ShaderState, Uniforms
+from .state import RegisterFile, ShaderState, Uniforms
 
 #: The bool uniform the hardware sets after each geometry shader invocation.
 GS_DONE_BOOL = 15
@@ -44,8 +44,8 @@ GS_DONE_BOOL = 15
 class InvocationLog:
     """Registers at the END of each invocation (component-major, N = invocations)."""
 
-    outputs: np.ndarray  # (16, 4, N): the active output bank
-    temporaries: np.ndarray  # (16, 4, N)
+    outputs: np.ndarray | RegisterFile  # (16, 4, N): the active output bank
+    temporaries: np.ndarray | RegisterFile  # (16, 4, N)
     address: np.ndarray  # (3, N)
     cmp: np.ndarray  # (2, N)
     steps: np.ndarray  # (N,)
@@ -70,7 +70,7 @@ class GeometryFeed:
     def apply(self, unit: ShaderState, index: int) -> None:
         """Prepare the one-lane ``unit`` for invocation ``index``."""
         if self.inputs is not None:
-            unit.inputs[...] = self.inputs[..., index:index + 1]
+            unit.inputs.assign(self.inputs[..., index:index + 1])
             unit.input_given[...] = self.input_given
         for number, (values, loaded) in self.uniforms.items():
             if loaded[index]:
@@ -99,7 +99,7 @@ def run_geometry(program: DecodedProgram, unit: ShaderState, entry: int, emitter
         feed.apply(unit, index)
         steps = run_invocation(program, unit, entry, precision=precision,
                                max_steps=max_steps, emitter=emitter)
-        ends.append((unit.outputs[unit.bank].copy(), unit.temporaries.copy(),
+        ends.append((unit.outputs[unit.bank].stacked(), unit.temporaries.stacked(),
                      unit.address.copy(), unit.cmp.copy(), steps))
         unit.uniforms.set_bool(GS_DONE_BOOL, True)
     return InvocationLog(
@@ -111,9 +111,9 @@ def run_geometry(program: DecodedProgram, unit: ShaderState, entry: int, emitter
     )
 
 
-def register_feed(inputs: np.ndarray, given: np.ndarray) -> GeometryFeed:
-    """One invocation per lane of ``inputs`` ``(16, 4, N)``: v registers set directly."""
-    return GeometryFeed(inputs.shape[-1], inputs, given.copy(), {})
+def register_feed(inputs: RegisterFile, given: np.ndarray) -> GeometryFeed:
+    """One invocation per lane of ``inputs``: v registers set directly."""
+    return GeometryFeed(inputs.lanes, inputs.stacked(), given.copy(), {})
 
 
 def point_feed(attributes: np.ndarray, stride: int) -> GeometryFeed:

@@ -36,6 +36,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -45,7 +46,7 @@ from .api import register_engine
 from .decode import DecodedProgram
 from .reference import run_invocation, run_lanes
 from .semantics import Precision
-from .state import ShaderState
+from .state import RegisterFile, ShaderState
 
 #: Whether Numba is installed (the engine is registered only then).
 AVAILABLE = importlib.util.find_spec("numba") is not None
@@ -58,12 +59,30 @@ _MIN_LANES_PER_THREAD = 4096
 COMPILE_THRESHOLD = 20_000
 _CACHE_SIZE = 64
 
-_cache: OrderedDict[tuple, Callable[..., None]] = OrderedDict()
+@dataclass(frozen=True, slots=True)
+class Kernel:
+    """A compiled kernel and :attr:`.jit_codegen.KernelSource.steps` of its source."""
+
+    function: Callable[..., None]
+    steps: int | None
+    address: bool = True
+    flags: bool = True
+
+
+_cache: OrderedDict[tuple, Kernel] = OrderedDict()
 _cache_lock = threading.Lock()
 _analyses: OrderedDict[Program, object] = OrderedDict()
 _tables: OrderedDict[tuple, tuple] = OrderedDict()
-_sources: OrderedDict[tuple, str] = OrderedDict()
+_sources: OrderedDict[tuple, object] = OrderedDict()
 _pool: ThreadPoolExecutor | None = None
+#: Stand-ins for the registers a kernel does not touch (kernels take every register
+#: file as a tuple of 16 arrays of one type: read-only for inputs).
+_UNUSED = np.zeros((0, 4), np.float32)
+_UNUSED_READ_ONLY = _UNUSED.view()
+_UNUSED_READ_ONLY.flags.writeable = False
+#: ... and for the address registers and flags (the layout of ShaderState's).
+_UNUSED_ADDRESS = np.zeros((2, 3), np.int64).T
+_UNUSED_FLAGS = np.zeros((2, 2), bool).T
 
 
 def _analysis(program: DecodedProgram):
@@ -93,7 +112,7 @@ def _key(program: DecodedProgram, entry: int, precision: Precision,
     return (program.program, precision, extra, missing)
 
 
-def _cached(key: tuple) -> Callable[..., None] | None:
+def _cached(key: tuple) -> Kernel | None:
     with _cache_lock:
         kernel = _cache.get(key)
         if kernel is not None:
@@ -101,13 +120,14 @@ def _cached(key: tuple) -> Callable[..., None] | None:
         return kernel
 
 
-def _source(program: DecodedProgram, key: tuple) -> str:
+def _source(program: DecodedProgram, key: tuple):
+    """The :class:`.jit_codegen.KernelSource` of the kernel for ``key``."""
     from .jit_codegen import generate
 
     with _cache_lock:
         source = _sources.get(key)
     if source is None:
-        source = generate(program, _analysis(program), key[2], key[1], key[3]).source
+        source = generate(program, _analysis(program), key[2], key[1], key[3])
         with _cache_lock:
             _sources[key] = source
             while len(_sources) > _CACHE_SIZE:
@@ -116,14 +136,15 @@ def _source(program: DecodedProgram, key: tuple) -> str:
 
 
 def kernel_for(program: DecodedProgram, entry: int, precision: Precision,
-               missing: frozenset = frozenset()) -> Callable[..., None]:
+               missing: frozenset = frozenset()) -> Kernel:
     """The compiled kernel for ``program`` (cached per program, precision, the entry if it
     is not a block start anyway, and the set of missing registers)."""
     key = _key(program, entry, precision, missing)
     kernel = _cached(key)
     if kernel is not None:
         return kernel
-    kernel = _compile(_source(program, key))
+    source = _source(program, key)
+    kernel = Kernel(_compile(source.source), source.steps, source.address, source.flags)
     with _cache_lock:
         _cache[key] = kernel
         while len(_cache) > _CACHE_SIZE:
@@ -215,7 +236,7 @@ def ready(program: DecodedProgram, state: ShaderState, entry: int,
         return True
     missing = _missing(_analysis(program).reads, state)
     key = _key(program, entry, precision, missing)
-    return _cached(key) is not None or _on_disk(_source(program, key))
+    return _cached(key) is not None or _on_disk(_source(program, key).source)
 
 
 def _threads() -> int:
@@ -261,27 +282,60 @@ def run_lanes_jit(program: DecodedProgram, state: ShaderState, entry: int, *,
     lanes = state.lanes
     key = _key(program, entry, precision, missing)
     kernel = _cached(key)
-    if kernel is None and (lanes >= COMPILE_THRESHOLD or _on_disk(_source(program, key))):
+    if kernel is None and (lanes >= COMPILE_THRESHOLD
+                           or _on_disk(_source(program, key).source)):
         kernel = kernel_for(program, entry, precision, missing)
     if kernel is None:
         kernel = _interpreter(program, analysis, precision, missing)
     from .jit_rules import NATIVE_LOOPS
 
-    status = np.zeros(lanes, dtype=np.int8)
-    steps = np.zeros(lanes, dtype=np.int64)
-    uniforms = state.uniforms
-    arrays = (state.inputs, state.temporaries, state.outputs[state.bank], state.address,
-              state.cmp, np.ascontiguousarray(uniforms.floats, dtype=np.float32),
-              uniforms.float_given, np.ascontiguousarray(uniforms.ints, dtype=np.int64),
-              uniforms.bools, np.int64(max_steps), status, steps, NATIVE_LOOPS)
-    in_parallel(lambda lo, hi: kernel(lo, hi, entry, *arrays), lanes, _MIN_LANES_PER_THREAD)
+    if kernel.steps is not None and kernel.steps > max_steps:
+        status = np.ones(lanes, dtype=np.int8)  # every lane stops at the step limit
+        steps = np.zeros(lanes, dtype=np.int64)
+    else:
+        uniform = kernel.steps is not None  # the kernel writes no status and no steps
+        status = np.zeros(0 if uniform else lanes, dtype=np.int8)
+        steps = np.zeros(0 if uniform else lanes, dtype=np.int64)
+        used = analysis.registers
+        uniforms = state.uniforms
+        arrays = (_registers(state.inputs, "v", used), _registers(state.temporaries, "r", used),
+                  _registers(state.outputs[state.bank], "o", used),
+                  state.address if kernel.address else _UNUSED_ADDRESS,
+                  state.cmp if kernel.flags else _UNUSED_FLAGS,
+                  np.ascontiguousarray(uniforms.floats, dtype=np.float32),
+                  uniforms.float_given, np.ascontiguousarray(uniforms.ints, dtype=np.int64),
+                  uniforms.bools, np.int64(max_steps), status, steps, NATIVE_LOOPS)
+        function = kernel.function
+        in_parallel(lambda lo, hi: function(lo, hi, entry, *arrays), lanes,
+                    _MIN_LANES_PER_THREAD)
+        if uniform:
+            # One count for every lane: a read-only view instead of 8 bytes per lane.
+            return np.broadcast_to(np.int64(kernel.steps), (lanes,))
     for lane in np.flatnonzero(status):
         steps[lane] = _reference_lane(program, state, entry, int(lane), precision, max_steps)
     return steps
 
 
+def _registers(registers: RegisterFile, bank: str, used: frozenset) -> tuple:
+    """A register file as a kernel takes it: the ``(lanes, 4)`` array of every register
+    in ``used`` (read-only for inputs, which kernels never write), stand-ins for the
+    others (allocating a register of 10^7 lanes for nothing would cost memory)."""
+    read_only = bank == "v"
+    arrays = []
+    for number in range(len(registers)):
+        if (bank, number) not in used:
+            arrays.append(_UNUSED_READ_ONLY if read_only else _UNUSED)
+            continue
+        array = registers.storage(number)
+        if read_only and array.flags.writeable:
+            array = array.view()
+            array.flags.writeable = False
+        arrays.append(array)
+    return tuple(arrays)
+
+
 def _interpreter(program: DecodedProgram, analysis, precision: Precision,
-                 missing: frozenset) -> Callable[..., None]:
+                 missing: frozenset) -> Kernel:
     """The interpreter kernel bound to ``program``'s table (same signature as a compiled
     kernel)."""
     from . import jit_interp
@@ -301,7 +355,7 @@ def _interpreter(program: DecodedProgram, analysis, precision: Precision,
     def kernel(lo: int, hi: int, entry: int, *arrays: object) -> None:
         jit_interp.interpret(lo, hi, entry, *encoded, f24, *arrays)
 
-    return kernel
+    return Kernel(kernel, None)
 
 
 def _reference_lane(program: DecodedProgram, state: ShaderState, entry: int, lane: int,

@@ -92,6 +92,9 @@ class Analysis:
     #: Registers read by name: ('v' | 'c' | 'i' | 'b', number).
     reads: frozenset[tuple[str, int]]
     opcodes: frozenset[Opcode]
+    #: Every input, temporary and output register an instruction names (the only ones
+    #: a kernel touches): ('v' | 'r' | 'o', number).
+    registers: frozenset[tuple[str, int]]
 
     def pops_after(self, pc: int) -> tuple[bool, bool, bool]:
         """Which stages of the stack check can pop after the instruction at ``pc``."""
@@ -106,6 +109,7 @@ def analyse(program: DecodedProgram) -> Analysis:
     if_t, call_t, loop_t = set(), set(), set()
     targets: set[int] = set()
     reads: set[tuple[str, int]] = set()
+    registers: set[tuple[str, int]] = set()
     for step in steps:
         op, pc = step.op, step.pc
         if step.fault is None and step.kind in (Kind.ARITHMETIC, Kind.COMPARE):
@@ -113,6 +117,10 @@ def analyse(program: DecodedProgram) -> Analysis:
                 relative = operand.bank == "c" and operand.relative is not None
                 if operand.bank != "r" and not relative:
                     reads.add((operand.bank, operand.number))
+                if operand.bank != "c":
+                    registers.add((operand.bank, operand.number))
+            if step.dest is not None:
+                registers.add(step.dest)
         if step.kind is not Kind.FLOW:
             continue
         if op in (Opcode.IFU, Opcode.CALLU, Opcode.JMPU):
@@ -134,7 +142,8 @@ def analyse(program: DecodedProgram) -> Analysis:
         else:  # JMPC, JMPU
             targets.add(dst)
     analysis = Analysis(length, frozenset(if_t), frozenset(call_t), frozenset(loop_t), (),
-                        frozenset(reads), frozenset(s.op for s in steps))
+                        frozenset(reads), frozenset(s.op for s in steps),
+                        frozenset(registers))
     leaders = set(targets)
     for step in steps:
         if _ends_block(step, analysis):
@@ -142,7 +151,7 @@ def analyse(program: DecodedProgram) -> Analysis:
     leaders = {pc for pc in leaders if 0 <= pc < length}
     return Analysis(length, analysis.if_triggers, analysis.call_triggers,
                     analysis.loop_triggers, tuple(sorted(leaders)), analysis.reads,
-                    analysis.opcodes)
+                    analysis.opcodes, analysis.registers)
 
 
 def _ends_block(step: Step, analysis: Analysis) -> bool:
@@ -166,16 +175,25 @@ class _Source:
 
 @dataclass(frozen=True, slots=True)
 class KernelSource:
+    """A kernel's text; ``steps``: the instructions every lane executes when that is
+    one number and no lane can need the reference engine (straight-line kernels, which
+    then write neither ``status`` nor ``steps``; :mod:`.jit` checks the step limit),
+    else None (the kernel writes both for every lane)."""
+
     source: str
-    name: str
-    leaders: tuple[int, ...]
+    steps: int | None
+    #: Whether the kernel touches the address registers / the cmp flags.
+    address: bool = True
+    flags: bool = True
 
 
 def generate(program: DecodedProgram, analysis: Analysis, entries: tuple[int, ...],
              precision: Precision, missing: frozenset[tuple[str, int]]) -> KernelSource:
     """The source of ``kernel(lo, hi, entry, inputs, temporaries, outputs, address, cmp,
     floats, float_given, ints, bools, max_steps, status, steps, natives)`` for
-    ``program`` (``natives``: :data:`.jit_rules.NATIVE_LOOPS`).
+    ``program``: ``inputs``, ``temporaries``, ``outputs`` are tuples of 16 lane-major
+    ``(lanes, 4)`` arrays, one per register (only those of ``analysis.registers`` are
+    touched), ``natives`` is :data:`.jit_rules.NATIVE_LOOPS`.
 
     ``entries`` are the entry points the kernel must accept besides the static leaders;
     ``missing`` the registers of ``analysis.reads`` that were not given (reading one
@@ -251,10 +269,14 @@ class _Generator:
         self.out = body
         blocks = [(leader, self.block_steps(leader)) for leader in self.leaders]
         if self.straight(blocks):
-            return KernelSource(self.straight_kernel(blocks[0][1]), "kernel", self.leaders)
+            steps = blocks[0][1]
+            ops = self.a.opcodes
+            return KernelSource(self.straight_kernel(steps), len(steps),
+                                address=Opcode.MOVA in ops,
+                                flags=bool(ops & {Opcode.CMP, Opcode.LITP}))
         if (self.precision == "f24" and len(blocks) <= DIVERGENT_BLOCKS_MAX
                 and self.forward_only()):
-            return KernelSource(self.divergent_kernel(blocks), "kernel", self.leaders)
+            return KernelSource(self.divergent_kernel(blocks), None)
         single = len(blocks) == 1
         if single:
             body.depth = 2
@@ -268,7 +290,7 @@ class _Generator:
             body.depth = 3
             body("else:")
             body("    st = 1")
-        return KernelSource(self.wrap(body, single), "kernel", self.leaders)
+        return KernelSource(self.wrap(body, single), None)
 
     def straight(self, blocks: list[tuple[int, list[Step]]]) -> bool:
         """Whether the program is one block of ALU instructions ending with END that
@@ -312,17 +334,12 @@ class _Generator:
             body.depth = 2
         ops = self.a.opcodes
         address = Opcode.MOVA in ops
-        flags = bool(ops & {Opcode.CMP, Opcode.LITP})
+        flags = bool(ops & {Opcode.CMP, Opcode.LITP})  # as KernelSource.flags says
         out = _Source()
         out("def kernel(lo, hi, entry, inputs, temporaries, outputs, address, cmp, floats, "
             "float_given, ints, bools, max_steps, status, steps, natives):")
         out.depth = 1
         self.hoist_uniforms(out)
-        out(f"if max_steps < {len(steps)}:")
-        out("    for lane in range(lo, hi):")
-        out("        status[lane] = 1")
-        out("        steps[lane] = 0")
-        out("    return")
         out(f"W = np.empty(({max(4, 4 * len(self.rows))}, {LANE_BLOCK}), np.float32)")
         if address:
             out(f"A = np.empty((3, {LANE_BLOCK}), np.int64)")
@@ -342,8 +359,6 @@ class _Generator:
         out("for j in range(m):")
         out.depth = 3
         self.emit_lane_store(out, address, flags, lambda key: key in self.first_access)
-        out("status[lane] = 0")
-        out(f"steps[lane] = {len(steps)}")
         return out.text()
 
     def emit_lane_load(self, out: _Source, address: bool, flags: bool,
@@ -354,7 +369,7 @@ class _Generator:
         for (bank, number), row in self.rows.items():
             for c in range(4):
                 if wanted((bank, number, c)):
-                    out(f"W[{row + c}, j] = {_ARRAYS[bank]}[{number}, {c}, lane]")
+                    out(f"W[{row + c}, j] = {_ARRAYS[bank]}[{number}][lane, {c}]")
         if address:
             for k in range(3):
                 out(f"A[{k}, j] = address[{k}, lane]")
@@ -370,7 +385,7 @@ class _Generator:
             row = self.rows[(bank, number)]
             for c in range(4):
                 if wanted((bank, number, c)):
-                    out(f"{_ARRAYS[bank]}[{number}, {c}, lane] = W[{row + c}, j]")
+                    out(f"{_ARRAYS[bank]}[{number}][lane, {c}] = W[{row + c}, j]")
         if address:
             for k in range(3):
                 out(f"address[{k}, lane] = A[{k}, j]")
@@ -816,7 +831,7 @@ class _Generator:
         out.depth = 2
         for bank, number in sorted(self.used_regs):
             for c in range(4):
-                out(f"{bank}{number}_{c} = {_ARRAYS[bank]}[{number}, {c}, lane]")
+                out(f"{bank}{number}_{c} = {_ARRAYS[bank]}[{number}][lane, {c}]")
         # Address registers and flags are loaded and stored only if the program uses them.
         ops = self.a.opcodes
         relative = any(o.relative is not None for st in self.steps for o in st.sources
@@ -848,7 +863,7 @@ class _Generator:
         out.depth = 3
         for bank, number in sorted(self.written_regs):
             for c in range(4):
-                out(f"{_ARRAYS[bank]}[{number}, {c}, lane] = {bank}{number}_{c}")
+                out(f"{_ARRAYS[bank]}[{number}][lane, {c}] = {bank}{number}_{c}")
         if address:
             out("address[0, lane] = a0x")
             out("address[1, lane] = a0y")

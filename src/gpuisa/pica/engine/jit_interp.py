@@ -241,11 +241,11 @@ def interpret(lo, hi, entry, table, rows, written, f24, inputs, temporaries, out
         for row in rows:
             for c in range(4):
                 if row < 16:
-                    regs[row, c] = inputs[row, c, lane]
+                    regs[row, c] = inputs[row][lane, c]
                 elif row < 32:
-                    regs[row, c] = temporaries[row - 16, c, lane]
+                    regs[row, c] = temporaries[row - 16][lane, c]
                 else:
-                    regs[row, c] = outputs[row - 32, c, lane]
+                    regs[row, c] = outputs[row - 32][lane, c]
         a0x = address[0, lane]
         a0y = address[1, lane]
         al = address[2, lane]
@@ -345,9 +345,9 @@ def interpret(lo, hi, entry, table, rows, written, f24, inputs, temporaries, out
             for row in written:
                 for c in range(4):
                     if row < 32:
-                        temporaries[row - 16, c, lane] = regs[row, c]
+                        temporaries[row - 16][lane, c] = regs[row, c]
                     else:
-                        outputs[row - 32, c, lane] = regs[row, c]
+                        outputs[row - 32][lane, c] = regs[row, c]
             address[0, lane] = a0x
             address[1, lane] = a0y
             address[2, lane] = al

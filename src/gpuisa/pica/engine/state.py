@@ -1,16 +1,17 @@
 """The state of a shader unit for N lanes: register files, uniforms, flags, output banks.
 
 Registers are component-major float32 arrays: ``temporaries[n]`` is the ``(4, N)`` value
-of rn, ``outputs[bank, n]`` that of on in one of the two output banks (notes §6.2).
-They are views of lane-major storage (:func:`register_file`), so that a register's
-``(N, 4)`` form needs no copy and registers that are never touched take no memory.
-Uniforms are shared by all lanes.  Reading an input or a uniform that was never given is
-an :class:`~gpuisa.errors.InputError` naming the register and the instruction, so that
-a forgotten value never turns silently into zeros.
+of rn, ``outputs[bank][n]`` that of on in one of the two output banks (notes §6.2).  Each
+is a view of its own lane-major ``(N, 4)`` array (:class:`RegisterFile`), allocated when
+first used, so that a register's ``(N, 4)`` form needs no copy and registers a program
+never touches cost nothing.  Uniforms are shared by all lanes.  Reading an input or a
+uniform that was never given is an :class:`~gpuisa.errors.InputError` naming the register
+and the instruction, so that a forgotten value never turns silently into zeros.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -98,15 +99,102 @@ def _float_given() -> np.ndarray:
 
 
 def register_file(count: int, lanes: int) -> np.ndarray:
-    """``count`` registers of ``lanes`` lanes as a component-major ``(count, 4, lanes)``
-    view of lane-major storage ``(count, lanes, 4)``, zero-filled.
-
-    Each register is one contiguous block, so ``file[n].T`` is a C-contiguous
-    ``(lanes, 4)`` array (results need no copy), a register given as an ``(N, 4)`` array
-    loads with a plain copy, and registers a program never touches cost no memory
-    (``np.zeros`` pages are mapped on first write).
-    """
+    """``count`` registers of ``lanes`` lanes as one component-major ``(count, 4, lanes)``
+    view of lane-major storage ``(count, lanes, 4)``, zero-filled (for the batch geometry
+    engine's per-invocation copies, which index registers by number and component)."""
     return np.zeros((count, lanes, 4), dtype=np.float32).transpose(0, 2, 1)
+
+
+_ALLOCATION = threading.Lock()
+
+
+class RegisterFile:
+    """``count`` float32 registers of ``lanes`` lanes, each stored lane-major as its own
+    ``(lanes, 4)`` array and allocated (zero-filled) when first used.
+
+    ``file[n]`` is register n's component-major ``(4, lanes)`` view (allocating it).
+    Separate allocations, not one ``(count, lanes, 4)`` block, because fresh memory is
+    expensive: the first touch of a page costs more than writing it (on the 2-core VM
+    of benchmarks/README.md, about 10 ms per 16 MiB of never-used pages against 1 ms for
+    memory the allocator hands out again): a block of 32 registers of 10^6 lanes
+    (512 MiB) is mapped afresh for every run, so every register written is fresh memory,
+    while the memory of a 16 MiB register is recycled.
+    """
+
+    __slots__ = ("_storage", "lanes")
+
+    def __init__(self, count: int, lanes: int):
+        self.lanes = lanes
+        self._storage: list[np.ndarray | None] = [None] * count
+
+    def __len__(self) -> int:
+        return len(self._storage)
+
+    def __getitem__(self, number: int) -> np.ndarray:
+        return self.storage(number).T
+
+    def storage(self, number: int) -> np.ndarray:
+        """Register ``number``'s lane-major ``(lanes, 4)`` array, allocated if needed
+        (by one thread: engines run chunks of lanes in parallel)."""
+        array = self._storage[number]
+        if array is None:
+            with _ALLOCATION:
+                array = self._storage[number]
+                if array is None:
+                    array = np.zeros((self.lanes, 4), dtype=np.float32)
+                    self._storage[number] = array
+        return array
+
+    def allocated(self, number: int) -> bool:
+        return self._storage[number] is not None
+
+    def adopt(self, number: int, values: np.ndarray) -> None:
+        """Use ``values`` (C-contiguous float32 ``(lanes, 4)``, e.g. the caller's input
+        array) as register ``number`` without a copy; it is made read-only here, so that
+        nothing writes into the caller's array."""
+        view = values.view()
+        view.flags.writeable = False
+        self._storage[number] = view
+
+    def result(self, number: int) -> np.ndarray:
+        """Register ``number`` as ``(lanes, 4)`` for a caller: its storage, or a read-only
+        view of zeros if it was never used (allocating 32 zero registers of 10^7 lanes
+        would cost more than running a small shader)."""
+        array = self._storage[number]
+        if array is None:
+            return np.broadcast_to(np.zeros(4, dtype=np.float32), (self.lanes, 4))
+        return array
+
+    def stacked(self) -> np.ndarray:
+        """Every register as one component-major ``(count, 4, lanes)`` copy."""
+        out = np.zeros((len(self._storage), 4, self.lanes), dtype=np.float32)
+        for number, array in enumerate(self._storage):
+            if array is not None:
+                out[number] = array.T
+        return out
+
+    def assign(self, values: np.ndarray) -> None:
+        """Set every register from a component-major ``(count, 4, lanes)`` array."""
+        for number in range(len(self._storage)):
+            self.storage(number)[...] = values[number].T
+
+    def take(self, lanes: slice) -> RegisterFile:
+        """A copy of the registers of ``lanes`` (a slice of this file's lanes)."""
+        count = len(range(*lanes.indices(self.lanes)))
+        other = RegisterFile(len(self._storage), count)
+        for number, array in enumerate(self._storage):
+            if array is not None:
+                other._storage[number] = array[lanes].copy()
+        return other
+
+    def put(self, lanes: slice, other: RegisterFile) -> None:
+        """Write ``other``'s used registers into ``lanes`` of this file."""
+        for number, array in enumerate(other._storage):
+            if array is not None:
+                self.storage(number)[lanes] = array
+
+    def copy(self) -> RegisterFile:
+        return self.take(slice(None))
 
 
 @dataclass(slots=True)
@@ -114,53 +202,80 @@ class ShaderState:
     """Everything an instruction can read or write, for ``lanes`` lanes.
 
     ``address`` rows are :data:`ADDRESS_NAMES` (a0.x, a0.y, aL; signed integers); ``cmp``
-    rows cmp.x, cmp.y.
-    ``bank`` is the output bank that writes go to; EMIT flips it (notes §6.2).
+    rows cmp.x, cmp.y; both are lane-major like the registers and allocated on first use.
+    ``outputs`` holds the two output banks; ``bank`` is the one that writes go to; EMIT
+    flips it (notes §6.2).
     """
 
     lanes: int
     uniforms: Uniforms = field(default_factory=Uniforms)
-    inputs: np.ndarray = field(init=False)
+    inputs: RegisterFile = field(init=False)
     input_given: np.ndarray = field(init=False)
-    temporaries: np.ndarray = field(init=False)
-    outputs: np.ndarray = field(init=False)
-    address: np.ndarray = field(init=False)
-    cmp: np.ndarray = field(init=False)
+    temporaries: RegisterFile = field(init=False)
+    outputs: tuple[RegisterFile, RegisterFile] = field(init=False)
     bank: int = 0
+    _address: np.ndarray | None = field(init=False, default=None, repr=False)
+    _cmp: np.ndarray | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self) -> None:
         n = self.lanes
-        self.inputs = register_file(NUM_INPUTS, n)
+        self.inputs = RegisterFile(NUM_INPUTS, n)
         self.input_given = np.zeros(NUM_INPUTS, dtype=bool)
-        self.temporaries = register_file(NUM_TEMPORARIES, n)
-        self.outputs = register_file(2 * NUM_OUTPUTS, n).reshape(2, NUM_OUTPUTS, 4, n)
-        self.address = np.zeros((n, 3), dtype=np.int64).T  # lane-major, like the registers
-        self.cmp = np.zeros((n, 2), dtype=bool).T
+        self.temporaries = RegisterFile(NUM_TEMPORARIES, n)
+        self.outputs = (RegisterFile(NUM_OUTPUTS, n), RegisterFile(NUM_OUTPUTS, n))
+
+    @property
+    def address(self) -> np.ndarray:
+        """``(3, lanes)`` int64: a0.x, a0.y, aL."""
+        if self._address is None:
+            with _ALLOCATION:
+                if self._address is None:
+                    self._address = np.zeros((self.lanes, 3), dtype=np.int64).T
+        return self._address
+
+    @property
+    def cmp(self) -> np.ndarray:
+        """``(2, lanes)`` bool: cmp.x, cmp.y."""
+        if self._cmp is None:
+            with _ALLOCATION:
+                if self._cmp is None:
+                    self._cmp = np.zeros((self.lanes, 2), dtype=bool).T
+        return self._cmp
+
+    def results(self) -> tuple[np.ndarray, np.ndarray]:
+        """``address`` and ``cmp`` for a caller, without allocating: never-used ones are
+        read-only broadcast zeros (component-major like the properties)."""
+        address, cmp = self._address, self._cmp
+        if address is None:
+            address = np.broadcast_to(np.zeros(3, np.int64), (self.lanes, 3)).T
+        if cmp is None:
+            cmp = np.broadcast_to(np.zeros(2, bool), (self.lanes, 2)).T
+        return address, cmp
 
     def lane(self, index: int) -> ShaderState:
         """A one-lane copy of lane ``index`` (uniforms shared, not copied)."""
-        one = ShaderState(1, self.uniforms, bank=self.bank)
         s = slice(index, index + 1)
-        one.inputs[...] = self.inputs[..., s]
+        one = ShaderState(1, self.uniforms, bank=self.bank)
+        one.inputs = self.inputs.take(s)
         one.input_given[...] = self.input_given
-        one.temporaries[...] = self.temporaries[..., s]
-        one.outputs[...] = self.outputs[..., s]
-        one.address[...] = self.address[:, s]
-        one.cmp[...] = self.cmp[:, s]
+        one.temporaries = self.temporaries.take(s)
+        one.outputs = (self.outputs[0].take(s), self.outputs[1].take(s))
+        if self._address is not None:
+            one.address[...] = self._address[:, s]
+        if self._cmp is not None:
+            one.cmp[...] = self._cmp[:, s]
         return one
 
     def store_lane(self, index: int, one: ShaderState) -> None:
         """Write a one-lane state back into lane ``index``."""
         s = slice(index, index + 1)
-        self.temporaries[..., s] = one.temporaries
-        self.outputs[..., s] = one.outputs
-        self.address[:, s] = one.address
-        self.cmp[:, s] = one.cmp
-
-    @property
-    def active_outputs(self) -> np.ndarray:
-        """The output registers of the bank that writes currently go to."""
-        return self.outputs[self.bank]
+        self.temporaries.put(s, one.temporaries)
+        for bank in (0, 1):
+            self.outputs[bank].put(s, one.outputs[bank])
+        if one._address is not None:
+            self.address[:, s] = one._address
+        if one._cmp is not None:
+            self.cmp[:, s] = one._cmp
 
     def read(self, operand: Operand, precision: Precision, pc: int) -> np.ndarray:
         """A source operand's (4, N) value: register read, relative index, swizzle, negation.
@@ -190,12 +305,17 @@ class ShaderState:
     def write(self, dest: tuple[str, int], mask: np.ndarray, value: np.ndarray) -> None:
         """Write the components in ``mask`` of a (4, N) result to on or rn."""
         bank, number = dest
-        target = self.outputs[self.bank, number] if bank == "o" else self.temporaries[number]
+        target = self.outputs[self.bank][number] if bank == "o" else self.temporaries[number]
         target[mask] = value[mask]
 
     def copy(self) -> ShaderState:
         other = ShaderState(self.lanes, self.uniforms.copy(), bank=self.bank)
-        for name in ("inputs", "input_given", "temporaries", "outputs", "address", "cmp"):
-            getattr(other, name)[...] = getattr(self, name)
+        other.inputs = self.inputs.copy()
+        other.temporaries = self.temporaries.copy()
+        other.outputs = (self.outputs[0].copy(), self.outputs[1].copy())
+        other.input_given[...] = self.input_given
+        if self._address is not None:
+            other.address[...] = self._address
+        if self._cmp is not None:
+            other.cmp[...] = self._cmp
         return other
-

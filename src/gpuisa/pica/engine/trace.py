@@ -152,12 +152,12 @@ def number(value: float) -> str:
 
 def _snapshot(state: ShaderState, emitter: Emitter | None) -> dict[str, object]:
     snap: dict[str, object] = {}
-    for n in range(state.temporaries.shape[0]):
-        snap[f"r{n}"] = state.temporaries[n, :, 0].copy()
-    for bank in range(state.outputs.shape[0]):
+    for n, value in enumerate(state.temporaries.stacked()[..., 0]):
+        snap[f"r{n}"] = value
+    for bank, registers in enumerate(state.outputs):
         suffix = "" if bank == 0 else "'"
-        for n in range(state.outputs.shape[1]):
-            snap[f"o{n}{suffix}"] = state.outputs[bank, n, :, 0].copy()
+        for n, value in enumerate(registers.stacked()[..., 0]):
+            snap[f"o{n}{suffix}"] = value
     for k, name in enumerate(ADDRESS_NAMES):
         snap[name] = int(state.address[k, 0])
     snap["cmp"] = (bool(state.cmp[0, 0]), bool(state.cmp[1, 0]))

@@ -146,6 +146,15 @@ class GivenRegister:
     values: np.ndarray
     exact: bool
 
+    def as_is(self, precision: Precision, lanes: int) -> np.ndarray | None:
+        """The given array itself if loading it would copy it unchanged (C-contiguous
+        float32 ``(lanes, 4)`` in f32 mode, or exact), else None."""
+        values = self.values
+        if (values.dtype == np.float32 and values.shape == (lanes, 4)
+                and values.flags.c_contiguous and (self.exact or precision == "f32")):
+            return values
+        return None
+
     def load(self, precision: Precision, out: np.ndarray, loader: Loader = load_floats
              ) -> None:
         """Write the register contents into ``out`` (float32 ``(N, 4)``)."""

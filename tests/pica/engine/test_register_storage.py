@@ -1,0 +1,154 @@
+"""Register storage: one lazily allocated lane-major array per register, the caller's
+float32 inputs used in place, and results that cost no memory for what a run never used.
+
+Expected values are the inputs themselves (MOV/ADD of exact small values) or zeros (the
+registers' initial contents, notes §4.2): nothing here depends on gpuisa's arithmetic.
+"""
+
+import threading
+
+import numpy as np
+import pytest
+from conftest import ENGINE_NAMES, JIT
+from picaemu_kit import Asm
+
+from gpuisa.pica.engine import api, run
+from gpuisa.pica.engine.state import RegisterFile
+
+LANES = 1000
+
+
+@pytest.fixture(params=[*ENGINE_NAMES, pytest.param("jit-compiled", marks=JIT.marks)])
+def engine(request, monkeypatch):
+    """Every engine; the JIT both on its interpreter and on a program's own kernel (the
+    straight-line kernel for :func:`copy_program`: no per-lane steps, no flags)."""
+    if request.param == "jit-compiled":
+        from gpuisa.pica.engine import jit
+
+        monkeypatch.setattr(jit, "COMPILE_THRESHOLD", 0)
+        return "jit"
+    return request.param
+
+
+def copy_program():
+    """o0 = v0; o1.xy = v0 + v0."""
+    a = Asm()
+    a.op("mov", "o0", "v0")
+    a.op("add", "o1.xy", "v0", "v0")
+    a.end()
+    return a.program()
+
+
+def positions(lanes: int = LANES) -> np.ndarray:
+    rng = np.random.default_rng(7)
+    return rng.integers(-1000, 1000, (lanes, 4)).astype(np.float32)
+
+
+def test_registers_are_allocated_when_first_used():
+    registers = RegisterFile(16, 5)
+    assert not any(registers.allocated(n) for n in range(16))
+    registers[3][1] = 2.0  # row y of r3, all lanes
+    assert [n for n in range(16) if registers.allocated(n)] == [3]
+    assert registers.storage(3).shape == (5, 4)
+    assert registers.storage(3)[:, 1].tolist() == [2.0] * 5
+    assert registers.storage(3)[:, [0, 2, 3]].tolist() == [[0.0] * 3] * 5
+
+
+def test_never_used_registers_read_as_read_only_zeros_without_allocation():
+    registers = RegisterFile(16, 10**7)  # 160 MB per register if it were allocated
+    zeros = registers.result(0)
+    assert zeros.shape == (10**7, 4) and not zeros.flags.writeable
+    assert zeros[[0, -1]].tolist() == [[0.0] * 4] * 2
+    assert not registers.allocated(0)
+
+
+def test_lanes_are_taken_and_put_back_register_by_register():
+    registers = RegisterFile(16, 6)
+    registers.storage(2)[:] = np.arange(24, dtype=np.float32).reshape(6, 4)
+    one = registers.take(slice(4, 5))
+    assert one.lanes == 1 and one.storage(2).tolist() == [[16.0, 17.0, 18.0, 19.0]]
+    assert not one.allocated(0)
+    one.storage(2)[0, 0] = -1.0
+    one.storage(7)[0, 3] = 5.0
+    registers.put(slice(1, 2), one)
+    assert registers.storage(2)[1].tolist() == [-1.0, 17.0, 18.0, 19.0]
+    assert registers.storage(7)[:, 3].tolist() == [0.0, 5.0, 0.0, 0.0, 0.0, 0.0]
+    stacked = registers.stacked()
+    assert stacked.shape == (16, 4, 6)
+    assert stacked[2, :, 0].tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert not stacked[0].any()
+
+
+def test_threads_that_allocate_the_same_register_share_one_array():
+    """Engines run chunks of lanes on several threads; two threads allocating one
+    register at once must not each get an array of their own (one's writes would be
+    lost)."""
+    for _ in range(50):
+        registers = RegisterFile(16, 64)
+        start = threading.Barrier(4)
+        seen = []
+
+        def allocate(registers=registers, start=start, seen=seen):
+            start.wait()
+            seen.append(registers.storage(5))
+
+        threads = [threading.Thread(target=allocate) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert all(array is seen[0] for array in seen)
+
+
+def test_float32_inputs_are_used_in_place_in_f32_mode():
+    v0 = positions()
+    exe = api.executable(copy_program())
+    state = api.initial_state(exe, {"v0": v0}, uniforms=None, precision="f32")
+    stored = state.inputs.storage(0)
+    assert np.shares_memory(stored, v0)
+    assert not stored.flags.writeable  # nothing can write into the caller's array
+    assert v0.flags.writeable  # ... which itself stays as it was
+
+
+@pytest.mark.parametrize("precision, values", [
+    ("f24", positions()),  # float24 rounding makes new values
+    ("f32", positions().astype(np.float64)),  # converted to float32
+    ("f32", np.asfortranarray(positions())),  # not lane-major
+    ("f32", positions(2 * LANES)[::2]),  # strided
+])
+def test_inputs_that_need_converting_are_copied(precision, values):
+    exe = api.executable(copy_program())
+    state = api.initial_state(exe, {"v0": values}, uniforms=None, precision=precision)
+    assert not np.shares_memory(state.inputs.storage(0), values)
+    assert state.inputs.storage(0).tolist() == np.asarray(values, np.float32).tolist()
+
+
+def test_inputs_used_in_place_give_the_same_results_and_stay_unchanged(engine):
+    v0 = positions()
+    before = v0.copy()
+    result = run(copy_program(), {"v0": v0}, precision="f32", engine=engine)
+    assert np.array_equal(v0, before)
+    assert result.outputs["o0"].view(np.uint32).tolist() == v0.view(np.uint32).tolist()
+    assert result.outputs["o1"][:, :2].tolist() == (2 * v0[:, :2]).tolist()
+    assert not result.outputs["o1"][:, 2:].any()
+
+
+def test_what_a_run_never_touched_reads_as_zeros(engine):
+    result = run(copy_program(), {"v0": positions()}, precision="f32", engine=engine)
+    for name in ("o2", "o15"):
+        assert result.outputs[name].shape == (LANES, 4) and not result.outputs[name].any()
+    for name in ("r0", "r15"):
+        assert result.temporaries[name].shape == (LANES, 4)
+        assert not result.temporaries[name].any()
+    assert result.address.shape == (LANES, 3) and not result.address.any()
+    assert result.cmp.shape == (LANES, 2) and not result.cmp.any()
+    assert result.steps.tolist() == [3] * LANES
+
+
+def test_given_initial_registers_come_back_where_the_shader_left_them(engine):
+    r7 = np.full((LANES, 4), -3.0, np.float32)
+    result = run(copy_program(), {"v0": positions()}, precision="f32", engine=engine,
+                 temporaries={"r7": r7}, address=(1, 2, 3), cmp=(True, False))
+    assert result.temporaries["r7"].tolist() == r7.tolist()
+    assert result.address.tolist() == [[1, 2, 3]] * LANES
+    assert result.cmp.tolist() == [[True, False]] * LANES
