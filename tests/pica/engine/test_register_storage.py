@@ -152,3 +152,40 @@ def test_given_initial_registers_come_back_where_the_shader_left_them(engine):
     assert result.temporaries["r7"].tolist() == r7.tolist()
     assert result.address.tolist() == [[1, 2, 3]] * LANES
     assert result.cmp.tolist() == [[True, False]] * LANES
+
+
+def partial_writes_program():
+    """o0 written whole in two halves, o1 and r1 in part, r2 read before written."""
+    a = Asm()
+    a.op("mov", "o0.xy", "v0")
+    a.op("mov", "o0.zw", "v0")
+    a.op("mov", "o1.x", "v0")
+    a.op("mov", "r1.x", "v0")
+    a.op("add", "r2", "r2", "v0")
+    a.op("mov", "o2", "r2")
+    a.end()
+    return a.program()
+
+
+def test_only_registers_written_whole_before_any_read_skip_the_zero_fill():
+    from gpuisa.pica.engine.decode import decode_program
+    from gpuisa.pica.engine.jit_codegen import analyse, generate
+
+    program = decode_program(partial_writes_program())
+    source = generate(program, analyse(program), (0,), "f32", frozenset())
+    assert source.steps == 7
+    assert source.overwrites == {("o", 0), ("o", 2)}
+
+
+def test_registers_written_in_part_keep_zeros_in_the_rest(engine):
+    v0 = positions()
+    for _ in range(3):  # leave garbage in memory the allocator may hand out again
+        garbage = np.full((LANES, 4), np.nan, np.float32)
+        del garbage
+    result = run(partial_writes_program(), {"v0": v0}, precision="f32", engine=engine)
+    assert result.outputs["o0"].tolist() == v0.tolist()
+    assert result.outputs["o1"][:, 0].tolist() == v0[:, 0].tolist()
+    assert not result.outputs["o1"][:, 1:].any()
+    assert not result.temporaries["r1"][:, 1:].any()
+    assert result.temporaries["r2"].tolist() == v0.tolist()  # 0 + v0 (exact integers)
+    assert result.outputs["o2"].tolist() == v0.tolist()

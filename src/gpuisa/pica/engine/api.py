@@ -297,12 +297,11 @@ def initial_state(exe: Executable, inputs: Mapping[str, object], *,
             if unchanged is not None:  # inputs are never written: no copy needed
                 state.inputs.adopt(number, unchanged)
                 continue
-            target = state.inputs[number]
-        elif bank == "r":
-            target = state.temporaries[number]
+            registers = state.inputs
         else:
-            target = state.outputs[0][number]
-        value.load(precision, target.T, loader)
+            registers = state.temporaries if bank == "r" else state.outputs[0]
+        # Loading writes every element: no zero fill first.
+        value.load(precision, registers.storage(number, fill=False), loader)
     flags, registers = _flags(cmp), _address(address)
     if any(flags):  # the arrays start zeroed; leaving them untouched costs no memory
         state.cmp[...] = np.asarray(flags, dtype=bool)[:, np.newaxis]

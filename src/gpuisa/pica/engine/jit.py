@@ -67,6 +67,7 @@ class Kernel:
     steps: int | None
     address: bool = True
     flags: bool = True
+    overwrites: frozenset = frozenset()
 
 
 _cache: OrderedDict[tuple, Kernel] = OrderedDict()
@@ -144,7 +145,8 @@ def kernel_for(program: DecodedProgram, entry: int, precision: Precision,
     if kernel is not None:
         return kernel
     source = _source(program, key)
-    kernel = Kernel(_compile(source.source), source.steps, source.address, source.flags)
+    kernel = Kernel(_compile(source.source), source.steps, source.address, source.flags,
+                    source.overwrites)
     with _cache_lock:
         _cache[key] = kernel
         while len(_cache) > _CACHE_SIZE:
@@ -298,8 +300,10 @@ def run_lanes_jit(program: DecodedProgram, state: ShaderState, entry: int, *,
         steps = np.zeros(0 if uniform else lanes, dtype=np.int64)
         used = analysis.registers
         uniforms = state.uniforms
-        arrays = (_registers(state.inputs, "v", used), _registers(state.temporaries, "r", used),
-                  _registers(state.outputs[state.bank], "o", used),
+        fresh = kernel.overwrites
+        arrays = (_registers(state.inputs, "v", used),
+                  _registers(state.temporaries, "r", used, fresh),
+                  _registers(state.outputs[state.bank], "o", used, fresh),
                   state.address if kernel.address else _UNUSED_ADDRESS,
                   state.cmp if kernel.flags else _UNUSED_FLAGS,
                   np.ascontiguousarray(uniforms.floats, dtype=np.float32),
@@ -316,17 +320,20 @@ def run_lanes_jit(program: DecodedProgram, state: ShaderState, entry: int, *,
     return steps
 
 
-def _registers(registers: RegisterFile, bank: str, used: frozenset) -> tuple:
+def _registers(registers: RegisterFile, bank: str, used: frozenset,
+               overwritten: frozenset = frozenset()) -> tuple:
     """A register file as a kernel takes it: the ``(lanes, 4)`` array of every register
     in ``used`` (read-only for inputs, which kernels never write), stand-ins for the
-    others (allocating a register of 10^7 lanes for nothing would cost memory)."""
+    others (allocating a register of 10^7 lanes for nothing would cost memory).  Those
+    the kernel ``overwritten`` completely are not zero-filled when allocated here (the
+    fill would write every byte once more)."""
     read_only = bank == "v"
     arrays = []
     for number in range(len(registers)):
         if (bank, number) not in used:
             arrays.append(_UNUSED_READ_ONLY if read_only else _UNUSED)
             continue
-        array = registers.storage(number)
+        array = registers.storage(number, fill=(bank, number) not in overwritten)
         if read_only and array.flags.writeable:
             array = array.view()
             array.flags.writeable = False

@@ -185,6 +185,9 @@ class KernelSource:
     #: Whether the kernel touches the address registers / the cmp flags.
     address: bool = True
     flags: bool = True
+    #: Registers ('r' | 'o', number) whose four components the kernel writes for every
+    #: lane before any read (their earlier contents are never seen).
+    overwrites: frozenset[tuple[str, int]] = frozenset()
 
 
 def generate(program: DecodedProgram, analysis: Analysis, entries: tuple[int, ...],
@@ -271,9 +274,13 @@ class _Generator:
         if self.straight(blocks):
             steps = blocks[0][1]
             ops = self.a.opcodes
-            return KernelSource(self.straight_kernel(steps), len(steps),
-                                address=Opcode.MOVA in ops,
-                                flags=bool(ops & {Opcode.CMP, Opcode.LITP}))
+            source = self.straight_kernel(steps)
+            overwrites = frozenset(
+                register for register in self.written_regs
+                if all(self.first_access.get((*register, c)) == "write" for c in range(4)))
+            return KernelSource(source, len(steps), address=Opcode.MOVA in ops,
+                                flags=bool(ops & {Opcode.CMP, Opcode.LITP}),
+                                overwrites=overwrites)
         if (self.precision == "f24" and len(blocks) <= DIVERGENT_BLOCKS_MAX
                 and self.forward_only()):
             return KernelSource(self.divergent_kernel(blocks), None)

@@ -133,15 +133,17 @@ class RegisterFile:
     def __getitem__(self, number: int) -> np.ndarray:
         return self.storage(number).T
 
-    def storage(self, number: int) -> np.ndarray:
+    def storage(self, number: int, fill: bool = True) -> np.ndarray:
         """Register ``number``'s lane-major ``(lanes, 4)`` array, allocated if needed
-        (by one thread: engines run chunks of lanes in parallel)."""
+        (by one thread: engines run chunks of lanes in parallel); zero-filled unless
+        ``fill`` is False (for a caller about to write every element)."""
         array = self._storage[number]
         if array is None:
             with _ALLOCATION:
                 array = self._storage[number]
                 if array is None:
-                    array = np.zeros((self.lanes, 4), dtype=np.float32)
+                    make = np.zeros if fill else np.empty
+                    array = make((self.lanes, 4), dtype=np.float32)
                     self._storage[number] = array
         return array
 
