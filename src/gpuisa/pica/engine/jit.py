@@ -44,6 +44,7 @@ from ...errors import ShaderFault, ShaderHang
 from ..program import Program
 from .api import register_engine
 from .decode import DecodedProgram
+from .memory import lane_array
 from .reference import run_invocation, run_lanes
 from .semantics import Precision
 from .state import RegisterFile, ShaderState
@@ -296,8 +297,9 @@ def run_lanes_jit(program: DecodedProgram, state: ShaderState, entry: int, *,
         steps = np.zeros(lanes, dtype=np.int64)
     else:
         uniform = kernel.steps is not None  # the kernel writes no status and no steps
-        status = np.zeros(0 if uniform else lanes, dtype=np.int8)
-        steps = np.zeros(0 if uniform else lanes, dtype=np.int64)
+        count = 0 if uniform else lanes
+        status = lane_array(count, 1, np.int8, fill=False).reshape(-1)
+        steps = lane_array(count, 1, np.int64, fill=False).reshape(-1)
         used = analysis.registers
         uniforms = state.uniforms
         fresh = kernel.overwrites

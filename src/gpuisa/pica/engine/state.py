@@ -25,6 +25,7 @@ from ..isa import (
     NUM_TEMPORARIES,
 )
 from .decode import ADDRESS_REGISTERS, Operand
+from .memory import lane_array
 from .semantics import (
     MISSING_UNIFORM_ROW,
     UNIFORM_TABLE_ROWS,
@@ -113,12 +114,9 @@ class RegisterFile:
     ``(lanes, 4)`` array and allocated (zero-filled) when first used.
 
     ``file[n]`` is register n's component-major ``(4, lanes)`` view (allocating it).
-    Separate allocations, not one ``(count, lanes, 4)`` block, because fresh memory is
-    expensive: the first touch of a page costs more than writing it (on the 2-core VM
-    of benchmarks/README.md, about 10 ms per 16 MiB of never-used pages against 1 ms for
-    memory the allocator hands out again): a block of 32 registers of 10^6 lanes
-    (512 MiB) is mapped afresh for every run, so every register written is fresh memory,
-    while the memory of a 16 MiB register is recycled.
+    Separate allocations from :mod:`.memory`, not one ``(count, lanes, 4)`` block,
+    because fresh memory is expensive: registers a run never uses take none, and the
+    memory of those it uses is recycled for the next run.
     """
 
     __slots__ = ("_storage", "lanes")
@@ -142,8 +140,7 @@ class RegisterFile:
             with _ALLOCATION:
                 array = self._storage[number]
                 if array is None:
-                    make = np.zeros if fill else np.empty
-                    array = make((self.lanes, 4), dtype=np.float32)
+                    array = lane_array(self.lanes, 4, np.float32, fill)
                     self._storage[number] = array
         return array
 
@@ -232,7 +229,7 @@ class ShaderState:
         if self._address is None:
             with _ALLOCATION:
                 if self._address is None:
-                    self._address = np.zeros((self.lanes, 3), dtype=np.int64).T
+                    self._address = lane_array(self.lanes, 3, np.int64).T
         return self._address
 
     @property
@@ -241,7 +238,7 @@ class ShaderState:
         if self._cmp is None:
             with _ALLOCATION:
                 if self._cmp is None:
-                    self._cmp = np.zeros((self.lanes, 2), dtype=bool).T
+                    self._cmp = lane_array(self.lanes, 2, np.bool_).T
         return self._cmp
 
     def results(self) -> tuple[np.ndarray, np.ndarray]:
