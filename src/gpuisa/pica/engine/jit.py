@@ -261,9 +261,11 @@ def in_parallel(work: Callable[[int, int], object], count: int, minimum: int) ->
     parts = min(_threads(), max(1, count // minimum))
     if parts == 1:
         return [work(0, count)]
-    bounds = np.linspace(0, count, parts + 1).astype(np.int64)
-    jobs = [_executor().submit(work, int(lo), int(hi)) for lo, hi in itertools.pairwise(bounds)]
-    return [job.result() for job in jobs]
+    ranges = [(int(lo), int(hi)) for lo, hi in
+              itertools.pairwise(np.linspace(0, count, parts + 1).astype(np.int64))]
+    jobs = [_executor().submit(work, lo, hi) for lo, hi in ranges[:-1]]
+    last = work(*ranges[-1])
+    return [*(job.result() for job in jobs), last]
 
 
 def needs_reference(program: DecodedProgram) -> bool:
