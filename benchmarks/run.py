@@ -89,7 +89,7 @@ def peak_memory(function: Callable[[], object]) -> float:
 
 
 def repeats_for(n: int) -> int:
-    return 7 if n <= 10**4 else 3 if n <= 10**6 else 1
+    return 7 if n <= 10**4 else 5 if n <= 10**6 else 1
 
 
 class Bench:

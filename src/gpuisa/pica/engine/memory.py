@@ -26,7 +26,7 @@ import numpy as np
 #: Arrays smaller than this are plain NumPy arrays (the C allocator recycles them).
 MIN_POOLED_BYTES = 1 << 20
 #: The most memory kept for reuse while no array uses it.
-IDLE_LIMIT = 1 << 30
+IDLE_LIMIT = 1 << 29
 
 # Reentrant: a finalizer can run inside the locked region of its own thread (a garbage
 # collection started by an allocation there).

@@ -192,9 +192,6 @@ class RegisterFile:
             if array is not None:
                 self.storage(number)[lanes] = array
 
-    def copy(self) -> RegisterFile:
-        return self.take(slice(None))
-
 
 @dataclass(slots=True)
 class ShaderState:
@@ -306,15 +303,3 @@ class ShaderState:
         bank, number = dest
         target = self.outputs[self.bank][number] if bank == "o" else self.temporaries[number]
         target[mask] = value[mask]
-
-    def copy(self) -> ShaderState:
-        other = ShaderState(self.lanes, self.uniforms.copy(), bank=self.bank)
-        other.inputs = self.inputs.copy()
-        other.temporaries = self.temporaries.copy()
-        other.outputs = (self.outputs[0].copy(), self.outputs[1].copy())
-        other.input_given[...] = self.input_given
-        if self._address is not None:
-            other.address[...] = self._address
-        if self._cmp is not None:
-            other.cmp[...] = self._cmp
-        return other
