@@ -367,3 +367,27 @@ def test_divergent_block_kernels_match_the_reference_engine(monkeypatch, seed):
         assert expected[0] == "ShaderFault"  # a lane reaches a faulting word
     else:
         assert len(set(expected[3])) > 1  # the lanes did take different paths
+
+
+def test_kernels_touch_only_the_registers_the_analysis_names():
+    """Kernels get stand-in arrays of no lanes for the registers outside
+    ``Analysis.registers`` (Numba does not check bounds): the generated kernels and the
+    interpreter's register rows must never name another one."""
+    from gpuisa.pica.engine import jit_interp
+    from gpuisa.pica.engine.jit_codegen import _Generator, analyse
+
+    base = {"v": 0, "r": 16, "o": 32}
+    for seed in range(150):
+        rng = np.random.default_rng(40_000 + seed)
+        gen = (Gen(rng, straight=seed % 3 == 0) if seed % 2 else ForwardGen(rng))
+        decoded = decode_program(gen.program())
+        analysis = analyse(decoded)
+        named = {base[bank] + number for bank, number in analysis.registers}
+        rows, written = jit_interp.register_rows(decoded)
+        assert set(rows.tolist()) == named, seed
+        assert set(written.tolist()) <= named, seed
+        for precision in ("f24", "f32"):
+            generator = _Generator(decoded, analysis, (0,), precision, frozenset())
+            generator.kernel()
+            touched = generator.used_regs | generator.written_regs | set(generator.rows or {})
+            assert touched <= analysis.registers, seed

@@ -12,7 +12,7 @@ import pytest
 from conftest import ENGINE_NAMES, JIT
 from picaemu_kit import Asm
 
-from gpuisa.pica.engine import api, run
+from gpuisa.pica.engine import api, memory, run
 from gpuisa.pica.engine.state import RegisterFile
 
 LANES = 1000
@@ -189,3 +189,24 @@ def test_registers_written_in_part_keep_zeros_in_the_rest(engine):
     assert not result.temporaries["r1"][:, 1:].any()
     assert result.temporaries["r2"].tolist() == v0.tolist()  # 0 + v0 (exact integers)
     assert result.outputs["o2"].tolist() == v0.tolist()
+
+
+@pytest.mark.parametrize("engine", ["batch", pytest.param("jit", marks=JIT.marks)])
+def test_recycled_memory_is_zero_where_a_run_does_not_write(engine):
+    """Large registers come from recycled memory (engine.memory); blocks left full of
+    NaNs by an earlier run must read as zeros where the next run writes nothing."""
+    lanes = 2 * memory.MIN_POOLED_BYTES // 16
+    nans = np.full((lanes, 4), np.nan, np.float32)
+    for _ in range(2):  # every register, flag and address row of these runs: NaN / set
+        run(partial_writes_program(), {"v0": nans}, precision="f32", engine=engine,
+            temporaries={f"r{n}": nans for n in range(16)},
+            outputs={f"o{n}": nans for n in range(16)}, address=(5, 6, 7),
+            cmp=(True, True))
+    v0 = positions(lanes)
+    result = run(partial_writes_program(), {"v0": v0}, precision="f32", engine=engine)
+    assert np.array_equal(result.outputs["o0"], v0)
+    assert np.array_equal(result.outputs["o1"][:, 0], v0[:, 0])
+    assert not result.outputs["o1"][:, 1:].any()
+    assert not result.temporaries["r1"][:, 1:].any()
+    assert np.array_equal(result.temporaries["r2"], v0)
+    assert not result.address.any() and not result.cmp.any()

@@ -33,7 +33,9 @@ from .values import Loader, uniform_values, vertex_arrays
 
 #: An engine runs every lane of a state from ``entry`` (vertex shaders) and returns the
 #: instruction count of each lane: ``engine(program, state, entry, precision=...,
-#: max_steps=...)``.
+#: max_steps=...)``.  The state's registers are :class:`.state.RegisterFile` objects
+#: (inputs may be read-only: the caller's own arrays); the engine writes results into
+#: them, and may return a read-only broadcast count.
 Engine = Callable[..., np.ndarray]
 ENGINES: dict[str, Engine] = {"reference": run_lanes, "batch": run_batch}
 
@@ -200,10 +202,11 @@ class RunResult:
     ``(P, 3)`` indices into the vertices, winding applied) and ``windings`` (bool ``(P,)``,
     FLAG_WINDING of each primitive); they are None for vertex shaders.
 
-    Arrays are handed out without copies: registers, flags and address registers a run
-    never used (all zero) and ``steps`` when every vertex executed the same number of
-    instructions are read-only broadcast views that take no memory per vertex; copy
-    them (``np.array(x)``) to get arrays to write into.
+    Arrays are handed out without copies, and some may be read-only broadcast views that
+    take no memory per vertex, depending on the engine: registers, flags and address
+    registers the run never used (all zero), and ``steps`` when every vertex executed
+    the same instructions (the JIT's straight-line kernels).  Copy them (``np.array(x)``)
+    to get arrays to write into.
     """
 
     outputs: dict[str, np.ndarray]

@@ -44,8 +44,9 @@ GS_DONE_BOOL = 15
 class InvocationLog:
     """Registers at the END of each invocation (component-major, N = invocations)."""
 
-    outputs: np.ndarray | RegisterFile  # (16, 4, N): the active output bank
-    temporaries: np.ndarray | RegisterFile  # (16, 4, N)
+    # (16, 4, N) arrays (geometry runs) or the register files of a vertex shader run.
+    outputs: np.ndarray | RegisterFile  # the active output bank
+    temporaries: np.ndarray | RegisterFile
     address: np.ndarray  # (3, N)
     cmp: np.ndarray  # (2, N)
     steps: np.ndarray  # (N,)

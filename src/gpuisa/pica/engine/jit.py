@@ -35,7 +35,7 @@ import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,6 +44,7 @@ from ...errors import ShaderFault, ShaderHang
 from ..program import Program
 from .api import register_engine
 from .decode import DecodedProgram
+from .jit_codegen import KernelSource
 from .memory import lane_array
 from .reference import run_invocation, run_lanes
 from .semantics import Precision
@@ -62,7 +63,8 @@ _CACHE_SIZE = 64
 
 @dataclass(frozen=True, slots=True)
 class Kernel:
-    """A compiled kernel and :attr:`.jit_codegen.KernelSource.steps` of its source."""
+    """A compiled kernel and what its :class:`.jit_codegen.KernelSource` says about it
+    (``steps``, ``address``, ``flags``, ``overwrites``)."""
 
     function: Callable[..., None]
     steps: int | None
@@ -75,7 +77,7 @@ _cache: OrderedDict[tuple, Kernel] = OrderedDict()
 _cache_lock = threading.Lock()
 _analyses: OrderedDict[Program, object] = OrderedDict()
 _tables: OrderedDict[tuple, tuple] = OrderedDict()
-_sources: OrderedDict[tuple, object] = OrderedDict()
+_sources: OrderedDict[tuple, KernelSource] = OrderedDict()
 _pool: ThreadPoolExecutor | None = None
 #: Stand-ins for the registers a kernel does not touch (kernels take every register
 #: file as a tuple of 16 arrays of one type: read-only for inputs).
@@ -122,7 +124,7 @@ def _cached(key: tuple) -> Kernel | None:
         return kernel
 
 
-def _source(program: DecodedProgram, key: tuple):
+def _source(program: DecodedProgram, key: tuple) -> KernelSource:
     """The :class:`.jit_codegen.KernelSource` of the kernel for ``key``."""
     from .jit_codegen import generate
 
@@ -264,7 +266,10 @@ def in_parallel(work: Callable[[int, int], object], count: int, minimum: int) ->
     ranges = [(int(lo), int(hi)) for lo, hi in
               itertools.pairwise(np.linspace(0, count, parts + 1).astype(np.int64))]
     jobs = [_executor().submit(work, lo, hi) for lo, hi in ranges[:-1]]
-    last = work(*ranges[-1])
+    try:
+        last = work(*ranges[-1])
+    finally:  # never return (or raise) while other threads still write the arrays
+        wait(jobs)
     return [*(job.result() for job in jobs), last]
 
 

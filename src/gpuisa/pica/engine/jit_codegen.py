@@ -30,7 +30,8 @@ Whatever the kernel cannot finish exactly the way the reference engine would (a 
 fault, a read of a register that was not given, the step limit) sets the lane's status
 to :data:`NEEDS_REFERENCE`; :mod:`.jit` then runs that lane on the reference engine,
 which raises the error with its exact message (or, for the step limit checked per
-block, finishes the lane).
+block, finishes the lane).  Straight-line kernels write no status: every lane runs the
+same instructions, and :mod:`.jit` checks their count against the step limit.
 
 Pure Python: this module does not need Numba.
 """
@@ -274,13 +275,13 @@ class _Generator:
         if self.straight(blocks):
             steps = blocks[0][1]
             ops = self.a.opcodes
-            source = self.straight_kernel(steps)
+            address = Opcode.MOVA in ops
+            flags = bool(ops & {Opcode.CMP, Opcode.LITP})
+            source = self.straight_kernel(steps, address, flags)
             overwrites = frozenset(
                 register for register in self.written_regs
                 if all(self.first_access.get((*register, c)) == "write" for c in range(4)))
-            return KernelSource(source, len(steps), address=Opcode.MOVA in ops,
-                                flags=bool(ops & {Opcode.CMP, Opcode.LITP}),
-                                overwrites=overwrites)
+            return KernelSource(source, len(steps), address, flags, overwrites)
         if (self.precision == "f24" and len(blocks) <= DIVERGENT_BLOCKS_MAX
                 and self.forward_only()):
             return KernelSource(self.divergent_kernel(blocks), None)
@@ -321,7 +322,7 @@ class _Generator:
                     return False
         return True
 
-    def straight_kernel(self, steps: list[Step]) -> str:
+    def straight_kernel(self, steps: list[Step], address: bool, flags: bool) -> str:
         """The kernel of a straight-line program: lanes go in blocks of
         :data:`LANE_BLOCK`; each instruction is one loop over the lanes of a block with
         its registers in rows of ``W`` (flags in ``F``, address registers in ``A``), so
@@ -339,9 +340,6 @@ class _Generator:
             body.depth = 3
             self.emit_alu(step)
             body.depth = 2
-        ops = self.a.opcodes
-        address = Opcode.MOVA in ops
-        flags = bool(ops & {Opcode.CMP, Opcode.LITP})  # as KernelSource.flags says
         out = _Source()
         out("def kernel(lo, hi, entry, inputs, temporaries, outputs, address, cmp, floats, "
             "float_given, ints, bools, max_steps, status, steps, natives):")

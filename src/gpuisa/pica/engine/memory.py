@@ -57,9 +57,9 @@ def lane_array(lanes: int, width: int, dtype: type | np.dtype, fill: bool = True
 def _take(size: int) -> np.ndarray | None:
     global _idle_bytes
     with _lock:
-        for key, block in _idle.items():
-            if block.size == size:
-                del _idle[key]
+        # A copy of the items: a finalizer may give a block back during the search.
+        for key, block in list(_idle.items()):
+            if block.size == size and _idle.pop(key, None) is not None:
                 _idle_bytes -= size
                 return block
     return None

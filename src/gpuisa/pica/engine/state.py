@@ -111,7 +111,8 @@ _ALLOCATION = threading.Lock()
 
 class RegisterFile:
     """``count`` float32 registers of ``lanes`` lanes, each stored lane-major as its own
-    ``(lanes, 4)`` array and allocated (zero-filled) when first used.
+    ``(lanes, 4)`` array and allocated when first used (zero-filled unless the caller
+    writes it whole, :meth:`storage`, or hands in the array, :meth:`adopt`).
 
     ``file[n]`` is register n's component-major ``(4, lanes)`` view (allocating it).
     Separate allocations from :mod:`.memory`, not one ``(count, lanes, 4)`` block,
