@@ -48,6 +48,11 @@ MAX_STEPS = 400
 class Gen:
     """A random program, built with forward references patched at the end."""
 
+    #: The ALU instructions drawn at random; branches on per-lane flags or only on bool
+    #: uniforms.
+    alu_names = tuple(ALU)
+    uniform_branches = False
+
     def __init__(self, rng, straight=False):
         self.rng = rng
         self.straight = straight  # ALU instructions only, no relative addressing
@@ -75,7 +80,7 @@ class Gen:
 
     def alu(self, mnemonic=None):
         r = self.rng
-        mnemonic = mnemonic or ALU[int(r.integers(len(ALU)))]
+        mnemonic = mnemonic or self.alu_names[int(r.integers(len(self.alu_names)))]
         info = BY_MNEMONIC[mnemonic]
         fmt = info.format
         fields = {}
@@ -154,7 +159,7 @@ class Gen:
     def if_statement(self, depth, in_loop):
         """IFU/IFC with an else block."""
         r = self.rng
-        mnemonic = "ifu" if self.chance(0.5) else "ifc"
+        mnemonic = "ifu" if self.uniform_branches or self.chance(0.5) else "ifc"
         extra = dict(id=int(r.integers(0, 16))) if mnemonic == "ifu" else self.cond()
         at = self.flow(mnemonic, **extra)
         self.block(depth + 1, 3, in_loop)
@@ -166,7 +171,7 @@ class Gen:
     def jump_statement(self, depth, in_loop):
         """A forward JMPC/JMPU over the next statements."""
         r = self.rng
-        mnemonic = "jmpc" if self.chance(0.5) else "jmpu"
+        mnemonic = "jmpc" if not self.uniform_branches and self.chance(0.5) else "jmpu"
         extra = self.cond() if mnemonic == "jmpc" else dict(
             id=int(r.integers(0, 16)), num=int(r.integers(0, 2)))
         at = self.flow(mnemonic, **extra)
@@ -329,7 +334,7 @@ class ForwardGen(Gen):
     def statement(self, depth, in_loop):
         roll = self.rng.random()
         if depth >= 3 or roll < 0.5:
-            if self.chance(0.1):
+            if self.chance(0.1) and "mova" in self.alu_names:
                 self.alu("mova")
             self.alu()
         elif roll < 0.8:
@@ -340,7 +345,8 @@ class ForwardGen(Gen):
             self.fault()
 
     def program(self):
-        self.alu("cmp")  # per-lane inputs make per-lane flags: the branches diverge
+        if not self.uniform_branches:
+            self.alu("cmp")  # per-lane inputs make per-lane flags: the branches diverge
         self.block(0, 5, False)
         self.code.append(encode(Instruction.make("end")))
         for pc, mnemonic, fields in self.patches:
@@ -369,17 +375,45 @@ def test_divergent_block_kernels_match_the_reference_engine(monkeypatch, seed):
         assert len(set(expected[3])) > 1  # the lanes did take different paths
 
 
+class UniformForwardGen(ForwardGen):
+    """Forward-only programs without CMP, LITP, MOVA or relative addressing, branching
+    on bool uniforms only: their kernel of divergent blocks keeps neither the flags nor
+    the address registers."""
+
+    alu_names = tuple(m for m in ALU if m not in ("cmp", "litp", "mova"))
+    uniform_branches = True
+
+    def __init__(self, rng):
+        super().__init__(rng, straight=True)  # straight: no relative addressing
+
+
+@pytest.mark.parametrize("seed", [31_001, 31_005, 31_038, 31_040])
+def test_divergent_block_kernels_without_flags_or_address_registers(monkeypatch, seed):
+    monkeypatch.setattr(jit, "COMPILE_THRESHOLD", 0)
+    rng = np.random.default_rng(seed)
+    program = UniformForwardGen(rng).program()
+    decoded = decode_program(program)
+    source = generate(decoded, jit._analysis(decoded), (0,), "f24", frozenset())
+    assert "AT[j] = ST[j] == 0 and PC[j] == p" in source.source
+    assert not source.address and not source.flags
+    args = arguments(rng, 40, 1.0)  # initial flags and address registers come back as given
+    expected = outcome(program, "f24", "reference", args)
+    assert outcome(program, "f24", "jit", args) == expected, (seed, program)
+
+
 def test_kernels_touch_only_the_registers_the_analysis_names():
     """Kernels get stand-in arrays of no lanes for the registers outside
-    ``Analysis.registers`` (Numba does not check bounds): the generated kernels and the
-    interpreter's register rows must never name another one."""
+    ``Analysis.registers``, and for the address registers and flags of kernels that say
+    they do not use them (Numba does not check bounds): the generated kernels and the
+    interpreter's register rows must never touch another one."""
     from gpuisa.pica.engine import jit_interp
     from gpuisa.pica.engine.jit_codegen import _Generator, analyse
 
     base = {"v": 0, "r": 16, "o": 32}
     for seed in range(150):
         rng = np.random.default_rng(40_000 + seed)
-        gen = (Gen(rng, straight=seed % 3 == 0) if seed % 2 else ForwardGen(rng))
+        gen = ((Gen(rng, straight=seed % 3 == 0) if seed % 2 else ForwardGen(rng))
+               if seed % 5 else UniformForwardGen(rng))
         decoded = decode_program(gen.program())
         analysis = analyse(decoded)
         named = {base[bank] + number for bank, number in analysis.registers}
@@ -388,6 +422,9 @@ def test_kernels_touch_only_the_registers_the_analysis_names():
         assert set(written.tolist()) <= named, seed
         for precision in ("f24", "f32"):
             generator = _Generator(decoded, analysis, (0,), precision, frozenset())
-            generator.kernel()
+            source = generator.kernel()
+            # ... and no address registers / flags when it gets stand-ins for them
+            assert source.address or "address[" not in source.source, seed
+            assert source.flags or "cmp[" not in source.source, seed
             touched = generator.used_regs | generator.written_regs | set(generator.rows or {})
             assert touched <= analysis.registers, seed

@@ -228,8 +228,11 @@ class _Generator:
         self.flag_names = ("cmpx", "cmpy")
         self.address_names = ("a0x", "a0y", "al")
         # In the kernels of divergent blocks (:meth:`divergent_kernel`): writes go only
-        # to the lanes at the block being run (AT[j]).
+        # to the lanes at the block being run (AT[j]); whether the lanes' address
+        # registers and flags are loaded and stored.
         self.masked = False
+        self.address = True
+        self.flags = True
 
     def register(self, bank: str, number: int, component: int) -> str:
         if self.rows is None:
@@ -284,7 +287,14 @@ class _Generator:
             return KernelSource(source, len(steps), address, flags, overwrites)
         if (self.precision == "f24" and len(blocks) <= DIVERGENT_BLOCKS_MAX
                 and self.forward_only()):
-            return KernelSource(self.divergent_kernel(blocks), None)
+            ops = self.a.opcodes
+            relative = any(o.relative is not None for st in self.steps for o in st.sources
+                           if o.bank == "c")
+            # Forward-only: no LOOP, so aL never changes; flags are read by IFC/JMPC.
+            self.address = relative or Opcode.MOVA in ops
+            self.flags = bool(ops & {Opcode.CMP, Opcode.LITP, Opcode.IFC, Opcode.JMPC})
+            return KernelSource(self.divergent_kernel(blocks), None, self.address,
+                                self.flags)
         single = len(blocks) == 1
         if single:
             body.depth = 2
@@ -476,9 +486,9 @@ class _Generator:
         after it, for lane ``j``, on local copies of its control state."""
         out = self.out
         out("st = ST[j]")
-        out("cmpx = F[0, j]")
-        out("cmpy = F[1, j]")
-        out("al = A[2, j]")
+        out("cmpx = F[0, j]" if self.flags else "cmpx = False")
+        out("cmpy = F[1, j]" if self.flags else "cmpy = False")
+        out("al = A[2, j]" if self.address else "al = 0")
         if self.a.if_triggers:
             out("n_if = NIF[j]")
             out("ifs = IFS[j]")
@@ -520,7 +530,7 @@ class _Generator:
         out(f"m = min({block}, hi - base)")
         out("for j in range(m):")
         out.depth = 3
-        self.emit_lane_load(out, True, True, lambda key: True)
+        self.emit_lane_load(out, self.address, self.flags, lambda key: True)
         out("ST[j] = 0")
         out("PC[j] = entry")
         out("EX[j] = 0")
@@ -532,7 +542,7 @@ class _Generator:
         out("if ST[j] == 0:")
         out.depth = 4
         # Lanes handed to the reference engine keep their initial registers.
-        self.emit_lane_store(out, True, True, lambda key: True)
+        self.emit_lane_store(out, self.address, self.flags, lambda key: True)
         out.depth = 3
         out("lane = base + j")
         out("status[lane] = ST[j]")
