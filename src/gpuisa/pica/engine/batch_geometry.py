@@ -126,26 +126,36 @@ class UnitState:
                          self.al, self.cmp.copy(), self.bank, self.emit)
 
 
-class Outcome:
+class InvocationRecords:
+    """What is kept of each of ``count`` invocations: registers, address registers and
+    flags at END, the output bank at END, the last SETEMIT (VTXID, PRIMEMIT, WINDING),
+    the register bits written (``WORDS`` words) and the instructions executed."""
+
+    def __init__(self, count: int):
+        self.temporaries = register_file(NUM_TEMPORARIES, count)
+        self.outputs = register_file(2 * NUM_OUTPUTS, count).reshape(2, NUM_OUTPUTS, 4, count)
+        self.a0 = np.zeros((2, count), np.int64)
+        self.cmp = np.zeros((2, count), bool)
+        self.al = np.zeros(count, np.int64)
+        self.bank = np.zeros(count, np.int8)
+        self.emit = np.zeros((3, count), np.int64)
+        self.written = np.zeros((count, WORDS), np.uint64)
+        self.steps = np.zeros(count, np.int64)
+
+
+class Outcome(InvocationRecords):
     """The results of one batched run over some invocations (run positions 0..m-1 are
-    invocations ``invocations[p]``), in the run's frame: output registers are stored by
-    the bank the run assumed (``start.bank`` at the start of each invocation)."""
+    invocations ``invocations[p]``), in the run's frame: output registers (and ``bank``)
+    are stored by the bank the run assumed (``start.bank`` at the start of each
+    invocation)."""
 
     def __init__(self, invocations: np.ndarray, start: UnitState):
         m = len(invocations)
+        super().__init__(m)
         self.invocations = invocations
         self.start = start
-        self.temporaries = register_file(NUM_TEMPORARIES, m)
-        self.outputs = register_file(2 * NUM_OUTPUTS, m).reshape(2, NUM_OUTPUTS, 4, m)
-        self.a0 = np.zeros((2, m), np.int64)
-        self.cmp = np.zeros((2, m), bool)
-        self.al = np.zeros(m, np.int64)
-        self.bank = np.zeros(m, np.int8)  # output bank at END, run frame
-        self.emit = np.zeros((3, m), np.int64)
-        self.written = np.zeros((m, WORDS), np.uint64)
         self.read = np.zeros((m, WORDS), np.uint64)
         self.emits = np.zeros(m, np.int64)
-        self.steps = np.zeros(m, np.int64)
         self.error_step = np.full(m, -1, np.int64)
         self.error_event = np.zeros(m, np.int64)
         self.error_slot = np.zeros(m, np.int64)

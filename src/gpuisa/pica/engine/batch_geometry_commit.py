@@ -33,6 +33,7 @@ from .batch_geometry import (
     CMP_BITS,
     EMIT_BIT,
     MISC,
+    InvocationRecords,
     Outcome,
     UnitState,
     context,
@@ -62,20 +63,13 @@ def _bit(words: np.ndarray, bit: int) -> np.ndarray:
     return ((words[:, bit // 64] >> np.uint64(bit % 64)) & np.uint64(1)).astype(bool)
 
 
-class Ledger:
-    """The committed invocations: each one's writes (physical banks) and results."""
+class Ledger(InvocationRecords):
+    """The committed invocations: each one's writes and results, by physical output
+    bank (``bank`` too)."""
 
     def __init__(self, count: int, initial: UnitState):
+        super().__init__(count)
         self.initial = initial
-        self.temporaries = register_file(NUM_TEMPORARIES, count)
-        self.outputs = register_file(2 * NUM_OUTPUTS, count).reshape(2, NUM_OUTPUTS, 4, count)
-        self.a0 = np.zeros((2, count), np.int64)
-        self.cmp = np.zeros((2, count), bool)
-        self.al = np.zeros(count, np.int64)
-        self.bank = np.zeros(count, np.int8)  # physical output bank at END
-        self.emit = np.zeros((3, count), np.int64)
-        self.written = np.zeros((count, 4), np.uint64)
-        self.steps = np.zeros(count, np.int64)
 
     def commit(self, outcome: Outcome, position: int, lane: int,
                start_banks: np.ndarray) -> None:

@@ -37,6 +37,7 @@ from ..isa import NUM_INT_UNIFORMS, Opcode
 from .batch_kernels import LaneFault, RunContext, execute
 from .batch_lanes import CMP, Group
 from .batch_program import BatchProgram, Instr
+from .reference import vertex_error
 from .semantics import condition, jmpu_taken
 from .stacks import ControlStacks, StackKey, flow_effect, next_pc
 
@@ -120,7 +121,7 @@ class Shared:
         lane, error = self.failure
         if lanes == 1 or not isinstance(error, ShaderHang | ShaderFault):
             raise error
-        raise type(error)(f"{error.reason} (vertex {lane})", pc=error.pc)
+        raise vertex_error(error, lane)
 
 
 class Runner:

@@ -40,13 +40,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import ShaderFault, ShaderHang
 from ..program import Program
 from .api import register_engine
 from .decode import DecodedProgram
 from .jit_codegen import KernelSource
 from .memory import lane_array
-from .reference import run_invocation, run_lanes
+from .reference import run_lane, run_lanes
 from .semantics import Precision
 from .state import RegisterFile, ShaderState
 
@@ -325,7 +324,8 @@ def run_lanes_jit(program: DecodedProgram, state: ShaderState, entry: int, *,
             # One count for every lane: a read-only view instead of 8 bytes per lane.
             return np.broadcast_to(np.int64(kernel.steps), (lanes,))
     for lane in np.flatnonzero(status):
-        steps[lane] = _reference_lane(program, state, entry, int(lane), precision, max_steps)
+        steps[lane] = run_lane(program, state, entry, int(lane), precision=precision,
+                               max_steps=max_steps)
     return steps
 
 
@@ -372,21 +372,6 @@ def _interpreter(program: DecodedProgram, analysis, precision: Precision,
         jit_interp.interpret(lo, hi, entry, *encoded, f24, *arrays)
 
     return Kernel(kernel, None)
-
-
-def _reference_lane(program: DecodedProgram, state: ShaderState, entry: int, lane: int,
-                    precision: Precision, max_steps: int) -> int:
-    """Run one lane (still holding its initial registers) on the reference engine."""
-    one = state.lane(lane)
-    try:
-        count = run_invocation(program, one, entry, precision=precision,
-                               max_steps=max_steps)
-    except (ShaderHang, ShaderFault) as error:
-        if state.lanes == 1:
-            raise
-        raise type(error)(f"{error.reason} (vertex {lane})", pc=error.pc) from None
-    state.store_lane(lane, one)
-    return count
 
 
 def load_jit(values: np.ndarray, precision: Precision, out: np.ndarray) -> None:

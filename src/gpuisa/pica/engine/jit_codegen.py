@@ -69,6 +69,9 @@ NEEDS_REFERENCE = 1
 XYZW = "xyzw"
 #: The kernel argument holding each register bank.
 _ARRAYS = {"v": "inputs", "r": "temporaries", "o": "outputs"}
+#: Opcodes that write the condition flags (CMP; LITP, semantics.op_litp) or test them.
+_FLAG_OPCODES = frozenset({Opcode.CMP, Opcode.LITP, Opcode.IFC, Opcode.CALLC, Opcode.JMPC,
+                           Opcode.BREAKC})
 _PUSHES = (Opcode.IFU, Opcode.IFC, Opcode.CALL, Opcode.CALLC, Opcode.CALLU, Opcode.LOOP)
 _CALLS = (Opcode.CALL, Opcode.CALLC, Opcode.CALLU)
 _BREAKS = (Opcode.BREAK, Opcode.BREAKC)
@@ -96,6 +99,10 @@ class Analysis:
     #: Every input, temporary and output register an instruction names (the only ones
     #: a kernel touches): ('v' | 'r' | 'o', number).
     registers: frozenset[tuple[str, int]]
+    #: Whether an instruction uses the address registers (MOVA, LOOP's aL, a uniform
+    #: indexed by a0.x/a0.y/aL) / the condition flags (written or tested).
+    address: bool
+    flags: bool
 
     def pops_after(self, pc: int) -> tuple[bool, bool, bool]:
         """Which stages of the stack check can pop after the instruction at ``pc``."""
@@ -142,9 +149,12 @@ def analyse(program: DecodedProgram) -> Analysis:
             targets.update((pc + 1, dst + 1))
         else:  # JMPC, JMPU
             targets.add(dst)
+    opcodes = frozenset(s.op for s in steps)
+    relative = any(o.relative is not None for s in steps for o in s.sources if o.bank == "c")
     analysis = Analysis(length, frozenset(if_t), frozenset(call_t), frozenset(loop_t), (),
-                        frozenset(reads), frozenset(s.op for s in steps),
-                        frozenset(registers))
+                        frozenset(reads), opcodes, frozenset(registers),
+                        relative or bool(opcodes & {Opcode.MOVA, Opcode.LOOP}),
+                        bool(opcodes & _FLAG_OPCODES))
     leaders = set(targets)
     for step in steps:
         if _ends_block(step, analysis):
@@ -152,7 +162,7 @@ def analyse(program: DecodedProgram) -> Analysis:
     leaders = {pc for pc in leaders if 0 <= pc < length}
     return Analysis(length, analysis.if_triggers, analysis.call_triggers,
                     analysis.loop_triggers, tuple(sorted(leaders)), analysis.reads,
-                    analysis.opcodes, analysis.registers)
+                    analysis.opcodes, analysis.registers, analysis.address, analysis.flags)
 
 
 def _ends_block(step: Step, analysis: Analysis) -> bool:
@@ -228,11 +238,8 @@ class _Generator:
         self.flag_names = ("cmpx", "cmpy")
         self.address_names = ("a0x", "a0y", "al")
         # In the kernels of divergent blocks (:meth:`divergent_kernel`): writes go only
-        # to the lanes at the block being run (AT[j]); whether the lanes' address
-        # registers and flags are loaded and stored.
+        # to the lanes at the block being run (AT[j]).
         self.masked = False
-        self.address = True
-        self.flags = True
 
     def register(self, bank: str, number: int, component: int) -> str:
         if self.rows is None:
@@ -277,9 +284,7 @@ class _Generator:
         blocks = [(leader, self.block_steps(leader)) for leader in self.leaders]
         if self.straight(blocks):
             steps = blocks[0][1]
-            ops = self.a.opcodes
-            address = Opcode.MOVA in ops
-            flags = bool(ops & {Opcode.CMP, Opcode.LITP})
+            address, flags = self.a.address, self.a.flags
             source = self.straight_kernel(steps, address, flags)
             overwrites = frozenset(
                 register for register in self.written_regs
@@ -287,14 +292,8 @@ class _Generator:
             return KernelSource(source, len(steps), address, flags, overwrites)
         if (self.precision == "f24" and len(blocks) <= DIVERGENT_BLOCKS_MAX
                 and self.forward_only()):
-            ops = self.a.opcodes
-            relative = any(o.relative is not None for st in self.steps for o in st.sources
-                           if o.bank == "c")
-            # Forward-only: no LOOP, so aL never changes; flags are read by IFC/JMPC.
-            self.address = relative or Opcode.MOVA in ops
-            self.flags = bool(ops & {Opcode.CMP, Opcode.LITP, Opcode.IFC, Opcode.JMPC})
-            return KernelSource(self.divergent_kernel(blocks), None, self.address,
-                                self.flags)
+            return KernelSource(self.divergent_kernel(blocks), None, self.a.address,
+                                self.a.flags)
         single = len(blocks) == 1
         if single:
             body.depth = 2
@@ -486,9 +485,9 @@ class _Generator:
         after it, for lane ``j``, on local copies of its control state."""
         out = self.out
         out("st = ST[j]")
-        out("cmpx = F[0, j]" if self.flags else "cmpx = False")
-        out("cmpy = F[1, j]" if self.flags else "cmpy = False")
-        out("al = A[2, j]" if self.address else "al = 0")
+        out("cmpx = F[0, j]" if self.a.flags else "cmpx = False")
+        out("cmpy = F[1, j]" if self.a.flags else "cmpy = False")
+        out("al = A[2, j]" if self.a.address else "al = 0")
         if self.a.if_triggers:
             out("n_if = NIF[j]")
             out("ifs = IFS[j]")
@@ -530,7 +529,7 @@ class _Generator:
         out(f"m = min({block}, hi - base)")
         out("for j in range(m):")
         out.depth = 3
-        self.emit_lane_load(out, self.address, self.flags, lambda key: True)
+        self.emit_lane_load(out, self.a.address, self.a.flags, lambda key: True)
         out("ST[j] = 0")
         out("PC[j] = entry")
         out("EX[j] = 0")
@@ -542,7 +541,7 @@ class _Generator:
         out("if ST[j] == 0:")
         out.depth = 4
         # Lanes handed to the reference engine keep their initial registers.
-        self.emit_lane_store(out, self.address, self.flags, lambda key: True)
+        self.emit_lane_store(out, self.a.address, self.a.flags, lambda key: True)
         out.depth = 3
         out("lane = base + j")
         out("status[lane] = ST[j]")
@@ -847,13 +846,10 @@ class _Generator:
         for bank, number in sorted(self.used_regs):
             for c in range(4):
                 out(f"{bank}{number}_{c} = {_ARRAYS[bank]}[{number}][lane, {c}]")
-        # Address registers and flags are loaded and stored only if the program uses them.
-        ops = self.a.opcodes
-        relative = any(o.relative is not None for st in self.steps for o in st.sources
-                       if o.bank == "c")
-        address = stacks or relative or bool(ops & {Opcode.MOVA, Opcode.LOOP})
-        flags = bool(ops & {Opcode.CMP, Opcode.LITP, Opcode.IFC, Opcode.CALLC, Opcode.JMPC,
-                            Opcode.BREAKC})
+        # Address registers and flags are loaded and stored only if the program uses them
+        # (aL also goes through the stack check).
+        address = stacks or self.a.address
+        flags = self.a.flags
         if address:
             out("a0x = address[0, lane]")
             out("a0y = address[1, lane]")

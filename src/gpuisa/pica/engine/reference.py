@@ -121,13 +121,26 @@ def run_lanes(program: DecodedProgram, state: ShaderState, entry: int, *,
     initial registers, one after the other.  Returns the instruction count of each lane."""
     counts = np.zeros(state.lanes, dtype=np.int64)
     for lane in range(state.lanes):
-        one = state.lane(lane)
-        try:
-            counts[lane] = run_invocation(program, one, entry, precision=precision,
-                                          max_steps=max_steps)
-        except (ShaderHang, ShaderFault) as error:
-            if state.lanes == 1:
-                raise
-            raise type(error)(f"{error.reason} (vertex {lane})", pc=error.pc) from None
-        state.store_lane(lane, one)
+        counts[lane] = run_lane(program, state, entry, lane, precision=precision,
+                                max_steps=max_steps)
     return counts
+
+
+def run_lane(program: DecodedProgram, state: ShaderState, entry: int, lane: int, *,
+             precision: Precision, max_steps: int) -> int:
+    """Run lane ``lane`` of ``state`` from its own registers (on a one-lane copy, written
+    back) and return its instruction count; its hang or fault names the vertex."""
+    one = state.lane(lane)
+    try:
+        count = run_invocation(program, one, entry, precision=precision, max_steps=max_steps)
+    except (ShaderHang, ShaderFault) as error:
+        if state.lanes == 1:
+            raise
+        raise vertex_error(error, lane) from None
+    state.store_lane(lane, one)
+    return count
+
+
+def vertex_error(error: ShaderHang | ShaderFault, lane: int) -> ShaderHang | ShaderFault:
+    """``error`` as a batch of vertices reports it: the message names the vertex."""
+    return type(error)(f"{error.reason} (vertex {lane})", pc=error.pc)

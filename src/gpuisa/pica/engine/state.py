@@ -224,20 +224,22 @@ class ShaderState:
     @property
     def address(self) -> np.ndarray:
         """``(3, lanes)`` int64: a0.x, a0.y, aL."""
-        if self._address is None:
-            with _ALLOCATION:
-                if self._address is None:
-                    self._address = lane_array(self.lanes, 3, np.int64).T
-        return self._address
+        address = self._address
+        return address if address is not None else self._allocate("_address", 3, np.int64)
 
     @property
     def cmp(self) -> np.ndarray:
         """``(2, lanes)`` bool: cmp.x, cmp.y."""
-        if self._cmp is None:
-            with _ALLOCATION:
-                if self._cmp is None:
-                    self._cmp = lane_array(self.lanes, 2, np.bool_).T
-        return self._cmp
+        cmp = self._cmp
+        return cmp if cmp is not None else self._allocate("_cmp", 2, np.bool_)
+
+    def _allocate(self, name: str, width: int, dtype: type) -> np.ndarray:
+        """Allocate the zeroed component-major field ``name`` once (by one thread: engines
+        run chunks of lanes in parallel)."""
+        with _ALLOCATION:
+            if getattr(self, name) is None:
+                setattr(self, name, lane_array(self.lanes, width, dtype).T)
+            return getattr(self, name)
 
     def results(self) -> tuple[np.ndarray, np.ndarray]:
         """``address`` and ``cmp`` for a caller, without allocating: never-used ones are
