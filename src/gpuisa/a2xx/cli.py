@@ -18,14 +18,15 @@ from collections.abc import Iterator, Sequence
 
 from .. import __version__
 from ..cli_support import dispatch
+from ..datafiles import MAX_SHADER_BYTES, read_input
 from ..errors import Diagnostic, GpuIsaError, InputError, SourceError
-from ..fileio import write_bytes_atomically, write_text_atomically
+from ..fileio import write_output, write_text
 from .asm import AssemblyResult, assemble_with_warnings
 from .disasm import disassemble
 from .encoding import words_from_bytes, words_to_bytes
 from .engine import EmulatorConfig, run_fragment, run_vertex
 from .engine.api import DEFAULT_MAX_STEPS
-from .engine.files import load_constants, load_inputs, read_bytes
+from .engine.files import load_constants, load_inputs
 from .engine.report import result_json, result_npz, result_table
 
 PROG = "a2xx"
@@ -79,7 +80,7 @@ def _looks_like_hex(text: str) -> bool:
 
 def read_words(path: str, input_format: str = "auto", *, allow_asm: bool = False) -> list[int]:
     """The dwords of a program file (binary, hex text, or with ``allow_asm`` assembly)."""
-    data = read_bytes(path)
+    data = read_input(path, limit=MAX_SHADER_BYTES)
     text = _as_text(data)
     if input_format == "auto":
         if text is None:
@@ -149,7 +150,7 @@ def _disasm(args: argparse.Namespace) -> int:
         words = read_words(args.file, args.input_format)
         text = disassemble(words, args.type, raw=args.raw, style=args.style)
     if args.output:
-        write_text_atomically(args.output, text)
+        write_text(args.output, text)
     else:
         sys.stdout.write(text)
     return 0
@@ -159,7 +160,8 @@ def _asm(args: argparse.Namespace) -> int:
     if not args.output and not args.hex:
         raise InputError("give -o OUT for the binary (or --hex to print hex words)")
     with _about(args.file):
-        text = read_bytes(args.file).decode("utf-8", errors="surrogateescape")
+        data = read_input(args.file, limit=MAX_SHADER_BYTES)
+        text = data.decode("utf-8", errors="surrogateescape")
         result = _assemble(text, args.file)
     if args.werror and result.warnings:
         raise InputError(f"{args.file}: warnings treated as errors (--Werror)")
@@ -168,11 +170,11 @@ def _asm(args: argparse.Namespace) -> int:
         lines = [" ".join(f"{w:08x}" for w in words[i : i + 3]) for i in range(0, len(words), 3)]
         out = "\n".join(lines) + "\n"
         if args.output:
-            write_text_atomically(args.output, out)
+            write_text(args.output, out)
         else:
             sys.stdout.write(out)
     else:
-        write_bytes_atomically(args.output, words_to_bytes(words))
+        write_output(args.output, words_to_bytes(words))
     return 0
 
 
@@ -222,11 +224,11 @@ def _run(args: argparse.Namespace) -> int:
                 words, inputs["registers"], config=config, max_steps=args.max_steps, **kwargs
             )
     if args.format == "npz":
-        write_bytes_atomically(args.output, result_npz(result))
+        write_output(args.output, result_npz(result))
         return 0
     text = result_json(result) if args.format == "json" else result_table(result)
     if args.output:
-        write_text_atomically(args.output, text)
+        write_text(args.output, text)
     else:
         sys.stdout.write(text)
     return 0

@@ -12,11 +12,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from .. import __version__
-from ..errors import Diagnostic, InputError, SourceError
-from ..fileio import write_bytes_atomically
+from ..datafiles import MAX_SHADER_BYTES, read_input
+from ..errors import Diagnostic, SourceError
+from ..fileio import write_output
 from .asm import assemble_with_warnings
 
 PROG = "pica asm"
@@ -62,10 +62,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _read(path: str) -> str:
-    try:
-        data = Path(path).read_bytes()
-    except OSError as error:
-        raise InputError(f"cannot open input file: {path} ({error.strerror or error})") from None
+    data = read_input(path, limit=MAX_SHADER_BYTES)
     # picasso reads bytes; undecodable bytes can only be in comments or reach an error.
     return data.decode("utf-8", errors="surrogateescape")
 
@@ -92,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{count} error{'s' if count != 1 else ''} generated.", file=sys.stderr)
         return 1
     _print(result.warnings)
-    write_bytes_atomically(args.out, result.shbin.to_bytes())
+    write_output(args.out, result.shbin.to_bytes())
     if args.header:
-        write_bytes_atomically(args.header, result.header.encode("ascii", errors="surrogateescape"))
+        write_output(args.header, result.header.encode("ascii", errors="surrogateescape"))
     return 0

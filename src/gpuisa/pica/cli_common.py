@@ -3,22 +3,15 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
+from ..datafiles import MAX_SHADER_BYTES, read_input
 from ..errors import GpuIsaError, InputError
 from .shbin import Shbin
 
 
-def read_bytes(path: str | os.PathLike[str]) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except OSError as error:
-        raise InputError(f"{os.fspath(path)}: cannot read: {error.strerror or error}") from None
-
-
 def load_shbin(path: str | os.PathLike[str]) -> Shbin:
     """Read a SHBIN; any problem is reported as ``FILE: message``."""
-    data = read_bytes(path)
+    data = read_input(path, limit=MAX_SHADER_BYTES)
     try:
         return Shbin.from_bytes(data)
     except GpuIsaError as error:

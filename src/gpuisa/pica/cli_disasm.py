@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..fileio import write_text_atomically
+from ..fileio import write_text
 from .cli_common import load_shbin
 from .disasm import disassemble
 
@@ -31,7 +31,7 @@ def _run(args: argparse.Namespace) -> int:
     shbin = load_shbin(args.file)
     text = disassemble(shbin, raw=args.raw)
     if args.output:
-        write_text_atomically(args.output, text)
+        write_text(args.output, text)
     else:
         sys.stdout.write(text)
     for warning in shbin.warnings:

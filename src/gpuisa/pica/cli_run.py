@@ -24,14 +24,13 @@ import io
 import json
 import math
 import sys
-import zipfile
 from pathlib import Path
 
 import numpy as np
 
+from ..datafiles import MAX_SHADER_BYTES, SPECIAL_NUMBERS, load_json, load_npy, load_npz, read_input
 from ..errors import GpuIsaError, InputError
-from ..fileio import write_bytes_atomically
-from .cli_common import read_bytes
+from ..fileio import write_output
 from .engine import F24Bits, RunResult, run
 from .engine import jit as _jit  # noqa: F401  (registers engine='jit' when numba is installed)
 from .engine.api import engine_names, executable
@@ -84,7 +83,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def load_shader(path: str) -> Shbin:
-    data = read_bytes(path)
+    data = read_input(path, limit=MAX_SHADER_BYTES)
     if data[:4] == _SHBIN_MAGIC:
         try:
             return Shbin.from_bytes(data)
@@ -98,18 +97,14 @@ def load_shader(path: str) -> Shbin:
 def load_inputs(path: str) -> dict[str, object]:
     suffix = Path(path).suffix.lower()
     if suffix == ".npy":
-        array = _npy(read_bytes(path), path)
+        array = load_npy(path)
         if array.ndim == 3:
             return {f"v{k}": array[:, k] for k in range(array.shape[1])}
         return {"v0": array}
     if suffix == ".npz":
-        try:
-            with np.load(io.BytesIO(read_bytes(path)), allow_pickle=False) as archive:
-                return {name: archive[name] for name in archive.files}
-        except (ValueError, OSError, zipfile.BadZipFile) as error:
-            raise InputError(f"{path}: not a readable .npz file ({error})") from None
+        return dict(load_npz(path))
     if suffix == ".json":
-        data = _json(path)
+        data = load_json(path)
         if not isinstance(data, dict):
             raise InputError(f"{path}: expected a JSON object of register names to arrays")
         return {name: _floats(value, f"{path}: {name}") for name, value in data.items()}
@@ -122,27 +117,10 @@ def load_inputs(path: str) -> dict[str, object]:
 def load_uniforms(path: str) -> dict[str, object]:
     if Path(path).suffix.lower() != ".json":
         raise InputError(f"{path}: uniforms are read from a .json file")
-    data = _json(path)
+    data = load_json(path)
     if not isinstance(data, dict):
         raise InputError(f"{path}: expected a JSON object of uniform names to values")
     return {name: _uniform(value, f"{path}: {name}") for name, value in data.items()}
-
-
-def _npy(data: bytes, path: str) -> np.ndarray:
-    try:
-        return np.load(io.BytesIO(data), allow_pickle=False)
-    except (ValueError, OSError) as error:
-        raise InputError(f"{path}: not a readable .npy file ({error})") from None
-
-
-def _json(path: str) -> object:
-    try:
-        return json.loads(read_bytes(path).decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise InputError(f"{path}: invalid JSON ({error})") from None
-
-
-_SPECIAL = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf, "nan": math.nan}
 
 
 def _floats(value: object, where: str) -> object:
@@ -150,8 +128,8 @@ def _floats(value: object, where: str) -> object:
     if isinstance(value, list):
         return [_floats(v, where) for v in value]
     if isinstance(value, str):
-        if value.lower() in _SPECIAL:
-            return _SPECIAL[value.lower()]
+        if value.lower() in SPECIAL_NUMBERS:
+            return SPECIAL_NUMBERS[value.lower()]
         raise InputError(f"{where}: {value!r} is not a number")
     return value
 
@@ -176,7 +154,7 @@ def _patterns(value: object, where: str) -> object:
 
 
 def _csv(path: str) -> dict[str, object]:
-    text = read_bytes(path).decode("utf-8", errors="replace")
+    text = read_input(path).decode("utf-8-sig", errors="replace")
     rows = list(csv.reader(io.StringIO(text)))
     if not rows:
         raise InputError(f"{path}: empty CSV file")
@@ -223,12 +201,12 @@ def _run(args: argparse.Namespace) -> int:
     result = run(shader, inputs, uniforms=uniforms, dvle=args.dvle, precision=args.precision,
                  engine=args.engine, max_steps=args.max_steps)
     if args.format == "npz":
-        write_bytes_atomically(args.output, npz_bytes(result))
+        write_output(args.output, npz_bytes(result))
         return 0
     as_text = json_text(as_json(result)) if args.format == "json" else None
     text = as_text if as_text is not None else table(result, shader, args.dvle)
     if args.output:
-        write_bytes_atomically(args.output, text.encode("utf-8"))
+        write_output(args.output, text.encode("utf-8"))
     else:
         sys.stdout.write(text)
     return 0

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 
+from ..datafiles import MAX_SHADER_BYTES, read_input
 from ..errors import InputError
-from ..fileio import write_bytes_atomically
+from ..fileio import write_output
 from .program import Program
 from .shbin_layout import ShbinLayout
 from .shbin_outmap import OutputMap, output_map
@@ -120,12 +120,9 @@ class Shbin:
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str], *, strict: bool = False) -> Shbin:
-        try:
-            data = Path(path).read_bytes()
-        except OSError as error:
-            raise InputError(f"cannot read {os.fspath(path)}: {error.strerror or error}") from None
+        data = read_input(path, limit=MAX_SHADER_BYTES)
         return cls.from_bytes(data, strict=strict)
 
     def to_file(self, path: str | os.PathLike[str], *, preserve_layout: bool = False) -> None:
         """Write atomically: on any failure an existing file at ``path`` stays untouched."""
-        write_bytes_atomically(path, self.to_bytes(preserve_layout=preserve_layout))
+        write_output(path, self.to_bytes(preserve_layout=preserve_layout))

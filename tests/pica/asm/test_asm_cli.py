@@ -87,7 +87,7 @@ def test_usage_errors(tmp_path, src, capsys):
     assert run([str(src)]) == 1
     assert "no output file is specified" in capsys.readouterr().err
     assert run(["-o", str(tmp_path / "x.shbin"), str(tmp_path / "missing.pica")]) == 1
-    assert "cannot open input file" in capsys.readouterr().err
+    assert "missing.pica: cannot read: No such file or directory" in capsys.readouterr().err
 
 
 def test_help_and_unknown_options(capsys):

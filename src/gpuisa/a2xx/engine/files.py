@@ -25,57 +25,26 @@ Non-finite numbers may be written "inf", "-inf" and "nan" in JSON.
 
 from __future__ import annotations
 
-import io
-import json
-import math
-import os
 import re
-import zipfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ...datafiles import SPECIAL_NUMBERS, load_json, load_npy, load_npz, read_input
 from ...errors import InputError
 from .inputs import VertexFetchConstant
 
-_SPECIAL = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf, "nan": math.nan}
 _PREFIXED = re.compile(r"[A-Za-z]?(\d+)")
-
-
-def read_bytes(path: str | os.PathLike[str]) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except OSError as error:
-        raise InputError(f"{os.fspath(path)}: cannot read: {error.strerror or error}") from None
-
-
-def _json(path: str) -> Any:
-    try:
-        return json.loads(read_bytes(path).decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise InputError(f"{path}: invalid JSON ({error})") from None
 
 
 def _npz(path: str) -> dict[str, np.ndarray]:
     try:
-        archive = np.load(io.BytesIO(read_bytes(path)), allow_pickle=False)
-        if not isinstance(archive, np.lib.npyio.NpzFile):
-            raise InputError(f"{path}: expected an .npz archive, found a single array")
-        with archive:
-            return {name: archive[name] for name in archive.files}
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as error:
-        raise InputError(f"{path}: not a readable .npz file ({error})") from None
-
-
-def _npy(path: str) -> np.ndarray:
-    try:
-        value = np.load(io.BytesIO(read_bytes(path)), allow_pickle=False)
-    except (ValueError, OSError, EOFError) as error:
-        raise InputError(f"{path}: not a readable .npy file ({error})") from None
-    if not isinstance(value, np.ndarray):
-        raise InputError(f"{path}: expected a single array (.npy)")
-    return value
+        return load_npz(path)
+    except InputError:
+        if read_input(path)[:6] == b"\x93NUMPY":
+            raise InputError(f"{path}: expected an .npz archive, found a single array") from None
+        raise
 
 
 def _suffix(path: str, allowed: tuple[str, ...], what: str) -> str:
@@ -92,8 +61,8 @@ def _numbers(value: object, where: str) -> object:
     if isinstance(value, list):
         return [_numbers(v, where) for v in value]
     if isinstance(value, str):
-        if value.lower() in _SPECIAL:
-            return _SPECIAL[value.lower()]
+        if value.lower() in SPECIAL_NUMBERS:
+            return SPECIAL_NUMBERS[value.lower()]
         raise InputError(f"{where}: {value!r} is not a number")
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InputError(f"{where}: {value!r} is not a number")
@@ -152,7 +121,7 @@ def load_inputs(path: str) -> dict[str, Any]:
     suffix = _suffix(path, (".npy", ".npz", ".json"), "inputs")
     out: dict[str, Any] = {}
     if suffix == ".npy":
-        array = _npy(path)
+        array = load_npy(path)
         if array.ndim == 3:
             out["registers"] = {k: array[:, k] for k in range(array.shape[1])}
         else:
@@ -173,7 +142,7 @@ def load_inputs(path: str) -> dict[str, Any]:
                 buffers[_key(name)] = array
         out["registers"], out["vertex_buffers"] = registers, buffers
         return out
-    data = _object(_json(path), path)
+    data = _object(load_json(path), path)
     _check_keys(data, {"count", "indices", "registers", "interpolants", "buffers"}, path)
     if "count" in data:
         if isinstance(data["count"], bool) or not isinstance(data["count"], int):
@@ -227,7 +196,7 @@ def load_constants(path: str) -> dict[str, Any]:
                 else [int(x) for x in loop]
             )
         return out
-    data = _object(_json(path), path)
+    data = _object(load_json(path), path)
     _check_keys(data, {"float", "bool", "loop", "fetch"}, path)
     out = {}
     if "float" in data:

@@ -1,0 +1,161 @@
+"""Reading the data files both command lines take (``.npy``, ``.npz``, ``.json``).
+
+Every reader is bounded: a file larger than :data:`MAX_INPUT_BYTES` is refused before it
+is read whole, an array's header must describe no more data than the file holds (so a
+header claiming 10^11 rows is an error, not an allocation), JSON nesting and integer
+lengths are limited, and every malformed file is an :class:`InputError` naming the file
+and what is wrong with it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import zipfile
+from typing import Any
+
+import numpy as np
+
+from .errors import InputError
+
+#: The largest input file read (inputs for 10^7 vertices of 8 attributes in float64 fit).
+MAX_INPUT_BYTES = 4 << 30
+#: The largest shader source or binary read (the biggest real shader sources are ~100 KB).
+MAX_SHADER_BYTES = 64 << 20
+#: JSON inputs are at most a few levels deep (object -> register -> rows -> components).
+MAX_JSON_DEPTH = 16
+#: Longest integer literal accepted in JSON (a 64-bit pattern has 20 digits).
+MAX_JSON_INT_DIGITS = 40
+#: Non-finite numbers in JSON inputs and outputs are written as these strings.
+SPECIAL_NUMBERS = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf, "nan": math.nan}
+
+
+def read_input(path: str | os.PathLike[str], *, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of ``path``; refuses files over ``limit`` bytes without reading them whole
+    (``/dev/zero`` included)."""
+    name = os.fspath(path)
+    try:
+        with open(name, "rb") as stream:
+            data = stream.read(limit + 1)
+    except OSError as error:
+        raise InputError(f"{name}: cannot read: {error.strerror or error}") from None
+    if len(data) > limit:
+        raise InputError(f"{name}: larger than {_size(limit)}; refusing to read it")
+    return data
+
+
+def load_json(path: str) -> Any:
+    """A JSON file's value, with nesting and integer sizes bounded."""
+    data = read_input(path)
+    try:
+        text = data.decode("utf-8-sig")  # a BOM some editors write is not an error
+        value = json.loads(text, parse_int=_json_int)
+    except UnicodeDecodeError as error:
+        raise InputError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})")\
+            from None
+    except json.JSONDecodeError as error:
+        raise InputError(f"{path}: invalid JSON ({error})") from None
+    except RecursionError:
+        raise InputError(f"{path}: JSON nested more than {MAX_JSON_DEPTH} levels deep")\
+            from None
+    except _LongInteger as error:
+        raise InputError(f"{path}: {error}") from None
+    if _depth(value) > MAX_JSON_DEPTH:
+        raise InputError(f"{path}: JSON nested more than {MAX_JSON_DEPTH} levels deep")
+    return value
+
+
+def load_npy(path: str) -> np.ndarray:
+    """The single array of an ``.npy`` file."""
+    data = read_input(path)
+    if data[:4] == b"PK\x03\x04":
+        raise InputError(f"{path}: expected a single array (.npy), found an .npz archive")
+    return _array(io.BytesIO(data), len(data), path)
+
+
+def load_npz(path: str) -> dict[str, np.ndarray]:
+    """Every array of an ``.npz`` archive, by name (without the ``.npy`` suffix)."""
+    data = read_input(path)
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as error:
+        reason = "empty file" if not data else error
+        raise InputError(f"{path}: not a readable .npz file ({reason})") from None
+    arrays: dict[str, np.ndarray] = {}
+    total = 0
+    with archive:
+        for info in archive.infolist():
+            where = f"{path}: {info.filename}"
+            total += info.file_size
+            if total > MAX_INPUT_BYTES:
+                raise InputError(f"{path}: its arrays hold more than "
+                                 f"{_size(MAX_INPUT_BYTES)}; refusing to read them")
+            name = info.filename.removesuffix(".npy")
+            try:
+                with archive.open(info) as member:
+                    arrays[name] = _array(member, info.file_size, where)
+            except (zipfile.BadZipFile, OSError, ValueError, EOFError,
+                    NotImplementedError) as error:
+                raise InputError(f"{where}: not a readable array ({error})") from None
+    return arrays
+
+
+def _array(stream: Any, size: int, where: str) -> np.ndarray:
+    """Read one ``.npy`` image from ``stream`` (``size`` bytes), checking that its header
+    describes no more data than there is before anything is allocated."""
+    fmt = np.lib.format
+    try:
+        version = fmt.read_magic(stream)
+        if version == (1, 0):
+            shape, _, dtype = fmt.read_array_header_1_0(stream)
+        elif version in ((2, 0), (3, 0)):
+            shape, _, dtype = fmt.read_array_header_2_0(stream)
+        else:
+            raise ValueError(f"unsupported .npy version {version}")
+        if dtype.hasobject:
+            raise ValueError("arrays of Python objects are not read")
+        count = math.prod(shape)
+        if count * dtype.itemsize > size:
+            raise ValueError(f"its header describes {_size(count * dtype.itemsize)} of data "
+                             f"for shape {shape}, more than the file holds")
+        stream.seek(0)
+        array = fmt.read_array(stream, allow_pickle=False)
+    except (ValueError, OSError, EOFError, TypeError, SyntaxError) as error:
+        reason = "empty file" if size == 0 else error
+        raise InputError(f"{where}: not a readable .npy array ({reason})") from None
+    return array
+
+
+class _LongInteger(ValueError):
+    pass
+
+
+def _json_int(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_JSON_INT_DIGITS:
+        raise _LongInteger(f"an integer of {digits} digits (at most {MAX_JSON_INT_DIGITS})")
+    return int(text)
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth of lists and objects, without recursion."""
+    deepest = 0
+    pending = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, list | dict):
+            deepest = max(deepest, depth)
+            if depth > MAX_JSON_DEPTH:
+                return depth
+            children = item.values() if isinstance(item, dict) else item
+            pending.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+def _size(count: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= scale:
+            return f"{count / scale:.4g} {unit}"
+    return f"{count} bytes"
