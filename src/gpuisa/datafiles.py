@@ -13,7 +13,10 @@ import io
 import json
 import math
 import os
+import stat
+import struct
 import zipfile
+import zlib
 from typing import Any
 
 import numpy as np
@@ -24,6 +27,10 @@ from .errors import InputError
 MAX_INPUT_BYTES = 4 << 30
 #: The largest shader source or binary read (the biggest real shader sources are ~100 KB).
 MAX_SHADER_BYTES = 64 << 20
+_PIECE = 1 << 20
+#: What reading a damaged zip archive raises (``zipfile`` and ``zlib`` use all of these).
+_ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, struct.error, OSError, ValueError, EOFError,
+               NotImplementedError)
 #: JSON inputs are at most a few levels deep (object -> register -> rows -> components).
 MAX_JSON_DEPTH = 16
 #: Longest integer literal accepted in JSON (a 64-bit pattern has 20 digits).
@@ -36,14 +43,24 @@ def read_input(path: str | os.PathLike[str], *, limit: int = MAX_INPUT_BYTES) ->
     """The bytes of ``path``; refuses files over ``limit`` bytes without reading them whole
     (``/dev/zero`` included)."""
     name = os.fspath(path)
+    too_large = InputError(f"{name}: larger than {_size(limit)}; refusing to read it")
     try:
         with open(name, "rb") as stream:
-            data = stream.read(limit + 1)
+            if stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+                if os.fstat(stream.fileno()).st_size > limit:
+                    raise too_large
+                return stream.read()
+            # A pipe or device: its size is known only by reading, a piece at a time.
+            pieces: list[bytes] = []
+            total = 0
+            while piece := stream.read(min(_PIECE, limit + 1 - total)):
+                pieces.append(piece)
+                total += len(piece)
+                if total > limit:
+                    raise too_large
+            return b"".join(pieces)
     except OSError as error:
         raise InputError(f"{name}: cannot read: {error.strerror or error}") from None
-    if len(data) > limit:
-        raise InputError(f"{name}: larger than {_size(limit)}; refusing to read it")
-    return data
 
 
 def load_json(path: str) -> Any:
@@ -80,7 +97,7 @@ def load_npz(path: str) -> dict[str, np.ndarray]:
     data = read_input(path)
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as error:
+    except _ZIP_ERRORS as error:
         reason = "empty file" if not data else error
         raise InputError(f"{path}: not a readable .npz file ({reason})") from None
     arrays: dict[str, np.ndarray] = {}
@@ -96,8 +113,7 @@ def load_npz(path: str) -> dict[str, np.ndarray]:
             try:
                 with archive.open(info) as member:
                     arrays[name] = _array(member, info.file_size, where)
-            except (zipfile.BadZipFile, OSError, ValueError, EOFError,
-                    NotImplementedError) as error:
+            except _ZIP_ERRORS as error:
                 raise InputError(f"{where}: not a readable array ({error})") from None
     return arrays
 
@@ -106,6 +122,8 @@ def _array(stream: Any, size: int, where: str) -> np.ndarray:
     """Read one ``.npy`` image from ``stream`` (``size`` bytes), checking that its header
     describes no more data than there is before anything is allocated."""
     fmt = np.lib.format
+    if size == 0:
+        raise InputError(f"{where}: not a readable .npy array (empty file)")
     try:
         version = fmt.read_magic(stream)
         if version == (1, 0):
@@ -114,6 +132,10 @@ def _array(stream: Any, size: int, where: str) -> np.ndarray:
             shape, _, dtype = fmt.read_array_header_2_0(stream)
         else:
             raise ValueError(f"unsupported .npy version {version}")
+    except Exception as error:
+        # literal text: tokenizer, syntax, value and type errors all mean "malformed".
+        raise InputError(f"{where}: not a readable .npy array (bad header: {error})") from None
+    try:
         if dtype.hasobject:
             raise ValueError("arrays of Python objects are not read")
         count = math.prod(shape)
@@ -122,9 +144,8 @@ def _array(stream: Any, size: int, where: str) -> np.ndarray:
                              f"for shape {shape}, more than the file holds")
         stream.seek(0)
         array = fmt.read_array(stream, allow_pickle=False)
-    except (ValueError, OSError, EOFError, TypeError, SyntaxError) as error:
-        reason = "empty file" if size == 0 else error
-        raise InputError(f"{where}: not a readable .npy array ({reason})") from None
+    except (ValueError, OSError, EOFError, TypeError) as error:
+        raise InputError(f"{where}: not a readable .npy array ({error})") from None
     return array
 
 

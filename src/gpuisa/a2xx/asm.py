@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 from ..bits import Layout
 from ..errors import Diagnostic, InputError, SourceError, SourceLocation
+from ..numtext import is_digits, saturating_int
 from . import isa
 from .encoding import slot_to_dwords
 from .isa import CfKind, CfOpcode, ExecCondition, FetchKind
@@ -72,6 +73,8 @@ _RAW_SLOT = re.compile(
 )
 _TOKEN = re.compile(r"\s*(?:([A-Za-z0-9_/?]+)|([(),=|\-.:]))")
 _NUMBER = re.compile(r"0[xX][0-9a-fA-F]+|[0-9]+")
+#: No field of an instruction is wider than this; longer numbers are refused unread.
+_NUMBER_CEILING = 1 << 64
 _MAX_EXEC_COUNT = (1 << isa.CF_LAYOUTS[CfKind.EXEC]["count"].width) - 1
 _SEQUENCE_SLOTS = isa.CF_LAYOUTS[CfKind.EXEC]["serialize"].width // isa.SEQUENCE_BITS_PER_INSTR
 
@@ -90,8 +93,17 @@ class _Tok:
     @property
     def number(self) -> int | None:
         if self.is_word and _NUMBER.fullmatch(self.text):
-            return int(self.text, 16) if self.text[:2] in ("0x", "0X") else int(self.text)
+            if self.text[:2] in ("0x", "0X"):
+                return _bounded(self, self.text[2:], 16)
+            return _bounded(self, self.text, 10)
         return None
+
+
+def _bounded(tok: _Tok, digits: str, base: int) -> int:
+    value = saturating_int(digits, base, _NUMBER_CEILING)
+    if value == _NUMBER_CEILING:
+        raise _err(tok, f"number too large: {tok.text[:24]}... (wider than 64 bits)")
+    return value
 
 
 class _LineError(Exception):
@@ -357,8 +369,8 @@ def _parse_register(cur: _Cursor, prefixes: tuple[str, ...]) -> tuple[str, int, 
     tok = cur.word("a register")
     for prefix in sorted(prefixes, key=len, reverse=True):
         rest = tok.text[len(prefix) :]
-        if tok.text.startswith(prefix) and rest.isdigit():
-            return prefix, int(rest), tok
+        if tok.text.startswith(prefix) and is_digits(rest, 10):
+            return prefix, _bounded(tok, rest, 10), tok
     raise _err(tok, f"expected a register ({', '.join(p + 'n' for p in prefixes)})")
 
 

@@ -24,13 +24,14 @@ import io
 import json
 import math
 import sys
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 import numpy as np
 
 from ..datafiles import MAX_SHADER_BYTES, SPECIAL_NUMBERS, load_json, load_npy, load_npz, read_input
 from ..errors import GpuIsaError, InputError
-from ..fileio import write_output
+from ..fileio import STDOUT, write_output
 from .engine import F24Bits, RunResult, run
 from .engine import jit as _jit  # noqa: F401  (registers engine='jit' when numba is installed)
 from .engine.api import engine_names, executable
@@ -50,6 +51,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run_parser.add_argument("--format", choices=("table", "json", "npz"), default="table",
                             help="output format (default: table; npz needs -o)")
     run_parser.add_argument("-o", "--output", metavar="OUT", help="write here, not stdout")
+    run_parser.add_argument("--registers", action="store_true",
+                            help="json/npz: also write the temporaries, flags (cmp), "
+                            "address registers and step counts of every vertex")
     run_parser.add_argument("--engine", choices=engine_names(), default="auto",
                             help="execution engine (default: auto, the fastest available "
                             "for the input size)")
@@ -155,7 +159,12 @@ def _patterns(value: object, where: str) -> object:
 
 def _csv(path: str) -> dict[str, object]:
     text = read_input(path).decode("utf-8-sig", errors="replace")
-    rows = list(csv.reader(io.StringIO(text)))
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        rows = list(reader)
+    except csv.Error as error:  # a field over the csv module's size limit, a stray quote
+        raise InputError(f"{path}:{reader.line_num}: not a readable CSV row ({error})")\
+            from None
     if not rows:
         raise InputError(f"{path}: empty CSV file")
     header = [h.strip() for h in rows[0]]
@@ -201,123 +210,195 @@ def _run(args: argparse.Namespace) -> int:
     result = run(shader, inputs, uniforms=uniforms, dvle=args.dvle, precision=args.precision,
                  engine=args.engine, max_steps=args.max_steps)
     if args.format == "npz":
-        write_output(args.output, npz_bytes(result))
-        return 0
-    as_text = json_text(as_json(result)) if args.format == "json" else None
-    text = as_text if as_text is not None else table(result, shader, args.dvle)
-    if args.output:
-        write_output(args.output, text.encode("utf-8"))
+        chunks: Iterable[bytes] = (npz_bytes(result, shader, args.dvle,
+                                             registers=args.registers),)
+    elif args.format == "json":
+        chunks = json_chunks(result, shader, args.dvle, registers=args.registers)
     else:
-        sys.stdout.write(text)
+        chunks = (text.encode("utf-8") for text in table_chunks(result, shader, args.dvle))
+    write_output(args.output or STDOUT, chunks)
     return 0
 
 
-def _jsonable(array: np.ndarray) -> object:
-    if array.dtype.kind == "f":
-        return [_jsonable(a) for a in array] if array.ndim else _json_number(float(array))
-    return array.tolist()
+#: Rows formatted at a time: output of any size is written in pieces of bounded memory.
+_ROWS_PER_CHUNK = 1 << 14
 
 
-def _json_number(value: float) -> object:
-    if math.isfinite(value):
-        return value
-    return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
-
-
-def as_json(result: RunResult) -> dict[str, object]:
-    out: dict[str, object] = {
-        "precision": result.precision,
-        "outputs": {k: _jsonable(v) for k, v in result.outputs.items()},
-        "outputs_by_semantic": {k: _jsonable(v) for k, v in result.outputs_by_semantic.items()},
-        "temporaries": {k: _jsonable(v) for k, v in result.temporaries.items()},
-        "cmp": result.cmp.tolist(),
-        "address": result.address.tolist(),
-        "steps": result.steps.tolist(),
-    }
-    if result.vertices is not None:
-        out["vertices"] = {k: _jsonable(v) for k, v in result.vertices.items()}
-        out["primitives"] = result.primitives.tolist()
-        out["windings"] = result.windings.tolist()
-    return out
-
-
-def json_text(data: dict[str, object]) -> str:
-    """JSON with one line per register: groups of arrays are broken up, arrays are not."""
-    lines = []
-    for key, value in data.items():
-        if isinstance(value, dict):
-            inner = [f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in value.items()]
-            body = "{\n" + ",\n".join(inner) + "\n }" if inner else "{}"
-            lines.append(f" {json.dumps(key)}: {body}")
+def _json_rows(array: np.ndarray) -> Iterator[str]:
+    """The JSON text of an array's rows, a chunk at a time (comma-separated, no brackets);
+    non-finite floats become "inf", "-inf" and "nan"."""
+    for start in range(0, len(array), _ROWS_PER_CHUNK):
+        block = array[start : start + _ROWS_PER_CHUNK]
+        if block.dtype.kind == "f" and not np.isfinite(block).all():
+            items: object = _with_special_numbers(block)
         else:
-            lines.append(f" {json.dumps(key)}: {json.dumps(value)}")
-    return "{\n" + ",\n".join(lines) + "\n}\n"
+            items = block.tolist()
+        yield json.dumps(items)[1:-1]
 
 
-def npz_bytes(result: RunResult) -> bytes:
+def _with_special_numbers(block: np.ndarray) -> object:
+    if block.ndim == 0:
+        value = float(block)
+        if math.isfinite(value):
+            return value
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    return [_with_special_numbers(row) for row in block]
+
+
+def _json_array(array: np.ndarray) -> Iterator[str]:
+    if array.ndim == 0:
+        yield json.dumps(_with_special_numbers(array) if array.dtype.kind == "f"
+                         else array.item())
+        return
+    yield "["
+    for k, text in enumerate(_json_rows(array)):
+        yield (", " + text) if k and text else text
+    yield "]"
+
+
+Written = np.ndarray | Mapping[str, np.ndarray]
+
+
+def _result_items(result: RunResult, shader: object, dvle: int, registers: bool
+                  ) -> list[tuple[str, Written]]:
+    """What a run writes, in order: the outputs the DVLE maps (every output register
+    without an output table) and their semantics, and the emitted vertices and
+    primitives; every other register, the flags and step counts only when asked for."""
+    mapped = _mapped_outputs(shader, dvle)
+    outputs = result.outputs
+    by_semantic = result.outputs_by_semantic
+    if mapped and not registers:
+        outputs = {f"o{r}": outputs[f"o{r}"] for r in sorted(mapped)}
+        by_semantic = {name: by_semantic[name] for name in by_semantic
+                       if name in set().union(*mapped.values())}
+    items: list[tuple[str, Written]] = [
+        ("outputs", outputs), ("outputs_by_semantic", by_semantic)]
+    if registers:
+        items += [("temporaries", result.temporaries), ("cmp", result.cmp),
+                  ("address", result.address), ("steps", result.steps)]
+    if result.vertices is not None:
+        items += [("vertices", result.vertices), ("primitives", result.primitives),
+                  ("windings", result.windings)]
+    return items
+
+
+def json_chunks(result: RunResult, shader: object = None, dvle: int = 0, *,
+                registers: bool = False) -> Iterator[bytes]:
+    """The result as JSON, one line per register, produced piecewise."""
+    yield f'{{\n "precision": {json.dumps(result.precision)}'.encode()
+    for key, value in _result_items(result, shader, dvle, registers):
+        yield f",\n {json.dumps(key)}: ".encode()
+        if isinstance(value, Mapping):
+            if not value:
+                yield b"{}"
+                continue
+            for k, (name, array) in enumerate(value.items()):
+                yield f"{'{' if k == 0 else ','}\n  {json.dumps(name)}: ".encode()
+                yield from (text.encode() for text in _json_array(array))
+            yield b"\n }"
+        else:
+            yield from (text.encode() for text in _json_array(value))
+    yield b"\n}\n"
+
+
+def npz_bytes(result: RunResult, shader: object = None, dvle: int = 0, *,
+              registers: bool = False) -> bytes:
     arrays: dict[str, np.ndarray] = {}
-    for group in ("outputs", "outputs_by_semantic", "temporaries", "vertices"):
-        for name, value in (getattr(result, group) or {}).items():
-            arrays[f"{group}/{name}"] = value
-    for name in ("cmp", "address", "steps", "primitives", "windings"):
-        value = getattr(result, name)
-        if value is not None:
-            arrays[name] = value
+    for key, value in _result_items(result, shader, dvle, registers):
+        if isinstance(value, Mapping):
+            arrays.update((f"{key}/{name}", array) for name, array in value.items())
+        else:
+            arrays[key] = value
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
     return buffer.getvalue()
 
 
-def _semantics(shader: object, dvle: int) -> dict[int, str]:
-    """Output register -> semantic text from the DVLE output table."""
+def _output_names(shader: object, dvle: int) -> list[tuple[int, str, str]]:
+    """(register, semantic name, components) of each entry of the DVLE output table."""
     if not isinstance(shader, Shbin):
-        return {}
+        return []
+    return [(entry.register,
+             entry.semantic.name.lower() if hasattr(entry.semantic, "name")
+             else str(entry.semantic),
+             "" if entry.mask == 0xF else entry.components)
+            for entry in executable(shader, dvle).dvle.outputs]
+
+
+def _mapped_outputs(shader: object, dvle: int) -> dict[int, set[str]]:
+    """Output register -> the semantic names the DVLE's output table maps it to."""
+    names: dict[int, set[str]] = {}
+    for register, name, _ in _output_names(shader, dvle):
+        names.setdefault(register, set()).add(name)
+    return names
+
+
+def _semantics(shader: object, dvle: int) -> dict[int, str]:
+    """Output register -> semantic text ("color.xy+texcoord0") for the table."""
     names: dict[int, list[str]] = {}
-    for entry in executable(shader, dvle).dvle.outputs:
-        name = entry.semantic.name.lower() if hasattr(entry.semantic, "name") else str(
-            entry.semantic)
-        if entry.mask != 0xF:
-            name += "." + entry.components
-        names.setdefault(entry.register, []).append(name)
+    for register, name, components in _output_names(shader, dvle):
+        names.setdefault(register, []).append(f"{name}.{components}" if components else name)
     return {r: "+".join(v) for r, v in names.items()}
 
 
-def _rows_text(rows: list[list[str]]) -> str:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = []
-    for row in rows:
-        cells = [c.rjust(w) if i >= len(row) - 4 else c.ljust(w)
-                 for i, (c, w) in enumerate(zip(row, widths, strict=True))]
-        lines.append("  ".join(cells).rstrip())
-    return "\n".join(lines) + "\n"
+class _Columns:
+    """Column widths of a table written in pieces: set by the first piece (so a small
+    table is aligned exactly as a whole), widened by later ones, never narrowed."""
+
+    def __init__(self) -> None:
+        self.widths: list[int] = []
+
+    def text(self, rows: list[list[str]]) -> str:
+        if not rows:
+            return ""
+        for row in rows:
+            if len(self.widths) < len(row):
+                self.widths += [0] * (len(row) - len(self.widths))
+            for i, cell in enumerate(row):
+                self.widths[i] = max(self.widths[i], len(cell))
+        lines = []
+        for row in rows:
+            cells = [c.rjust(w) if i >= len(row) - 4 else c.ljust(w)
+                     for i, (c, w) in enumerate(zip(row, self.widths, strict=False))]
+            lines.append("  ".join(cells).rstrip())
+        return "\n".join(lines) + "\n"
 
 
-def table(result: RunResult, shader: object, dvle: int) -> str:
+def table_chunks(result: RunResult, shader: object, dvle: int) -> Iterator[str]:
+    """The outputs as an aligned text table (then the emitted vertices and primitives of
+    a geometry shader), produced a block of rows at a time."""
     semantics = _semantics(shader, dvle)
     registers = sorted(semantics) if semantics else range(len(result.outputs))
     what = "invocation" if result.vertices is not None else "vertex"
+    columns = _Columns()
     rows = [[what, "register", "semantic", "x", "y", "z", "w"]]
     for lane in range(result.steps.shape[0]):
         for r in registers:
             values = result.outputs[f"o{r}"][lane]
             rows.append([str(lane), f"o{r}", semantics.get(r, ""),
                          *(number(v) for v in values)])
-    text = _rows_text(rows)
-    if result.vertices is not None:
-        names = list(result.vertices)
-        count = len(result.vertices[names[0]]) if names else 0
-        text += f"\nemitted vertices: {count}\n"
-        vrows = [["vertex", "register", "x", "y", "z", "w"]]
-        for k in range(count):
-            for name in names:
-                vrows.append([str(k), name, *(number(v) for v in result.vertices[name][k])])
-        if count:
-            text += _rows_text(vrows)
-        text += f"primitives: {len(result.primitives)}\n"
-        for k, (tri, wind) in enumerate(zip(result.primitives.tolist(),
-                                            result.windings.tolist(), strict=True)):
-            text += f"  {k}: {tri[0]} {tri[1]} {tri[2]}{'  (winding)' if wind else ''}\n"
-    return text
+        if len(rows) >= _ROWS_PER_CHUNK:
+            yield columns.text(rows)
+            rows = []
+    yield columns.text(rows)
+    if result.vertices is None:
+        return
+    names = list(result.vertices)
+    count = len(result.vertices[names[0]]) if names else 0
+    yield f"\nemitted vertices: {count}\n"
+    columns = _Columns()
+    rows = [["vertex", "register", "x", "y", "z", "w"]] if count else []
+    for k in range(count):
+        for name in names:
+            rows.append([str(k), name, *(number(v) for v in result.vertices[name][k])])
+        if len(rows) >= _ROWS_PER_CHUNK:
+            yield columns.text(rows)
+            rows = []
+    yield columns.text(rows)
+    yield f"primitives: {len(result.primitives)}\n"
+    for k, (tri, wind) in enumerate(zip(result.primitives.tolist(),
+                                        result.windings.tolist(), strict=True)):
+        yield f"  {k}: {tri[0]} {tri[1]} {tri[2]}{'  (winding)' if wind else ''}\n"
 
 
 # -- trace --------------------------------------------------------------------------------

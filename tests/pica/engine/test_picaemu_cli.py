@@ -75,8 +75,8 @@ def test_run_json_output_from_each_input_format(pica, tmp_path, shbin_file, unif
     o0 = [[float(x) for x in row] for row in data["outputs"]["o0"]]
     assert o0 == EXPECTED
     assert data["outputs_by_semantic"]["color"] == [[1, 2, 1, 1], [5, 6, 1, 1]]
-    assert data["steps"] == [3, 3]
     assert data["precision"] == "f24"
+    assert "steps" not in data and "temporaries" not in data  # only with --registers
 
 
 def test_run_table(pica, tmp_path, shbin_file, uniforms_file):
@@ -97,7 +97,7 @@ def test_run_npz_output(pica, tmp_path, shbin_file, uniforms_file):
     assert status == 0, err
     with np.load(out) as data:
         assert data["outputs/o0"].tolist() == EXPECTED
-        assert data["address"].shape == (2, 3)
+        assert "address" not in data and "steps" not in data  # only with --registers
     status, _, err = pica("run", shbin_file, "--inputs", write_inputs(tmp_path, "npy"),
                           "--format", "npz")
     assert status == 1 and "give -o" in err
@@ -177,3 +177,66 @@ def test_trace_of_a_hang_shows_the_steps_then_the_error(pica, tmp_path):
     assert status == 1
     assert "nop" in out
     assert "BREAK with an empty LOOP stack" in err
+
+
+def test_registers_are_written_on_request(pica, tmp_path, shbin_file, uniforms_file):
+    inputs = write_inputs(tmp_path, "npy")
+    status, out, err = pica("run", shbin_file, "--inputs", inputs, "--uniforms",
+                            uniforms_file, "--format", "json", "--registers")
+    assert status == 0, err
+    data = json.loads(out)
+    assert data["steps"] == [3, 3]  # mul, mov, end
+    assert data["cmp"] == [[False, False]] * 2 and data["address"] == [[0, 0, 0]] * 2
+    npz = tmp_path / "r.npz"
+    status, _, err = pica("run", shbin_file, "--inputs", inputs, "--uniforms",
+                          uniforms_file, "--format", "npz", "--registers", "-o", npz)
+    assert status == 0, err
+    with np.load(npz) as arrays:
+        assert arrays["steps"].tolist() == [3, 3]
+        assert arrays["address"].shape == (2, 3)
+
+
+def test_npz_to_standard_output(tmp_path, shbin_file, uniforms_file):
+    import io
+    import subprocess
+    import sys
+
+    inputs = write_inputs(tmp_path, "npy")
+    done = subprocess.run(
+        [sys.executable, "-m", "gpuisa", "pica", "run", str(shbin_file), "--inputs",
+         str(inputs), "--uniforms", str(uniforms_file), "--format", "npz", "-o", "-"],
+        capture_output=True, timeout=120, check=False)
+    if done.returncode and b"usage" in done.stderr:  # no 'python -m gpuisa pica' entry
+        done = subprocess.run(
+            [sys.executable, "-c", "import sys; from gpuisa.pica.cli import main; "
+             "sys.exit(main(sys.argv[1:]))", "run", str(shbin_file), "--inputs",
+             str(inputs), "--uniforms", str(uniforms_file), "--format", "npz", "-o", "-"],
+            capture_output=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    with np.load(io.BytesIO(done.stdout)) as arrays:
+        assert arrays["outputs/o0"].tolist() == EXPECTED
+
+
+def test_large_outputs_are_written_in_pieces(pica, tmp_path, shbin_file, monkeypatch):
+    """JSON and table text is produced a block of rows at a time; pieces join into the
+    same document.  Expected values: o0 = v0 * (2, 0.5, inf, -1) by hand."""
+    from gpuisa.pica import cli_run
+
+    monkeypatch.setattr(cli_run, "_ROWS_PER_CHUNK", 3)
+    rows = np.arange(40, dtype=np.float32).reshape(10, 4)
+    inputs = tmp_path / "many.npy"
+    np.save(inputs, rows)
+    uniforms = tmp_path / "u.json"
+    uniforms.write_text(json.dumps({"scale": [2, 0.5, "inf", -1]}))
+    status, out, err = pica("run", shbin_file, "--inputs", inputs, "--uniforms", uniforms,
+                            "--format", "json")
+    assert status == 0, err
+    o0 = json.loads(out)["outputs"]["o0"]
+    expected = [[2 * a, 0.5 * b, "nan" if c == 0 else "inf", -d] for a, b, c, d in
+                rows.tolist()]
+    assert o0 == expected
+    status, out, err = pica("run", shbin_file, "--inputs", inputs, "--uniforms", uniforms)
+    assert status == 0, err
+    lines = out.splitlines()
+    assert len(lines) == 1 + 2 * 10
+    assert lines[-2].split() == ["9", "o0", "position", "72", "18.5", "inf", "-39"]

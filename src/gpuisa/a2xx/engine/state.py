@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ...errors import InputError
 from .. import isa
 
 if TYPE_CHECKING:  # inputs -> texture -> state would be circular at run time
@@ -20,6 +21,11 @@ if TYPE_CHECKING:  # inputs -> texture -> state would be circular at run time
 
 Lanes = slice | np.ndarray
 ALL: slice = slice(None)
+
+#: Invocations in one run.  Each takes up to ~1.3 KiB of registers (64 temps, exports and
+#: per-lane state), so this bounds a run's memory at about 20 GiB for the worst program
+#: and far less for real ones; larger batches are run in parts by the caller.
+MAX_INVOCATIONS = 1 << 24
 
 
 def lane_count(lanes: Lanes, total: int) -> int:
@@ -39,6 +45,9 @@ class BatchState:
 
     def __post_init__(self) -> None:
         n = self.count
+        if n > MAX_INVOCATIONS:  # refuse before allocating anything per invocation
+            raise InputError(f"{n:,} invocations requested; at most {MAX_INVOCATIONS:,} run "
+                             f"at once (run larger batches in parts)")
         self.ps = np.zeros(n, dtype=np.float32)  # previous scalar result
         self.p0 = np.zeros(n, dtype=bool)  # predicate
         self.a0 = np.zeros(n, dtype=np.int32)  # address register

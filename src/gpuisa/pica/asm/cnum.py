@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from ...numtext import saturating_int
+
 #: C ``isspace`` in the "C" locale.
 C_SPACE = " \t\n\v\f\r"
 
@@ -55,7 +57,7 @@ def strtoll(text: str) -> tuple[int, int] | None:
         end += 1
     if end == start:
         return None
-    value = sign * int(text[start:end], base)
+    value = sign * saturating_int(text[start:end], base, _LONG_MAX + 1)
     return max(_LONG_MIN, min(_LONG_MAX, value)), end
 
 
@@ -79,8 +81,10 @@ def atoi(text: str) -> tuple[int, int]:
     m = _DEC.match(text, i)
     if m is None:
         return 0, 0
-    value = max(_LONG_MIN, min(_LONG_MAX, int(m.group())))
-    return to_c_int(value), m.end()
+    digits = m.group().lstrip("+-")
+    value = saturating_int(digits, 10, _LONG_MAX + 1)
+    value = -value if m.group().startswith("-") else value
+    return to_c_int(max(_LONG_MIN, min(_LONG_MAX, value))), m.end()
 
 
 def atof(text: str) -> tuple[float, int]:

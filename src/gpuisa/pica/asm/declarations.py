@@ -114,6 +114,8 @@ def _split_placement(asm: Assembler, text_tok: Tok) -> tuple[Tok, Tok | None]:
 
 def _uniform_item(asm: Assembler, dvle: DvleState, pools: PoolBundle, shared: bool,
                   kind: ConstantKind, item: Tok) -> None:
+    if not item.text.strip() and not _empty_uniform_name(asm, item):
+        return
     size = 1
     place_t: Tok | None = None
     bracket = item.text.find("[")
@@ -154,6 +156,21 @@ def _uniform_item(asm: Assembler, dvle: DvleState, pools: PoolBundle, shared: bo
             raise AsmError(f"too many referenced uniforms: {name}", name_t)
         dvle.uniforms.append(record)
     asm.aliases[name] = Alias(reg)
+
+
+def _empty_uniform_name(asm: Assembler, item: Tok) -> bool:
+    """``.fvec a,, b``: picasso's identifier check accepts the empty string
+    (pica-assembly-language.md §2.4), so it allocates a nameless uniform between ``a`` and
+    ``b`` and moves ``b`` up a register.  That is almost surely a typo: an error (the
+    other items are still declared), or in strict mode (picasso's bytes) a warning.
+    Returns whether to allocate the nameless uniform."""
+    message = "empty uniform name (two commas in a row)"
+    if asm.strict:
+        asm.warn(f"{message}: picasso allocates a nameless uniform here", item)
+        return True
+    asm.report(AsmError(message, item, (("picasso would allocate a nameless uniform here "
+                                         "and shift the following ones", None),)))
+    return False
 
 
 def _uniform_register(asm: Assembler, pools: PoolBundle, shared: bool, kind: ConstantKind,
@@ -380,9 +397,12 @@ def end_array(asm: Assembler, block: Block) -> None:
     try:
         if name in asm.aliases:
             raise AsmError(f"identifier already used: {name}", block.tok)
+        if block.size > C_END - C_BASE:
+            # No pool can hold it; say so before padding (a hostile size would otherwise
+            # allocate billions of elements first).
+            raise AsmError(f"not enough space for local constant array '{name}'", block.tok)
         elements = list(block.elements)
-        while len(elements) < block.size:
-            elements.append((0, 0, 0, 0))
+        elements += [(0, 0, 0, 0)] * (block.size - len(elements))
         if not elements:
             raise AsmError(f"no elements have been specified in array '{name}'", block.tok)
         place = None
@@ -432,6 +452,10 @@ def setb(asm: Assembler, st: Statement) -> None:
     reg_t = need(args.arg_space(), args)
     value_t = need(args.arg_space(), args)
     no_more(args)
+    if reg_t.text.endswith(","):
+        # ``.setb b0, true`` is common in real shaders: picasso reads the register with
+        # strtoll, which stops at the comma (pica-assembly-language.md §2.6).
+        reg_t = reg_t.sub(0, len(reg_t.text) - 1)
     op = parse_operand(asm, reg_t)
     if not B_BASE <= op.reg < B_END:
         raise AsmError(f"invalid boolean uniform: {op.name}", reg_t)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Protocol
 
+from ...numtext import is_digits, saturating_int
 from ..isa import (
     COMPONENT_ALIASES,
     IDENTITY_SELECTOR,
@@ -80,6 +81,8 @@ _ID_BANKS = ((0x00, 0x10), (R_BASE, R_END), (C_BASE, C_END), (I_BASE, I_BASE + I
 _COMPONENT = {ch: i for letters in COMPONENT_ALIASES for i, ch in enumerate(letters)}
 
 #: Index register names (case-insensitive) -> IDX code.  The legacy names are picasso's.
+#: Offsets beyond any register bank read as this (and are then out of range).
+_OFFSET_CEILING = 1 << 31
 _LEGACY_INDEX = {"a0": "a0.x", "a1": "a0.y", "a2": "aL", "lcnt": "aL"}
 INDEX_CODES: dict[str, int] = {name.lower(): code for code, name in INDEX_REGISTERS.items() if name}
 INDEX_CODES.update({old: INDEX_CODES[new.lower()] for old, new in _LEGACY_INDEX.items()})
@@ -180,9 +183,10 @@ def _offset(ctx: Context, tok: Tok) -> int:
         return value
     text = tok.text
     digits = text[1:] if text[:1] in "+-" else text
-    if not digits.isascii() or not digits.isdigit():
+    if not is_digits(digits, 10):
         raise AsmError(f"invalid register offset: {text}", tok)
-    return int(text)
+    value = saturating_int(digits, 10, _OFFSET_CEILING)
+    return -value if text.startswith("-") else value
 
 
 def _parse_index(ctx: Context, inner: Tok, allow_index: bool) -> tuple[int, int]:
@@ -300,14 +304,15 @@ def _literal(ctx: Context, base: Tok) -> tuple[int, str]:
     assert parsed is not None  # text[1] is a digit
     value, used = parsed
     if not 0 <= value <= 255:
-        raise AsmError(f"Value out of range (0..255): {to_c_int(value)}", base)
+        raise _out_of_range(ctx, 0, 255, value, text[1 : used + 1], base)
     if used + 1 != len(text) and not ctx.strict:
         notes = ()
         if text[1] == "0" and text[2:3].isdigit():
             notes = (("a leading 0 makes the register number octal", None),)
         raise AsmError(f"invalid register: {text}", base, notes)
     number = text[1 : used + 1]
-    if len(number) > 1 and number[0] == "0" and number[1] in "01234567" and int(number) != value:
+    if (len(number) > 1 and number[0] == "0" and number[1] in "01234567"
+            and saturating_int(number, 10, 256) != value):
         ctx.warn(f"the leading 0 makes '{number}' octal: this is {text[0]}{value}", base)
     letter = text[0]
     if letter not in _BANKS:  # upper case (§15.3)
@@ -383,8 +388,16 @@ def parse_int(ctx: Context, tok: Tok, lo: int, hi: int) -> int:
         raise AsmError(f"Invalid value: {tok.text}", tok)
     value = parsed[0]
     if not lo <= value <= hi:
-        raise AsmError(f"Value out of range ({lo}..{hi}): {to_c_int(value)}", tok)
+        raise _out_of_range(ctx, lo, hi, value, tok.text[: parsed[1]], tok)
     return value
+
+
+def _out_of_range(ctx: Context, lo: int, hi: int, value: int, written: str, tok: Tok
+                  ) -> AsmError:
+    """picasso prints the value converted to a C ``int`` (so 99999999999 shows as
+    1215752191); gpuisa shows the number as written, except in strict mode."""
+    shown = to_c_int(value) if ctx.strict else written.strip()
+    return AsmError(f"Value out of range ({lo}..{hi}): {shown}", tok)
 
 
 def is_identifier(text: str) -> bool:

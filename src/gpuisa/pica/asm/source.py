@@ -161,7 +161,8 @@ class Lexer:
 
     def __iter__(self) -> Iterator[Statement | Marker]:
         text = self._text
-        pos = 0
+        # A UTF-8 byte order mark (some Windows editors write one) is not source text.
+        pos = 1 if text.startswith("\ufeff") else 0
         while True:
             newline = text.find("\n", pos)
             last = newline < 0

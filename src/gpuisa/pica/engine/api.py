@@ -221,6 +221,18 @@ class RunResult:
     windings: np.ndarray | None = None
 
 
+#: The largest step limit engines count to (step counters are 64-bit): no shader runs
+#: this long, so a larger ``max_steps`` means the same thing.
+MAX_STEPS_LIMIT = 1 << 62
+
+
+def check_max_steps(max_steps: object) -> int:
+    """``max_steps`` validated: a positive int, capped at :data:`MAX_STEPS_LIMIT`."""
+    if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
+        raise InputError(f"max_steps must be a positive integer, got {max_steps!r}")
+    return min(max_steps, MAX_STEPS_LIMIT)
+
+
 def run(shader: Shbin | Program, inputs: Mapping[str, object], *,
         uniforms: Mapping[str, object] | None = None, dvle: int = 0,
         entry: int | str | None = None, precision: Precision = "f24",
@@ -244,7 +256,8 @@ def run(shader: Shbin | Program, inputs: Mapping[str, object], *,
     ``precision`` is "f24" (float24 registers and rounding) or "f32" (float32, as
     emulators compute).  A geometry shader DVLE runs one invocation per input row on
     one unit whose registers persist, with b15 set after each invocation.  Hangs raise
-    :class:`~gpuisa.errors.ShaderHang`.
+    :class:`~gpuisa.errors.ShaderHang` (after ``max_steps`` instructions of one vertex;
+    values beyond :data:`MAX_STEPS_LIMIT` mean that limit).
 
     ``engine`` is "auto" (the default: :func:`choose_engine` picks the batch engine, or
     the reference engine for fewer than :data:`AUTO_MIN_LANES` vertices, or a faster
@@ -255,8 +268,7 @@ def run(shader: Shbin | Program, inputs: Mapping[str, object], *,
     """
     precision = check_precision(precision)
     choose_engine(engine, 1)  # reject an unknown name before looking at the inputs
-    if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
-        raise InputError(f"max_steps must be a positive integer, got {max_steps!r}")
+    max_steps = check_max_steps(max_steps)
     exe = executable(shader, dvle, entry)
     state = initial_state(exe, inputs, uniforms=uniforms, precision=precision, cmp=cmp,
                           temporaries=temporaries, outputs=outputs, address=address,

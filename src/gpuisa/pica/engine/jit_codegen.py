@@ -674,8 +674,9 @@ class _Generator:
             return
         results = self.results(op, src)
         bank, number = step.dest
-        self.used_regs.add((bank, number))
-        self.written_regs.add((bank, number))
+        if mask:  # an empty mask writes nothing: the register need not exist in a kernel
+            self.used_regs.add((bank, number))
+            self.written_regs.add((bank, number))
         for component in mask:
             self.assign(self.register(bank, number, component), results[component])
             self.first_access.setdefault((bank, number, component), "write")

@@ -23,6 +23,7 @@ from .api import (
     RunResult,
     build_result,
     by_semantic,
+    check_max_steps,
     executable,
     initial_state,
     run,
@@ -103,7 +104,7 @@ def run_pipeline(shbin: Shbin, inputs: Mapping[str, object], *,
     state = initial_state(gs_exe, {}, uniforms=gs_uniforms, precision=precision)
     log, emission = run_geometry_engine(engine, gs_exe.program, state.lane(0), gs_exe.entry,
                                         gs_exe.output_registers, feed, precision=precision,
-                                        max_steps=max_steps)
+                                        max_steps=check_max_steps(max_steps))
     geometry = build_result(gs_exe, log, precision, emission)
     semantic = {} if gs.merge_outmaps else by_semantic(gs, geometry.vertices, emission.count)
     return PipelineResult(vertex, geometry, semantic)

@@ -18,7 +18,7 @@ from ..encoding import decode
 from ..isa import NUM_INT_UNIFORMS, Kind, Opcode
 from ..program import Program
 from ..shbin import Shbin
-from .api import executable, initial_state
+from .api import check_max_steps, executable, initial_state
 from .decode import Step
 from .emitter import Emitter
 from .reference import run_invocation
@@ -56,8 +56,7 @@ def trace(shader: Shbin | Program, inputs: Mapping[str, object], *, vertex: int 
           cmp: Sequence[bool] = (False, False), max_steps: int = 100_000) -> Trace:
     """Trace vertex number ``vertex`` of ``inputs`` (arguments as for :func:`run`)."""
     precision = check_precision(precision)
-    if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
-        raise InputError(f"max_steps must be a positive integer, got {max_steps!r}")
+    max_steps = check_max_steps(max_steps)
     exe = executable(shader, dvle, entry)
     state = initial_state(exe, inputs, uniforms=uniforms, precision=precision, cmp=cmp)
     if isinstance(vertex, bool) or not isinstance(vertex, int) or not (

@@ -124,14 +124,6 @@ def _numeric(value: object, name: str) -> np.ndarray:
     return arr
 
 
-def _as_register_values(value: object, precision: Precision, name: str) -> np.ndarray:
-    """float32 register contents: F24Bits exactly, other numbers through the precision."""
-    arr = _numeric(value, name)
-    if isinstance(value, F24Bits):
-        return arr
-    return load_floats(arr, precision)
-
-
 #: ``loader(values, precision, out)``: converts given float values into register
 #: contents in ``out`` (:func:`~.semantics.load_floats`, or an engine's faster equivalent).
 Loader = Callable[[np.ndarray, Precision, np.ndarray], object]
@@ -223,7 +215,9 @@ def uniform_values(values: Mapping[str, object], dvle: Dvle | None,
         reg = resolve(name, "cib", dvle, "uniform")
         label = f"uniform {name!r}"
         if reg.bank == "c":
-            arr = _as_register_values(value, precision, label)
+            given = _numeric(value, label)
+            _rows(given, reg, (4,), label)  # the shape is checked before any conversion
+            arr = given if isinstance(value, F24Bits) else load_floats(given, precision)
             items = list(_rows(arr, reg, (4,), label))
         elif reg.bank == "i":
             items = list(_rows(_int_vectors(value, label), reg, (4,), label))
