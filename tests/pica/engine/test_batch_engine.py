@@ -227,6 +227,9 @@ def test_auto_chooses_by_size(monkeypatch):
     monkeypatch.setattr(api, "AUTO_PREFERRED", {"fast": ("gpuisa", 1000)})
     assert api.choose_engine("auto", 999) == "batch"
     assert api.choose_engine("auto", 1000) == "fast"
+    # A preferred engine with nothing to compile first is chosen for any input size.
+    assert api.choose_engine("auto", 1, lambda name: name == "fast") == "fast"
+    assert api.choose_engine("auto", 1, lambda name: False) == "reference"
     monkeypatch.setattr(api, "AUTO_PREFERRED", {"missing": ("no.such.module", 1)})
     assert api.choose_engine("auto", 10) == "batch"
     with pytest.raises(InputError, match="reserved"):

@@ -428,3 +428,30 @@ def test_kernels_touch_only_the_registers_the_analysis_names():
             assert source.flags or "cmp[" not in source.source, seed
             touched = generator.used_regs | generator.written_regs | set(generator.rows or {})
             assert touched <= analysis.registers, seed
+
+
+def test_auto_takes_the_jit_for_one_vertex_once_its_kernel_is_compiled(monkeypatch):
+    """engine="auto" runs a small input on the JIT only when this process has compiled
+    the kernel already (then it beats the reference engine even for one vertex)."""
+    from gpuisa.pica.engine import api
+
+    program = Program((0x08020000, 0x88000000), (0x0006C368,))  # dp4 o0.x, v0, c0 ... end
+    inputs = {"v0": np.ones((1, 4), dtype=np.float32)}
+    uniforms = {"c0": [1.0, 2.0, 3.0, 4.0]}
+    chosen: list[str] = []
+    real = api.choose_engine
+
+    def spy(engine, lanes, warm=None):
+        name = real(engine, lanes, warm)
+        if warm is not None:  # the choice of the engine that runs the vertices
+            chosen.append(name)
+        return name
+
+    monkeypatch.setattr(api, "choose_engine", spy)
+    monkeypatch.setattr(jit, "_cache", type(jit._cache)())  # nothing compiled yet
+    first = api.run(program, inputs, uniforms=uniforms)
+    api.run(program, {"v0": np.ones((200_000, 4), dtype=np.float32)}, uniforms=uniforms)
+    again = api.run(program, inputs, uniforms=uniforms)
+    assert chosen == ["reference", "jit", "jit"]
+    # 1*1 + 1*2 + 1*3 + 1*4 = 10, exact in float24
+    assert first.outputs["o0"][0, 0] == again.outputs["o0"][0, 0] == 10.0

@@ -63,12 +63,19 @@ AUTO_PREFERRED: dict[str, tuple[str, int]] = {"jit": ("gpuisa.pica.engine.jit", 
 #: faster); the others use load_floats.
 LOADERS: dict[str, Loader] = {}
 
+#: ``warm(program, state, entry, precision)``: whether an engine would run this state
+#: without compiling anything first.  ``engine="auto"`` then prefers it for inputs of
+#: any size: a compiled kernel beats the reference engine even for one vertex.
+Warm = Callable[[DecodedProgram, ShaderState, int, Precision], bool]
+WARM: dict[str, Warm] = {}
+
 
 def register_engine(name: str, engine: Engine, geometry: GeometryEngine | None = None,
-                    loader: Loader | None = None) -> None:
+                    loader: Loader | None = None, warm: Warm | None = None) -> None:
     """Make ``engine`` available as ``run(..., engine=name)`` (and ``geometry`` for
     geometry shaders; without it they run on the batch engine; ``loader`` converts the
-    vertices it gets, without it :func:`.semantics.load_floats` does)."""
+    vertices it gets, without it :func:`.semantics.load_floats` does; ``warm`` tells
+    when it needs no compilation, see :data:`WARM`)."""
     if name == AUTO:
         raise InputError(f"{AUTO!r} is reserved for the automatic choice of engine")
     ENGINES[name] = engine
@@ -76,6 +83,8 @@ def register_engine(name: str, engine: Engine, geometry: GeometryEngine | None =
         GEOMETRY_ENGINES[name] = geometry
     if loader is not None:
         LOADERS[name] = loader
+    if warm is not None:
+        WARM[name] = warm
 
 
 def run_geometry_engine(engine: str, program: DecodedProgram, unit: ShaderState, entry: int,
@@ -94,9 +103,11 @@ def engine_names() -> tuple[str, ...]:
     return (AUTO, *ENGINES)
 
 
-def choose_engine(engine: str, lanes: int) -> str:
+def choose_engine(engine: str, lanes: int, warm: Callable[[str], bool] | None = None) -> str:
     """The engine that runs ``lanes`` lanes when ``engine`` was asked for: "auto" picks a
-    preferred accelerator if registered, else the batch engine except for tiny inputs."""
+    preferred accelerator if registered and either the input is large enough to pay for
+    compiling or ``warm(name)`` says nothing needs compiling; else the batch engine
+    except for tiny inputs."""
     if engine != AUTO:
         if engine in AUTO_PREFERRED and not _available(engine, AUTO_PREFERRED[engine][0]):
             raise InputError(f"engine {engine!r} is not installed: pip install "
@@ -106,7 +117,7 @@ def choose_engine(engine: str, lanes: int) -> str:
                              f"{', '.join(engine_names())})")
         return engine
     for name, (module, minimum) in AUTO_PREFERRED.items():
-        if lanes >= minimum and _available(name, module):
+        if _available(name, module) and (lanes >= minimum or (warm is not None and warm(name))):
             return name
     return "batch" if lanes >= AUTO_MIN_LANES else "reference"
 
@@ -279,7 +290,8 @@ def run(shader: Shbin | Program, inputs: Mapping[str, object], *,
             register_feed(state.inputs, state.input_given), precision=precision,
             max_steps=max_steps)
         return build_result(exe, log, precision, emission)
-    name = choose_engine(engine, state.lanes)
+    name = choose_engine(engine, state.lanes, lambda candidate: candidate in WARM and WARM[
+        candidate](exe.program, state, exe.entry, precision))
     steps = ENGINES[name](exe.program, state, exe.entry, precision=precision,
                           max_steps=max_steps)
     log = InvocationLog(state.outputs[state.bank], state.temporaries, *state.results(),
@@ -417,7 +429,7 @@ class SemanticOutputs(Mapping[str, np.ndarray]):
     all eight for 10^7 vertices costs more than running a small shader."""
 
     def __init__(self, dvle: Dvle, outputs: Mapping[str, np.ndarray], lanes: int):
-        self._slots = dvle.output_map().slots
+        self._dvle = dvle  # its output map is worked out on first access too
         self._outputs = outputs
         self._lanes = lanes
         self._values: dict[str, np.ndarray] = {}
@@ -428,7 +440,7 @@ class SemanticOutputs(Mapping[str, np.ndarray]):
         if value is None:
             first, count = self._ranges[name]
             value = np.ones((self._lanes, count), dtype=np.float32)
-            for register, codes in enumerate(self._slots):
+            for register, codes in enumerate(self._dvle.output_map().slots):
                 for component, code in enumerate(codes):
                     if first <= code < first + count:
                         value[:, code - first] = self._outputs[f"o{register}"][:, component]

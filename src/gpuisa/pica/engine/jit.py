@@ -26,6 +26,7 @@ registers the engine "jit"; Numba itself is imported on the first run.
 
 from __future__ import annotations
 
+import functools
 import glob
 import hashlib
 import importlib.util
@@ -243,6 +244,7 @@ def ready(program: DecodedProgram, state: ShaderState, entry: int,
     return _cached(key) is not None or _on_disk(_source(program, key).source)
 
 
+@functools.cache
 def _threads() -> int:
     return max(1, os.cpu_count() or 1)
 
@@ -270,6 +272,17 @@ def in_parallel(work: Callable[[int, int], object], count: int, minimum: int) ->
     finally:  # never return (or raise) while other threads still write the arrays
         wait(jobs)
     return [*(job.result() for job in jobs), last]
+
+
+def compiled(program: DecodedProgram, state: ShaderState, entry: int,
+             precision: Precision) -> bool:
+    """Whether this process has already compiled the kernel that runs ``state`` (what
+    ``engine="auto"`` asks before choosing the JIT for a small input: loading a kernel
+    from the disk cache takes longer than the reference engine needs for a few lanes)."""
+    if needs_reference(program):
+        return False
+    missing = _missing(_analysis(program).reads, state)
+    return _cached(_key(program, entry, precision, missing)) is not None
 
 
 def needs_reference(program: DecodedProgram) -> bool:
@@ -382,4 +395,4 @@ def load_jit(values: np.ndarray, precision: Precision, out: np.ndarray) -> None:
 
 
 if AVAILABLE:
-    register_engine("jit", run_lanes_jit, loader=load_jit)
+    register_engine("jit", run_lanes_jit, loader=load_jit, warm=compiled)

@@ -11,6 +11,7 @@ and the instruction, so that a forgotten value never turns silently into zeros.
 
 from __future__ import annotations
 
+import functools
 import threading
 from dataclasses import dataclass, field
 
@@ -162,7 +163,7 @@ class RegisterFile:
         would cost more than running a small shader)."""
         array = self._storage[number]
         if array is None:
-            return np.broadcast_to(np.zeros(4, dtype=np.float32), (self.lanes, 4))
+            return _zero_rows(self.lanes)
         return array
 
     def stacked(self) -> np.ndarray:
@@ -306,3 +307,11 @@ class ShaderState:
         bank, number = dest
         target = self.outputs[self.bank][number] if bank == "o" else self.temporaries[number]
         target[mask] = value[mask]
+
+
+@functools.lru_cache(maxsize=8)
+def _zero_rows(lanes: int) -> np.ndarray:
+    """A read-only ``(lanes, 4)`` float32 broadcast of zeros, shared by every unused
+    register of a result (one per lane count: small runs made in a loop don't pay for
+    32 broadcasts each)."""
+    return np.broadcast_to(np.zeros(4, dtype=np.float32), (lanes, 4))
