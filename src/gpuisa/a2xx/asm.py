@@ -872,7 +872,7 @@ def _encode_slot(slot: _Slot, *, first: bool) -> int:
     values = dict(slot.values)
     if slot.kind == "alu":
         layout = isa.ALU_LAYOUT
-        base = slot.base or 0
+        base = layout.pack(isa.ALU_DEFAULTS) if slot.base is None else slot.base
         for i, (num, abs_, const) in slot.regs.items():
             if const and num > isa.REG_INDEX_MASK:
                 values[f"src{i}_reg"] = num
@@ -884,11 +884,10 @@ def _encode_slot(slot: _Slot, *, first: bool) -> int:
     if slot.base is not None:
         return layout.pack(values, base=slot.base)
     if slot.kind == "vertex":
-        # Mesa's encoder (M-A): prefetch 3 / not mini on the first fetch, 2 / mini later.
-        values["must_be_one"] = 1
-        values["prefetch_count"] = 3 if first else 2
-        values["is_mini_fetch"] = 0 if first else 1
-    return layout.pack(values)
+        defaults = isa.VERTEX_FETCH_DEFAULTS if first else isa.VERTEX_MINI_FETCH_DEFAULTS
+    else:
+        defaults = isa.TEXTURE_FETCH_DEFAULTS
+    return layout.pack(values, base=layout.pack(defaults))
 
 
 @dataclass(frozen=True, slots=True)
