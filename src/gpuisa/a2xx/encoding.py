@@ -150,19 +150,19 @@ CfAlloc = _cf_record(
 AluInstruction = _record(
     "AluInstruction", isa.ALU_LAYOUT, _AluRecord, _AluRecord.__doc__ or "", isa.ALU_DEFAULTS
 )
-VertexFetch = _record(
-    "VertexFetch",
-    FETCH_LAYOUTS[FetchKind.VERTEX],
-    _FetchRecord,
-    "Vertex fetch slot (§4.1).",
-    {"opcode": FetchOpcode.VTX_FETCH, **isa.VERTEX_FETCH_DEFAULTS},
+
+
+def _fetch_record(name: str, kind: FetchKind, opcode: FetchOpcode, doc: str) -> type:
+    defaults = isa.VERTEX_FETCH_DEFAULTS if kind is FetchKind.VERTEX else None
+    defaults = {"opcode": opcode, **(defaults or isa.TEXTURE_FETCH_DEFAULTS)}
+    return _record(name, FETCH_LAYOUTS[kind], _FetchRecord, doc, defaults)
+
+
+VertexFetch = _fetch_record(
+    "VertexFetch", FetchKind.VERTEX, FetchOpcode.VTX_FETCH, "Vertex fetch slot (§4.1)."
 )
-TextureFetch = _record(
-    "TextureFetch",
-    FETCH_LAYOUTS[FetchKind.TEXTURE],
-    _FetchRecord,
-    "Texture fetch slot (§4.2), for every texture fetch opcode.",
-    {"opcode": FetchOpcode.TEX_FETCH, **isa.TEXTURE_FETCH_DEFAULTS},
+TextureFetch = _fetch_record(
+    "TextureFetch", FetchKind.TEXTURE, FetchOpcode.TEX_FETCH, "Texture fetch slot (§4.2)."
 )
 
 CfClause = CfNop | CfExec | CfLoop | CfJmpCall | CfAlloc  # type: ignore[valid-type]
