@@ -338,7 +338,8 @@ class _Assembler:
                         f"instruction in slot 0x{index:02x}",
                     )
                 placed.append((index, slot))
-            next_free = max(next_free, address + count)
+            if count:  # a CNT(0) clause runs no slot, whatever its address
+                next_free = max(next_free, address + count)
         if self.errors:
             return []
 
