@@ -175,17 +175,17 @@ class Fields(dict[str, int]):
 
 
 class Piece(Protocol):
+    """Prints itself from field values and reads itself back from tokens."""
+
     def render(self, v: Fields) -> str: ...
     def parse(self, cur: Cursor, v: Fields) -> None: ...
-    def lead(self) -> list[str]:
-        """The literal tokens this piece starts with ([] if it starts with a value)."""
+    def starts(self, cur: Cursor) -> bool:
+        """Does the line go on with this piece (used for optional parts)?"""
         ...
-
-    def starts(self, cur: Cursor) -> bool: ...
 
 
 class _Leading:
-    """A piece is recognised by its leading literal tokens."""
+    """A piece recognised by its leading literal tokens (none: it starts with a value)."""
 
     def lead(self) -> list[str]:
         return []
@@ -339,14 +339,8 @@ class Seq(_Leading):
     def render(self, v: Fields) -> str:
         return render(self.pieces, v) if self.printed(v) else ""
 
-    def lead(self) -> list[str]:
-        for piece in self.pieces:
-            tokens = piece.lead()
-            if tokens or not isinstance(piece, Lit):
-                return tokens
-        return []
-
     def starts(self, cur: Cursor) -> bool:
+        # The first piece that is not mere white space decides.
         first = next(p for p in self.pieces if not isinstance(p, Lit) or p.lead())
         return first.starts(cur)
 
