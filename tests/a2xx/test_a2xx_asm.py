@@ -48,13 +48,22 @@ def test_wiki_first_listing_by_hand() -> None:
         0xA88  # dst x y z 1
         | (0 << 12)  # UNSIGNED
         | (1 << 13)  # no NORMALIZED: integer
+        | (1 << 15)  # is_index_rounded: the vendor's first fetch sets it
         | (57 << 16),  # FMT_32_32_32_FLOAT
         12,  # STRIDE(12)
     ]
     alu = [
-        62 | (1 << 15) | (0xF << 16),  # export62, vector mask xyzw, scalar mask 0
+        62
+        | (1 << 15)
+        | (0xF << 16)  # export62, vector mask xyzw, scalar mask 0
+        | (5 << 26),  # no scalar line: the vendor's MAXs filler
         0,  # identity swizzles, no negate, no predicate
-        (1 << 8) | (1 << 16) | (2 << 24) | (1 << 31) | (1 << 30),  # MAXv R1, R1
+        (1 << 8)
+        | (1 << 16)
+        | (2 << 24)
+        | (1 << 31)
+        | (1 << 30)  # MAXv R1, R1
+        | (1 << 29),  # unused src3: the vendor's register bank R
     ]
     assert assemble(WIKI_FIRST) == cf + fetch + alu
 
@@ -193,7 +202,11 @@ def test_plain_listing_of_defaults_is_bit_exact() -> None:
         | (3 << 26) | (1 << 28),  # fetch-constant filters, use_comp_lod
         1 << 1,  # CENTER
     ]  # fmt: skip
-    alu = [(1 << 15) | (0xF << 16), 0, (1 << 16) | (0 << 8) | (1 << 24) | (1 << 31)]
+    alu = [  # no scalar line, src3 unused: vendor MAXs filler and src3_sel = 1
+        (1 << 15) | (0xF << 16) | (5 << 26),
+        0,
+        (1 << 16) | (0 << 8) | (1 << 24) | (1 << 31) | (1 << 29),
+    ]
     cf = cf_slot(exec_clause(EXEC, 1, 2, 0b10_11), exec_clause(EXEC_END, 3, 0))
     assert words == cf + tex + alu
 
@@ -216,7 +229,7 @@ def test_gap_slots_are_zero() -> None:
     words = assemble(text)
     # CF slot 0; slots 1 and 2 run by no EXEC; slot 3: ADDv R0 = R0, R0
     assert words[3:9] == [0] * 6
-    assert words[9:12] == [0xF << 16, 0, (1 << 31) | (1 << 30)]
+    assert words[9:12] == [(0xF << 16) | (5 << 26), 0, (1 << 31) | (1 << 30) | (1 << 29)]
 
 
 # --------------------------------------------------------------------------------------

@@ -196,7 +196,8 @@ def test_index_component_and_rounding() -> None:
     data = np.arange(10, dtype="<f4").tobytes()
     r0 = np.array([[0, 2.5, 0, 0], [0, 3.49, 0, 0], [0, 0.5, 0, 0]], np.float32)
     line = "R1.x___ = R0.y FMT_32_FLOAT STRIDE(4) CONST(0, 0)"
-    r = run_vertex(fetch_words(line), 3, vertex_buffers={0: data}, registers={0: r0})
+    words = fetch_words(line, is_index_rounded=0)
+    r = run_vertex(words, 3, vertex_buffers={0: data}, registers={0: r0})
     np.testing.assert_array_equal(r.registers[1][:, 0], [2, 3, 0])  # floor
     words = fetch_words(line, is_index_rounded=1)
     r = run_vertex(words, 3, vertex_buffers={0: data}, registers={0: r0})

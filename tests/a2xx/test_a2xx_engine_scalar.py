@@ -235,16 +235,12 @@ def test_co_issue_shares_source_three() -> None:
 
 
 def test_vector_only_instruction_still_updates_ps() -> None:
-    # Without a scalar line the slot carries ADDs with an empty mask on C0 (Mesa's
-    # zeroed encoding): ps = C0.w + C0.z, which ADD_PREVs then sees.
-    consts = np.array([[0.0, 0.0, 3.0, 4.0]], np.float32)
+    # Without a scalar line the slot carries MAXs with an empty mask on R0 (the vendor
+    # compiler's filler, isa.ALU_DEFAULTS): ps = max(R0.w, R0.z), which ADD_PREVs then sees.
+    r0 = vec4s([[0, 0, 3, 4], [0, 0, 7, 2]])
     r1 = vec4s([[0, 0, 0, 10], [0, 0, 0, -1]])
-    res = run_alu(
-        "ALU: ADDv R6 = R1, R1\n" + NOP + "     ADD_PREVs R4.x = R1\n",
-        {1: r1},
-        float_constants=consts,
-    )
-    np.testing.assert_array_equal(res.registers[4][:, 0], [17, 6])
+    res = run_alu("ALU: ADDv R6 = R1, R1\n" + NOP + "     ADD_PREVs R4.x = R1\n", {0: r0, 1: r1})
+    np.testing.assert_array_equal(res.registers[4][:, 0], [10 + 4, -1 + 7])
 
 
 def test_predicated_off_instruction_keeps_ps() -> None:

@@ -1,5 +1,8 @@
 """A2XX disassembler: Mesa ``disasm_a2xx()`` text (doc §6), byte for byte.
 
+Each line is a form of :mod:`.syntax` (the tables the assembler reads too) behind Mesa's
+indentation, raw columns and ``(S)ALU:``/``(S)FETCH:`` prefix, with its export comment.
+
 The text is what Mesa prints at the given indentation level with and without its
 ``PRINT_RAW`` debug flag, including its quirks: source register numbers are the 6-bit
 field with bit 7 printed as abs even for constants (C255 prints as ``|C63|``), relative
@@ -19,20 +22,19 @@ from typing import Literal
 
 from ..errors import InputError
 from . import isa
-from .encoding import (
-    AluInstruction,
-    CfAlloc,
-    CfClause,
-    CfExec,
-    CfJmpCall,
-    CfLoop,
-    TextureFetch,
-    VertexFetch,
-    slot_to_dwords,
-)
+from .encoding import CfClause, CfExec, slot_to_dwords
 from .errors import A2xxError
-from .isa import AddressMode, ExecCondition, FetchKind
 from .program import Program, exec_entries, read_program
+from .syntax import (
+    CF_FORMS,
+    FETCH_FORMS,
+    SCALAR_FORM,
+    VECTOR_FORM,
+    Fields,
+    Unprintable,
+    render,
+    scalar_line_printed,
+)
 
 ShaderType = Literal["vertex", "fragment"]
 SHADER_TYPES: tuple[str, ...] = ("vertex", "fragment")
@@ -82,88 +84,7 @@ def disassemble(
 
 
 # --------------------------------------------------------------------------------------
-# Operand and parameter text
-# --------------------------------------------------------------------------------------
-
-
-def mesa_src(reg: int, sel: int, swiz: int, negate: int) -> str:
-    """An ALU source as Mesa prints it (6-bit number, bit 7 as abs, relative swizzle)."""
-    absolute = bool(reg & isa.REG_ABS_BIT)
-    text = "-" if negate else ""
-    text += "|" if absolute else ""
-    text += f"{'R' if sel else 'C'}{reg & isa.REG_INDEX_MASK}"
-    if swiz:
-        text += "." + "".join(isa.SWIZZLE_CHARS[c] for c in isa.alu_swizzle_components(swiz))
-    return text + ("|" if absolute else "")
-
-
-def mesa_dst(num: int, mask: int, export: int) -> str:
-    text = f"{'export' if export else 'R'}{num}"
-    if mask != 0xF:
-        text += "." + "".join(isa.SWIZZLE_CHARS[i] if mask >> i & 1 else "_" for i in range(4))
-    return text
-
-
-def mesa_fetch_dst(swiz: int) -> str:
-    return "".join(isa.FETCH_DST_CHARS[(swiz >> (3 * i)) & 7] for i in range(4))
-
-
-def mesa_fetch_src(swiz: int, count: int) -> str:
-    return "".join(isa.SWIZZLE_CHARS[(swiz >> (2 * i)) & 3] for i in range(count))
-
-
-def mesa_cf_params(clause: CfClause) -> str:
-    """The parameters after a CF clause's name (§6.2)."""
-    if isinstance(clause, CfExec):
-        text = f" ADDR(0x{clause.address:x}) CNT(0x{clause.count:x})"
-        if clause.is_yield:
-            text += " YIELD"
-        if clause.vc:
-            text += f" VC(0x{clause.vc:x})"
-        if clause.bool_addr:
-            text += f" BOOL_ADDR(0x{clause.bool_addr:x})"
-        if clause.address_mode == AddressMode.ABSOLUTE:
-            text += " ABSOLUTE_ADDR"
-        if clause.info.condition is not ExecCondition.NONE:
-            text += f" COND({clause.condition})"
-        return text
-    if isinstance(clause, CfLoop):
-        text = f" ADDR(0x{clause.address:x}) LOOP_ID({clause.loop_id})"
-        return text + (" ABSOLUTE_ADDR" if clause.address_mode == AddressMode.ABSOLUTE else "")
-    if isinstance(clause, CfJmpCall):
-        text = f" ADDR(0x{clause.address:x}) DIR({clause.direction})"
-        if clause.force_call:
-            text += " FORCE_CALL"
-        if clause.predicated_jmp:
-            text += f" COND({clause.condition})"
-        if clause.bool_addr:
-            text += f" BOOL_ADDR(0x{clause.bool_addr:x})"
-        if clause.address_mode == AddressMode.ABSOLUTE:
-            text += " ABSOLUTE_ADDR"
-        return text
-    if isinstance(clause, CfAlloc):
-        name = isa.ALLOC_BUFFER_NAMES[isa.AllocBuffer(clause.buffer_select)]
-        text = f" {name} SIZE(0x{clause.size:x})"
-        if clause.no_serial:
-            text += " NO_SERIAL"
-        if clause.alloc_mode:
-            text += " ALLOC_MODE"
-        return text
-    return ""
-
-
-def _filter_name(table: dict, value: int, field: str, slot: int) -> str:
-    try:
-        return table[value]  # type: ignore[no-any-return]
-    except KeyError:
-        raise A2xxError(
-            f"slot {slot} (dword {3 * slot}): texture fetch {field} has reserved value "
-            f"{value}, which Mesa's disassembler cannot print"
-        ) from None
-
-
-# --------------------------------------------------------------------------------------
-# Printer
+# Printer: the forms of .syntax, line by line
 # --------------------------------------------------------------------------------------
 
 
@@ -191,114 +112,38 @@ class _MesaPrinter:
         if self.raw:
             halves = [(encoded >> shift) & 0xFFFF for shift in (0, 16, 32)]
             line += "    {:04x} {:04x} {:04x}            \t".format(*halves)
-        self.lines.append(f"{line}{isa.CfOpcode(clause.opcode).name}{mesa_cf_params(clause)}\n")
+        info = clause.info
+        fields = Fields(isa.CF_LAYOUTS[info.kind], encoded)
+        self.lines.append(line + render(CF_FORMS[info.opcode], fields) + "\n")
 
-    def slot_prefix(self, slot: int) -> str:
-        if not self.raw:
-            return self.prefix
-        d0, d1, d2 = slot_to_dwords(self.program.slots[slot])
-        return f"{self.prefix}{slot:02x}: {d0:08x} {d1:08x} {d2:08x}\t"
+    def slot_prefix(self, slot: int, what: str, serialized: bool) -> str:
+        line = self.prefix
+        if self.raw:
+            d0, d1, d2 = slot_to_dwords(self.program.slots[slot])
+            line += f"{slot:02x}: {d0:08x} {d1:08x} {d2:08x}\t"
+        return line + "   " + ("(S)" if serialized else "   ") + what + ":\t"
 
-    def export_comment(self, alu: AluInstruction, num: int) -> str:
-        name = self.comments.get(num) if alu.export_data else None
+    def export_comment(self, fields: Fields, dest: str) -> str:
+        name = self.comments.get(fields[dest]) if fields["export_data"] else None
         return f"\t; {name}" if name else ""
 
     def alu_lines(self, slot: int, serialized: bool) -> None:
-        alu = self.program.alu(slot)
-        info = alu.vector_info
-        name = info.name if info else f"OP({int(alu.vector_opc)})"
-        srcs = info.mesa_srcs if info else isa.MESA_UNKNOWN_VECTOR_SRCS
-        line = self.slot_prefix(slot) + "   " + ("(S)" if serialized else "   ") + "ALU:\t"
-        line += name
-        if alu.pred_select:
-            line += "EQ" if alu.pred_condition else "NE"
-        line += "\t" + mesa_dst(alu.vector_dest, alu.vector_write_mask, alu.export_data) + " = "
-        src1 = mesa_src(alu.src1_reg, alu.src1_sel, alu.src1_swiz, alu.src1_reg_negate)
-        src2 = mesa_src(alu.src2_reg, alu.src2_sel, alu.src2_swiz, alu.src2_reg_negate)
-        src3 = mesa_src(alu.src3_reg, alu.src3_sel, alu.src3_swiz, alu.src3_reg_negate)
-        operands = [src3, src1, src2] if srcs == 3 else [src1, src2][:srcs]
-        line += ", ".join(operands)
-        if alu.vector_clamp:
-            line += " CLAMP"
-        line += self.export_comment(alu, alu.vector_dest)
-        self.lines.append(line + "\n")
-
-        if alu.scalar_write_mask or not alu.vector_write_mask:
-            sinfo = alu.scalar_info
-            sname = sinfo.name if sinfo else f"OP({int(alu.scalar_opc)})"
-            line = self.prefix + (_RAW_SCALAR_PREFIX if self.raw else "")
-            line += f"\t    \t{sname}\t"
-            line += mesa_dst(alu.scalar_dest, alu.scalar_write_mask, alu.export_data)
-            line += " = " + src3
-            if alu.scalar_clamp:
-                line += " CLAMP"
-            line += self.export_comment(alu, alu.scalar_dest)
-            self.lines.append(line + "\n")
+        fields = Fields(isa.ALU_LAYOUT, self.program.slots[slot])
+        line = self.slot_prefix(slot, "ALU", serialized) + render(VECTOR_FORM, fields)
+        self.lines.append(line + self.export_comment(fields, "vector_dest") + "\n")
+        if scalar_line_printed(fields):
+            line = self.prefix + (_RAW_SCALAR_PREFIX if self.raw else "") + "\t    \t"
+            line += render(SCALAR_FORM, fields)
+            self.lines.append(line + self.export_comment(fields, "scalar_dest") + "\n")
 
     def fetch_line(self, slot: int, serialized: bool) -> None:
-        fetch = self.program.fetch(slot)
-        line = self.slot_prefix(slot) + "   " + ("(S)" if serialized else "   ") + "FETCH:\t"
-        line += fetch.info.mesa
-        if fetch.pred_select:
-            line += "EQ" if fetch.pred_condition else "NE"
-        line += f"\tR{fetch.dst_reg}.{mesa_fetch_dst(fetch.dst_swiz)} = R{fetch.src_reg}."
-        if fetch.info.kind is FetchKind.VERTEX:
-            assert isinstance(fetch, VertexFetch)
-            line += mesa_fetch_src(fetch.src_swiz, 1) + _vertex_options(fetch)
-        else:
-            assert isinstance(fetch, TextureFetch)
-            line += mesa_fetch_src(fetch.src_swiz, 3) + _texture_options(fetch, slot)
-        self.lines.append(line + "\n")
-
-
-def _vertex_options(vtx: VertexFetch) -> str:
-    fmt = vtx.format
-    if fmt in isa.MESA_VERTEX_FORMAT_NAMES:
-        text = f" {isa.SurfaceFormat(fmt).name}"
-    else:
-        text = f" TYPE(0x{int(fmt):x})"
-    text += " SIGNED" if vtx.format_comp_all else " UNSIGNED"
-    if not vtx.num_format_all:
-        text += " NORMALIZED"
-    text += f" STRIDE({vtx.stride})"
-    if vtx.offset:
-        text += f" OFFSET({vtx.offset})"
-    return text + f" CONST({vtx.const_index}, {vtx.const_index_sel})"
-
-
-def _texture_options(tex: TextureFetch, slot: int) -> str:
-    text = f" CONST({tex.const_idx})"
-    if tex.fetch_valid_only:
-        text += " VALID_ONLY"
-    if tex.tx_coord_denorm:
-        text += " DENORM"
-    use_const = isa.TexFilter.USE_FETCH_CONST
-    for label, value in (
-        ("MAG", tex.mag_filter),
-        ("MIN", tex.min_filter),
-        ("MIP", tex.mip_filter),
-    ):
-        if value != use_const:
-            text += f" {label}({isa.TEX_FILTER_NAMES[value]})"  # type: ignore[index]
-    if tex.aniso_filter != isa.AnisoFilter.USE_FETCH_CONST:
-        name = _filter_name(isa.ANISO_FILTER_NAMES, tex.aniso_filter, "aniso_filter", slot)
-        text += f" ANISO({name})"
-    if tex.arbitrary_filter != isa.ArbitraryFilter.USE_FETCH_CONST:
-        name = _filter_name(
-            isa.ARBITRARY_FILTER_NAMES, tex.arbitrary_filter, "arbitrary_filter", slot
-        )
-        text += f" ARBITRARY({name})"
-    for label, value in (("VOL_MAG", tex.vol_mag_filter), ("VOL_MIN", tex.vol_min_filter)):
-        if value != use_const:
-            text += f" {label}({isa.TEX_FILTER_NAMES[value]})"  # type: ignore[index]
-    if not tex.use_comp_lod:
-        text += f" LOD({tex.use_comp_lod}) LOD_BIAS({tex.lod_bias})"
-    if tex.use_reg_lod:
-        text += f" REG_LOD({tex.use_reg_lod})"
-    if tex.use_reg_gradients:
-        text += " USE_REG_GRADIENTS"
-    location = "CENTER" if tex.sample_location == isa.SampleLocation.CENTER else "CENTROID"
-    text += f" LOCATION({location})"
-    if tex.offset_x or tex.offset_y or tex.offset_z:
-        text += f" OFFSET({tex.offset_x},{tex.offset_y},{tex.offset_z})"
-    return text
+        kind = self.program.fetch(slot).info.kind
+        fields = Fields(isa.FETCH_LAYOUTS[kind], self.program.slots[slot])
+        try:
+            text = render(FETCH_FORMS[kind], fields)
+        except Unprintable as exc:
+            raise A2xxError(
+                f"slot {slot} (dword {3 * slot}): texture fetch {exc.name} has reserved value "
+                f"{exc.value}, which Mesa's disassembler cannot print"
+            ) from None
+        self.lines.append(self.slot_prefix(slot, "FETCH", serialized) + text + "\n")

@@ -1,7 +1,7 @@
 """A2XX binary encoding: 48-bit CF clauses and 96-bit slots <-> frozen records.
 
 The codec is generic over the layouts in :mod:`gpuisa.a2xx.isa`: a record's fields are
-exactly its layout's field names (checked at import), plus ``reserved`` holding, in place,
+generated from its layout (one field per layout field), plus ``reserved`` holding, in place,
 the bits no field covers, so ``encode(decode(x)) == x`` for every decodable ``x``.
 Enumerated fields decode to their IntEnum member when the value is defined and stay plain
 ints otherwise (e.g. vector opcode 30), so nothing is lost.
@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import operator
 import struct
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, fields
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import make_dataclass
 from enum import IntEnum
 
 from ..bits import Layout
-from ..errors import EncodingError, InputError, IsaTableError
+from ..errors import EncodingError, InputError
 from . import isa
 from .isa import (
     CF_LAYOUTS,
@@ -28,8 +28,6 @@ from .isa import (
     FETCH_OPS,
     SCALAR_OPS,
     VECTOR_OPS,
-    AddressMode,
-    AllocBuffer,
     CfKind,
     CfOpcode,
     CfOpInfo,
@@ -39,9 +37,20 @@ from .isa import (
     VectorOpInfo,
 )
 
+
+def _as_enum(enum: type[IntEnum], value: int) -> IntEnum | int:
+    try:
+        return enum(value)
+    except ValueError:
+        return value
+
+
 # --------------------------------------------------------------------------------------
 # Records
 # --------------------------------------------------------------------------------------
+# Each record class is built from its layout in isa.py: one field per layout field, in
+# layout order, plus ``reserved`` where the layout leaves bits uncovered.  A field
+# defaults to the encoder default of isa.py (else 0); the bases below add behaviour only.
 
 
 class _CfRecord:
@@ -54,38 +63,10 @@ class _CfRecord:
         return CF_OPS[CfOpcode(self.opcode)]  # type: ignore[attr-defined]
 
 
-class _FetchRecord:
-    """What both fetch records share: their opcode's row of the fetch table."""
-
-    __slots__ = ()
-
-    @property
-    def info(self) -> isa.FetchOpInfo:
-        return FETCH_OPS[FetchOpcode(self.opcode)]  # type: ignore[attr-defined]
-
-
-@dataclass(frozen=True, slots=True)
-class CfNop(_CfRecord):
-    """NOP or MARK_VS_FETCH_DONE: nothing but the opcode."""
-
-    opcode: CfOpcode | int = CfOpcode.NOP
-    reserved: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class CfExec(_CfRecord):
+class _ExecRecord(_CfRecord):
     """EXEC-family clause (§2.2): runs ``count`` ALU/FETCH slots from slot ``address``."""
 
-    opcode: CfOpcode | int = CfOpcode.EXEC
-    address: int = 0
-    count: int = 0
-    is_yield: int = 0
-    serialize: int = 0
-    vc: int = 0
-    bool_addr: int = 0
-    condition: int = 0
-    address_mode: AddressMode | int = AddressMode.RELATIVE
-    reserved: int = 0
+    __slots__ = ()
 
     def is_fetch(self, i: int) -> bool:
         """Instruction ``i`` of the block is a FETCH (else ALU)."""
@@ -96,168 +77,97 @@ class CfExec(_CfRecord):
 
     def _sequence(self, i: int) -> int:
         # The 12-bit field describes 6 instructions; a 7th reads as zeros (ALU, no (S)).
-        return (self.serialize >> (isa.SEQUENCE_BITS_PER_INSTR * i)) & 0x3
+        serialize: int = self.serialize  # type: ignore[attr-defined]
+        return (serialize >> (isa.SEQUENCE_BITS_PER_INSTR * i)) & 0x3
 
 
-@dataclass(frozen=True, slots=True)
-class CfLoop(_CfRecord):
-    """LOOP_START / LOOP_END (§2.3)."""
-
-    opcode: CfOpcode | int = CfOpcode.LOOP_START
-    address: int = 0
-    is_repeat: int = 0
-    loop_id: int = 0
-    is_predicated_break: int = 0
-    condition: int = 0
-    address_mode: AddressMode | int = AddressMode.RELATIVE
-    reserved: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class CfJmpCall(_CfRecord):
-    """COND_CALL / RETURN / COND_JMP (§2.4)."""
-
-    opcode: CfOpcode | int = CfOpcode.COND_JMP
-    address: int = 0
-    force_call: int = 0
-    predicated_jmp: int = 0
-    direction: int = 0
-    bool_addr: int = 0
-    condition: int = 0
-    address_mode: AddressMode | int = AddressMode.RELATIVE
-    reserved: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class CfAlloc(_CfRecord):
-    """ALLOC (§2.5): ``size`` = number of exports - 1."""
-
-    opcode: CfOpcode | int = CfOpcode.ALLOC
-    size: int = 0
-    no_serial: int = 0
-    buffer_select: AllocBuffer | int = AllocBuffer.NO_ALLOC
-    alloc_mode: int = 0
-    reserved: int = 0
-
-
-CfClause = CfNop | CfExec | CfLoop | CfJmpCall | CfAlloc
-
-
-@dataclass(frozen=True, slots=True)
-class AluInstruction:
+class _AluRecord:
     """One co-issued vector + scalar ALU slot (§3.1).  Every bit belongs to a field.
 
     ``src*_reg`` are whole register bytes: for a temp (``src*_sel`` = 1) bits 0-5 are the
     index, bit 6 aL-relative and bit 7 abs; for a constant all 8 bits are the index.
     """
 
-    vector_dest: int = 0
-    vector_dest_rel: int = 0
-    abs_constants: int = 0
-    scalar_dest: int = 0
-    scalar_dest_rel: int = 0
-    export_data: int = 0
-    vector_write_mask: int = 0
-    scalar_write_mask: int = 0
-    vector_clamp: int = 0
-    scalar_clamp: int = 0
-    scalar_opc: isa.ScalarOpcode | int = isa.ScalarOpcode.ADDs
-    src3_swiz: int = 0
-    src2_swiz: int = 0
-    src1_swiz: int = 0
-    src3_reg_negate: int = 0
-    src2_reg_negate: int = 0
-    src1_reg_negate: int = 0
-    pred_condition: int = 0
-    pred_select: int = 0
-    relative_addr: int = 0
-    const_1_rel_abs: int = 0
-    const_0_rel_abs: int = 0
-    src3_reg: int = 0
-    src2_reg: int = 0
-    src1_reg: int = 0
-    vector_opc: isa.VectorOpcode | int = isa.VectorOpcode.ADDv
-    src3_sel: int = 0
-    src2_sel: int = 0
-    src1_sel: int = 0
+    __slots__ = ()
 
     @property
     def vector_info(self) -> VectorOpInfo | None:
         """The vector operation, or None for an unused opcode (30, 31)."""
-        return VECTOR_OPS.get(self.vector_opc)  # type: ignore[call-overload]
+        return VECTOR_OPS.get(self.vector_opc)  # type: ignore[attr-defined]
 
     @property
     def scalar_info(self) -> ScalarOpInfo | None:
         """The scalar operation, or None for an unused opcode (41, 51-63)."""
-        return SCALAR_OPS.get(self.scalar_opc)  # type: ignore[call-overload]
+        return SCALAR_OPS.get(self.scalar_opc)  # type: ignore[attr-defined]
 
 
-@dataclass(frozen=True, slots=True)
-class VertexFetch(_FetchRecord):
-    """Vertex fetch slot (§4.1)."""
+class _FetchRecord:
+    """What both fetch records share: their opcode's row of the fetch table."""
 
-    opcode: FetchOpcode | int = FetchOpcode.VTX_FETCH
-    src_reg: int = 0
-    src_reg_am: int = 0
-    dst_reg: int = 0
-    dst_reg_am: int = 0
-    must_be_one: int = 1
-    const_index: int = 0
-    const_index_sel: int = 0
-    prefetch_count: int = 0
-    src_swiz: int = 0
-    dst_swiz: int = isa.FETCH_DST_IDENTITY
-    format_comp_all: int = 0
-    num_format_all: int = 0
-    signed_rf_mode_all: int = 0
-    is_index_rounded: int = 0
-    format: isa.SurfaceFormat | int = isa.SurfaceFormat.FMT_1_REVERSE
-    exp_adjust_all: int = 0
-    is_mini_fetch: int = 0
-    pred_select: int = 0
-    stride: int = 0
-    offset: int = 0
-    pred_condition: int = 0
-    reserved: int = 0
+    __slots__ = ()
+
+    @property
+    def info(self) -> isa.FetchOpInfo:
+        return FETCH_OPS[FetchOpcode(self.opcode)]  # type: ignore[attr-defined]
 
 
-@dataclass(frozen=True, slots=True)
-class TextureFetch(_FetchRecord):
-    """Texture fetch slot (§4.2), for every texture fetch opcode."""
-
-    opcode: FetchOpcode | int = FetchOpcode.TEX_FETCH
-    src_reg: int = 0
-    src_reg_am: int = 0
-    dst_reg: int = 0
-    dst_reg_am: int = 0
-    fetch_valid_only: int = 0
-    const_idx: int = 0
-    tx_coord_denorm: int = 0
-    src_swiz: int = 0
-    dst_swiz: int = isa.FETCH_DST_IDENTITY
-    mag_filter: isa.TexFilter | int = isa.TexFilter.USE_FETCH_CONST
-    min_filter: isa.TexFilter | int = isa.TexFilter.USE_FETCH_CONST
-    mip_filter: isa.TexFilter | int = isa.TexFilter.USE_FETCH_CONST
-    aniso_filter: isa.AnisoFilter | int = isa.AnisoFilter.USE_FETCH_CONST
-    arbitrary_filter: isa.ArbitraryFilter | int = isa.ArbitraryFilter.USE_FETCH_CONST
-    vol_mag_filter: isa.TexFilter | int = isa.TexFilter.USE_FETCH_CONST
-    vol_min_filter: isa.TexFilter | int = isa.TexFilter.USE_FETCH_CONST
-    use_comp_lod: int = 0
-    use_reg_lod: int = 0
-    pred_select: int = 0
-    use_reg_gradients: int = 0
-    sample_location: isa.SampleLocation | int = isa.SampleLocation.CENTROID
-    lod_bias: int = 0
-    dimension: isa.FetchDimension | int = isa.FetchDimension.D1
-    offset_x: int = 0
-    offset_y: int = 0
-    offset_z: int = 0
-    pred_condition: int = 0
-    reserved: int = 0
+def _record(name: str, layout: Layout, base: type, doc: str, defaults: Mapping[str, int]) -> type:
+    enums = isa.layout_enums(layout)
+    specs: list[tuple[str, type, object]] = []
+    for f in layout.fields:
+        enum = enums.get(f.name)
+        value = defaults.get(f.name, 0)
+        specs.append((f.name, int, _as_enum(enum, value) if enum else value))
+    if layout.unused_mask:
+        specs.append(("reserved", int, 0))
+    cls = make_dataclass(name, specs, bases=(base,), frozen=True, slots=True)
+    cls.__module__ = __name__
+    cls.__doc__ = doc
+    return cls
 
 
-FetchInstruction = VertexFetch | TextureFetch
-Record = CfClause | AluInstruction | FetchInstruction
+def _cf_record(name: str, kind: CfKind, opcode: CfOpcode, base: type, doc: str) -> type:
+    return _record(name, CF_LAYOUTS[kind], base, doc, {"opcode": opcode})
+
+
+CfNop = _cf_record(
+    "CfNop", CfKind.NOP, CfOpcode.NOP, _CfRecord, "NOP or MARK_VS_FETCH_DONE (§2.1)."
+)
+CfExec = _cf_record("CfExec", CfKind.EXEC, CfOpcode.EXEC, _ExecRecord, _ExecRecord.__doc__ or "")
+CfLoop = _cf_record(
+    "CfLoop", CfKind.LOOP, CfOpcode.LOOP_START, _CfRecord, "LOOP_START / LOOP_END (§2.3)."
+)
+CfJmpCall = _cf_record(
+    "CfJmpCall",
+    CfKind.JMP_CALL,
+    CfOpcode.COND_JMP,
+    _CfRecord,
+    "COND_CALL / RETURN / COND_JMP (§2.4).",
+)
+CfAlloc = _cf_record(
+    "CfAlloc", CfKind.ALLOC, CfOpcode.ALLOC, _CfRecord, "ALLOC (§2.5): size = exports - 1."
+)
+AluInstruction = _record(
+    "AluInstruction", isa.ALU_LAYOUT, _AluRecord, _AluRecord.__doc__ or "", isa.ALU_DEFAULTS
+)
+
+
+def _fetch_record(name: str, kind: FetchKind, opcode: FetchOpcode, doc: str) -> type:
+    defaults = isa.VERTEX_FETCH_DEFAULTS if kind is FetchKind.VERTEX else None
+    defaults = {"opcode": opcode, **(defaults or isa.TEXTURE_FETCH_DEFAULTS)}
+    return _record(name, FETCH_LAYOUTS[kind], _FetchRecord, doc, defaults)
+
+
+VertexFetch = _fetch_record(
+    "VertexFetch", FetchKind.VERTEX, FetchOpcode.VTX_FETCH, "Vertex fetch slot (§4.1)."
+)
+TextureFetch = _fetch_record(
+    "TextureFetch", FetchKind.TEXTURE, FetchOpcode.TEX_FETCH, "Texture fetch slot (§4.2)."
+)
+
+CfClause = CfNop | CfExec | CfLoop | CfJmpCall | CfAlloc  # type: ignore[valid-type]
+FetchInstruction = VertexFetch | TextureFetch  # type: ignore[valid-type]
+Record = CfClause | AluInstruction | FetchInstruction  # type: ignore[valid-type]
 
 _CF_RECORDS: dict[CfKind, type] = {
     CfKind.NOP: CfNop,
@@ -280,31 +190,9 @@ _ENUMS_OF: dict[type, dict[str, type[IntEnum]]] = {
 }
 
 
-def _check_records() -> None:
-    """Each record's fields must be exactly its layout's (plus ``reserved`` if needed)."""
-    for cls, layout in _LAYOUT_OF.items():
-        names = {f.name for f in fields(cls)}
-        expected = set(layout.names) | ({"reserved"} if layout.unused_mask else set())
-        if names != expected:
-            raise IsaTableError(
-                f"record {cls.__name__} does not match layout {layout.name}: "
-                f"{sorted(names ^ expected)}"
-            )
-
-
-_check_records()
-
-
 # --------------------------------------------------------------------------------------
 # Generic codec
 # --------------------------------------------------------------------------------------
-
-
-def _as_enum(enum: type[IntEnum], value: int) -> IntEnum | int:
-    try:
-        return enum(value)
-    except ValueError:
-        return value
 
 
 def _check_word(word: int, bits: int, what: str) -> None:

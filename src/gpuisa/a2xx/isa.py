@@ -491,6 +491,36 @@ ALU_LAYOUT = Layout(
     SLOT_BITS,
 )
 
+# --------------------------------------------------------------------------------------
+# Encoder defaults: the vendor compiler's values for bits Mesa's text does not show
+# --------------------------------------------------------------------------------------
+# The assembler starts every instruction written without raw columns from these values
+# and writes over them what the text says, so Mesa's text of a vendor-compiled shader
+# reassembles to the vendor's words.  Every field not named here defaults to 0.
+# Evidence:
+#   G  - the four GMEM save/restore shaders the vendor compiler built for the Adreno 200
+#        kernel driver (linux-freedreno-a20x, drivers/mxc/amd-gpu/common/gsl_drawctxt.c:
+#        gmem2sys_vtx_pgm, gmem2sys_frag_pgm, sys2gmem_vtx_pgm, sys2gmem_frag_pgm);
+#   MI - Mesa's first a2xx emitter (gallium/drivers/freedreno/a2xx/ir-a2xx.c), whose
+#        comments record what "the adreno compiler" does;
+#   MA - Mesa's current emitter (gallium/drivers/freedreno/a2xx/ir2_assemble.c).
+
+ALU_DEFAULTS: Mapping[str, int] = {
+    # No scalar line: MAXs.  G: d0 bits 26-31 = 5 in every vector-only slot (e.g.
+    # gmem2sys FS word 6 = 0x140f8000); MI: "adreno compiler seems to always set scalar
+    # opc to MAXs if it is not used".
+    "scalar_opc": ScalarOpcode.MAXs,
+    # src3 neither printed as a vector operand nor as the scalar operand: register bank
+    # R (temp) with register byte, swizzle and negate 0.  G: d2 bit 29 set where src3 is
+    # unused (gmem2sys FS word 8 = 0x22000000: C0, C0 and src3_sel = 1); MI: "adreno
+    # compiler seems to always set register bank for 3rd src if unused".
+    "src3_sel": 1,
+}
+# A one-source vector operation's unprinted src2 repeats src1 (register byte, bank,
+# swizzle, negate): MA sets src2 = src1 for one-source operations, MI always passes two
+# sources; G has no one-source operation, and its moves (MAXv Rn = Rm, Rm) repeat src1.
+ALU_SRC2_REPEATS_SRC1 = True
+
 # Register byte of a temp operand.
 REG_INDEX_MASK = 0x3F
 REG_REL_BIT = 0x40
@@ -834,6 +864,46 @@ FETCH_LAYOUTS: Mapping[FetchKind, Layout] = {
     FetchKind.TEXTURE: TEXTURE_FETCH_LAYOUT,
 }
 
+# A vertex fetch is either a full fetch (the program's first vertex fetch) or a "mini"
+# fetch reusing its vertex address (every later one).  G: the first vertex fetch of each
+# vertex shader has d0 bits 27-29 = 3, d1 bit 15 = 1, d1 bit 14 = 0, d1 bit 30 = 0
+# (0x1cb81000 0x00398a88, 0x18981000 0x0039ba88); the later one has 2, 0, 1, 1
+# (0x12982000 0x40257b08).  MI/MA agree on prefetch_count and is_mini_fetch ("seems like
+# every FETCH but the first has this bit set") and always set must_be_one.
+VERTEX_FETCH_DEFAULTS: Mapping[str, int] = {
+    "must_be_one": 1,
+    "prefetch_count": 3,
+    "is_index_rounded": 1,
+    "signed_rf_mode_all": 0,
+    "is_mini_fetch": 0,
+    "num_format_all": 1,  # text without NORMALIZED: integer (the flag's absence)
+    "dst_swiz": FETCH_DST_IDENTITY,
+}
+VERTEX_MINI_FETCH_DEFAULTS: Mapping[str, int] = {
+    **VERTEX_FETCH_DEFAULTS,
+    "prefetch_count": 2,
+    "is_index_rounded": 0,
+    "signed_rf_mode_all": 1,
+    "is_mini_fetch": 1,
+}
+# Unprinted texture filters use the fetch constant, use_comp_lod is set (Mesa prints
+# LOD(0) LOD_BIAS(n) only when it is clear).  G: sys2gmem FS slot 2 = 0x10000001
+# 0x1ffff688 0x00000002 (all filters 3/7, use_comp_lod 1, CENTER); MI and MA write the
+# same values.
+TEXTURE_FETCH_DEFAULTS: Mapping[str, int] = {
+    "dst_swiz": FETCH_DST_IDENTITY,
+    "mag_filter": TexFilter.USE_FETCH_CONST,
+    "min_filter": TexFilter.USE_FETCH_CONST,
+    "mip_filter": TexFilter.USE_FETCH_CONST,
+    "aniso_filter": AnisoFilter.USE_FETCH_CONST,
+    "arbitrary_filter": ArbitraryFilter.USE_FETCH_CONST,
+    "vol_mag_filter": TexFilter.USE_FETCH_CONST,
+    "vol_min_filter": TexFilter.USE_FETCH_CONST,
+    "use_comp_lod": 1,
+    "sample_location": SampleLocation.CENTER,  # Mesa always prints the location
+}
+
+
 # Xenia's vertex fetch offset: signed 23 bits at d2.8 (M-H's 22-bit field plus d2.30,
 # which the layout keeps as reserved).
 XENIA_VERTEX_OFFSET_LSB = 72
@@ -1086,6 +1156,16 @@ def _validate() -> None:
     for name in SIGNED_FIELDS:
         if not any(name in layout for layout in FETCH_LAYOUTS.values()):
             raise IsaTableError(f"SIGNED_FIELDS names unknown field {name}")
+
+    for layout, defaults in (
+        (ALU_LAYOUT, ALU_DEFAULTS),
+        (VERTEX_FETCH_LAYOUT, VERTEX_FETCH_DEFAULTS),
+        (VERTEX_FETCH_LAYOUT, VERTEX_MINI_FETCH_DEFAULTS),
+        (TEXTURE_FETCH_LAYOUT, TEXTURE_FETCH_DEFAULTS),
+    ):
+        for name, value in defaults.items():
+            if name not in layout or not 0 <= value <= layout[name].max:
+                raise IsaTableError(f"default {name}={value} does not fit {layout.name}")
 
     for kind, bits in XENIA_ADDRESS_BITS.items():
         layout = CF_LAYOUTS[kind]
