@@ -67,7 +67,7 @@ class Gen:
     def descriptor(self):
         r = self.rng
         return encode_opdesc(OperandDescriptor(
-            int(r.integers(1, 16)), tuple(bool(b) for b in r.random(3) < 0.3),
+            int(r.integers(0, 16)), tuple(bool(b) for b in r.random(3) < 0.3),  # mask 0: issue 12
             tuple(int(s) for s in r.integers(0, 256, 3))))
 
     def source(self, width, wide):
