@@ -6,7 +6,10 @@ The text is ordinary picasso source plus, only where needed, the gpuisa extensio
 
 * every DVLE becomes a translation unit with its declarations recovered from the DVLE
   tables (uniforms and inputs as aliases at their registers, constants as
-  ``.setf``/``.seti``/``.setb`` in table order, outputs in table order, ``.gsh``);
+  ``.setf``/``.seti``/``.setb`` in table order, outputs in table order, ``.gsh``), and
+  the raw directives for whatever those cannot rebuild exactly (:mod:`.disasm_tables`),
+  so that the text assembles to the same SHBIN for every file the reader accepts
+  without warnings;
 * flow control becomes picasso blocks, procedures and labels (:mod:`.disasm_structure`);
 * swizzles print every selector bit, so the operand-descriptor table that picasso's
   allocator rebuilds is the file's table; when it would not be (files from other
@@ -214,8 +217,8 @@ class _Disassembly:
         for k, (unit, structure) in enumerate(zip(self.units, self.structures, strict=True)):
             if k:
                 out += ["", f".unit dvle{k}"]
-            code, setemit = self._code(unit, structure)
-            out += self._declarations(unit, k, bool(code), setemit)
+            code = self._code(unit, structure)
+            out += self._declarations(unit, k, bool(code))
             out += code
         for note in self.notes:
             out.append(f"; warning: {note}")
@@ -252,7 +255,7 @@ class _Disassembly:
             out.append("")
         return out
 
-    def _declarations(self, unit: _Unit, k: int, has_code: bool, setemit: bool) -> list[str]:
+    def _declarations(self, unit: _Unit, k: int, has_code: bool) -> list[str]:
         dvle = unit.dvle
         if dvle is None:
             return ["", ".nodvle"] if self.shbin is not None else [""]
@@ -262,10 +265,7 @@ class _Disassembly:
             f"; DVLE {k}: {kind} shader, entry "
             f"0x{dvle.main_offset:03X}-0x{dvle.endmain_offset:03X}",
         ]
-        derived = dict(unit.plan.derived)
-        if setemit:  # a `setemit` makes the assembler's DVLE a geometry shader
-            derived["shader_type"] = ShaderType.GEOMETRY
-        header = header_line(dvle, derived, unit.raw_entry)
+        header = header_line(dvle, unit.plan.derived, unit.raw_entry)
         if header is not None:
             out.append(header)
         out += unit.plan.lines
@@ -273,24 +273,16 @@ class _Disassembly:
             out.append(f".entry {unit.entry}")  # also what creates an otherwise empty DVLE
         return out
 
-    def _code(self, unit: _Unit, structure: Structure) -> tuple[list[str], bool]:
-        """The unit's code lines, and whether one is a ``setemit`` (not a ``.word``)."""
+    def _code(self, unit: _Unit, structure: Structure) -> list[str]:
         lines = layout_lines(
             self.code, unit.lo, unit.hi, structure, lambda p: self._render(p, unit)
         )
         out = []
-        setemit = False
         for line in lines:
             if line.depth == 0 and line.text.startswith(".proc"):
                 out.append("")
             out.append(self._line_text(line))
-            setemit |= (
-                line.pos is not None
-                and not line.padding
-                and self.code[line.pos].opcode is Opcode.SETEMIT
-                and not line.text.startswith(".word")
-            )
-        return out, setemit
+        return out
 
     def _render(self, pos: int, unit: _Unit) -> str:
         ins = self.code[pos]
