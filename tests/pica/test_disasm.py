@@ -55,10 +55,10 @@ def test_transform_shader_with_declarations():
         opdescs,
         constants=(Constant(2, 95, (0x000000, 0x3F0000, 0xBF0000, 0x3E0000)),),
         outputs=(OutputEntry(0, 0, 0xF), OutputEntry(3, 1, 0x3)),
-        uniforms=(
-            Uniform("projection", 0x10, 0x13),
+        uniforms=(  # sorted by first register, as picasso writes them (shbin-format §5.3)
             Uniform("inpos", 0x00, 0x00),
             Uniform("in.tc", 0x01, 0x01),
+            Uniform("projection", 0x10, 0x13),
         ),
         input_mask=3,
         output_mask=3,

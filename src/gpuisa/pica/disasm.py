@@ -6,7 +6,10 @@ The text is ordinary picasso source plus, only where needed, the gpuisa extensio
 
 * every DVLE becomes a translation unit with its declarations recovered from the DVLE
   tables (uniforms and inputs as aliases at their registers, constants as
-  ``.setf``/``.seti``/``.setb`` in table order, outputs in table order, ``.gsh``);
+  ``.setf``/``.seti``/``.setb`` in table order, outputs in table order, ``.gsh``), and
+  the raw directives for whatever those cannot rebuild exactly (:mod:`.disasm_tables`),
+  so that the text assembles to the same SHBIN for every file the reader accepts
+  without warnings;
 * flow control becomes picasso blocks, procedures and labels (:mod:`.disasm_structure`);
 * swizzles print every selector bit, so the operand-descriptor table that picasso's
   allocator rebuilds is the file's table; when it would not be (files from other
@@ -16,24 +19,19 @@ The text is ordinary picasso source plus, only where needed, the gpuisa extensio
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from itertools import pairwise
 
-import numpy as np
-
-from ..floats import f24_picasso_preimage
 from .descriptors import DescriptorTable, care_mask
 from .disasm_structure import Line, Structure, find_structures, layout_lines
 from .disasm_syntax import UnitNames, instruction_text, printable_descriptor_bits
+from .disasm_tables import DvlePlan, SharedSpace, header_line, plan_dvle
 from .encoding import Instruction, decode, decode_opdesc
 from .isa import MAX_OPDESCS, Kind, Opcode
 from .program import Program
-from .shbin import ConstantKind, Dvle, OutputSemantic, ShaderType, Shbin
+from .shbin import Dvle, ShaderType, Shbin
 
-_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
 _INDENT = "    "
-_SEMANTIC_NAMES = {s: s.name.lower() for s in OutputSemantic}
 
 
 def disassemble(source: Shbin | Program | bytes | bytearray, *, raw: bool = False) -> str:
@@ -46,7 +44,7 @@ def disassemble(source: Shbin | Program | bytes | bytearray, *, raw: bool = Fals
         source = Shbin.from_bytes(bytes(source))
     if isinstance(source, Program):
         return _Disassembly(source, (), raw).text()
-    return _Disassembly(source.program, tuple(source.entries), raw).text()
+    return _Disassembly(source.program, tuple(source.entries), raw, source).text()
 
 
 @dataclass(slots=True)
@@ -56,12 +54,19 @@ class _Unit:
     dvle: Dvle | None
     entry: str
     names: UnitNames
+    plan: DvlePlan | None = None
+    #: The entry range is no procedure of the text: `.dvle main=.. endmain=..` gives it.
+    raw_entry: bool = False
 
 
 class _Disassembly:
-    def __init__(self, program: Program, dvles: tuple[Dvle, ...], raw: bool):
+    def __init__(
+        self, program: Program, dvles: tuple[Dvle, ...], raw: bool, shbin: Shbin | None = None
+    ):
         self.program = program
         self.dvles = dvles
+        #: The SHBIN's own fields (None for a bare Program).
+        self.shbin = shbin
         self.raw_mode = raw
         self.code: list[Instruction] = [decode(w) for w in program.code]
         self.notes: list[str] = []
@@ -78,13 +83,24 @@ class _Disassembly:
         entries = {}
         for unit in self.units:
             if unit.dvle is not None and self._entry_ok(unit.dvle):
-                entries.setdefault((unit.dvle.main_offset, unit.dvle.endmain_offset), unit.entry)
+                key = (unit.dvle.main_offset, unit.dvle.endmain_offset)
+                # DVLEs sharing an entry procedure (a declarations-only file) share its name
+                unit.entry = entries.setdefault(key, unit.entry)
+            elif unit.dvle is not None:
+                unit.raw_entry = True
         if not self.dvles and self.code:
             entries[(0, len(self.code))] = "main"
         self.entry_names = entries
         self.structures: list[Structure] = find_structures(
             self.code, [(u.lo, u.hi) for u in self.units], entries, self.raw
         )
+        printed = {
+            (b.start, b.end) for s in self.structures for b in s.blocks if b.kind == "proc"
+        }
+        for unit in self.units:
+            dvle = unit.dvle
+            if dvle is not None and (dvle.main_offset, dvle.endmain_offset) not in printed:
+                unit.raw_entry = True  # e.g. an entry range that straddles two units
 
     # -- units -------------------------------------------------------------------------
 
@@ -95,9 +111,11 @@ class _Disassembly:
         starts = self._unit_starts()
         ends = [*starts[1:], n]
         units = []
+        shared = SharedSpace()
         for k, dvle in enumerate(self.dvles):
             entry = "main" if k == 0 else f"main{k}"
-            units.append(_Unit(starts[k], ends[k], dvle, entry, self._names(dvle)))
+            plan = plan_dvle(dvle, shared)
+            units.append(_Unit(starts[k], ends[k], dvle, entry, plan.names, plan))
         return units
 
     def _unit_starts(self) -> list[int]:
@@ -140,26 +158,7 @@ class _Disassembly:
         return seen
 
     def _entry_ok(self, dvle: Dvle) -> bool:
-        if 0 <= dvle.main_offset < dvle.endmain_offset <= len(self.code):
-            return True
-        self.notes.append(
-            f"entry range 0x{dvle.main_offset:X}-0x{dvle.endmain_offset:X} is not a "
-            "procedure of this program: the DVLE cannot be reproduced"
-        )
-        return False
-
-    def _names(self, dvle: Dvle) -> UnitNames:
-        names = UnitNames(geometry=dvle.shader_type is ShaderType.GEOMETRY)
-        for uniform in dvle.uniforms:
-            alias = _alias(uniform.name)
-            if alias is None:
-                continue
-            if uniform.bank == "c":
-                for i in range(uniform.count):
-                    names.floats[uniform.register + i] = (alias, i, uniform.count)
-            elif uniform.bank == "v":
-                names.inputs[uniform.register] = alias
-        return names
+        return 0 <= dvle.main_offset < dvle.endmain_offset <= len(self.code)
 
     # -- operand descriptors ------------------------------------------------------------
 
@@ -214,17 +213,13 @@ class _Disassembly:
 
     def text(self) -> str:
         out = [self._banner()]
-        if self.pinned:
-            out.append("; pinned descriptor table: picasso's allocator would not rebuild it")
-            words = self.program.opdescs
-            for i in range(0, len(words), 6):
-                out.append(".opdesc " + ", ".join(f"0x{w:08X}" for w in words[i : i + 6]))
-            out.append("")
+        out += self._container_lines()
         for k, (unit, structure) in enumerate(zip(self.units, self.structures, strict=True)):
             if k:
                 out += ["", f".unit dvle{k}"]
-            out += self._declarations(unit, k)
-            out += self._code(unit, structure)
+            code = self._code(unit, structure)
+            out += self._declarations(unit, k, bool(code))
+            out += code
         for note in self.notes:
             out.append(f"; warning: {note}")
         return "\n".join(out).rstrip("\n") + "\n"
@@ -235,51 +230,48 @@ class _Disassembly:
             f"{len(self.program.opdescs)} operand descriptors, {len(self.dvles)} DVLE(s)"
         )
 
-    def _declarations(self, unit: _Unit, k: int) -> list[str]:
+    def _container_lines(self) -> list[str]:
+        """``.dvlp``, the pinned descriptor table and the descriptors' second words."""
+        out = []
+        if self.shbin is not None:
+            items = []
+            if self.shbin.dvlp_version:
+                items.append(f"version=0x{self.shbin.dvlp_version:X}")
+            if not self.dvles:
+                items.append("dvles=0")
+            if items:
+                out.append(".dvlp " + " ".join(items))
+        if self.pinned:
+            out.append("; pinned descriptor table: picasso's allocator would not rebuild it")
+            words = self.program.opdescs
+            for i in range(0, len(words), 6):
+                out.append(".opdesc " + ", ".join(f"0x{w:08X}" for w in words[i : i + 6]))
+        high = self.shbin.opdesc_high if self.shbin is not None else ()
+        if any(high):
+            out.append("; second words of the operand descriptors (Nintendo's toolchain)")
+            for i in range(0, len(high), 6):
+                out.append(".opdeschigh " + ", ".join(f"0x{w:08X}" for w in high[i : i + 6]))
+        if out:
+            out.append("")
+        return out
+
+    def _declarations(self, unit: _Unit, k: int, has_code: bool) -> list[str]:
         dvle = unit.dvle
         if dvle is None:
-            return [""]
+            return ["", ".nodvle"] if self.shbin is not None else [""]
         kind = "geometry" if dvle.shader_type is ShaderType.GEOMETRY else "vertex"
         out = [
             "",
             f"; DVLE {k}: {kind} shader, entry "
             f"0x{dvle.main_offset:03X}-0x{dvle.endmain_offset:03X}",
         ]
-        if dvle.shader_type is ShaderType.GEOMETRY:
-            out.append(_gsh_line(dvle))
-        for uniform in sorted(dvle.uniforms, key=lambda u: u.first):
-            out.append(self._uniform_line(uniform))
-        for entry in dvle.outputs:
-            out.append(self._output_line(entry))
-        for const in dvle.constants:
-            out.append(_constant_line(const))
-        if unit.entry != "main":
-            out.append(f".entry {unit.entry}")
-        return [line for line in out if line is not None]
-
-    def _uniform_line(self, uniform) -> str:
-        alias = _alias(uniform.name)
-        if alias is None:
-            self.notes.append(f"uniform name {uniform.name!r} cannot be written in picasso syntax")
-            return f"; uniform {uniform.name!r} at 0x{uniform.first:02X}-0x{uniform.last:02X}"
-        bank = uniform.bank
-        if bank == "v":
-            return f".in {alias} v{uniform.register}"
-        directive = {"c": ".fvec", "i": ".ivec", "b": ".bool"}.get(bank)
-        if directive is None:
-            self.notes.append(f"uniform {uniform.name!r} lies outside every register bank")
-            return f"; uniform {uniform.name!r} at 0x{uniform.first:02X}-0x{uniform.last:02X}"
-        size = f"[{uniform.count}]" if uniform.count > 1 else ""
-        return f"{directive} {alias}{size} {bank}{uniform.register}"
-
-    def _output_line(self, entry) -> str:
-        name = _SEMANTIC_NAMES.get(entry.semantic)
-        if name is None or entry.upper:
-            self.notes.append(f"output entry {entry!r} cannot be written in picasso syntax")
-            return f"; output {entry!r}"
-        components = entry.components
-        mask = "" if components == "xyzw" else f".{components}"
-        return f".out - {name} o{entry.register}{mask}"
+        header = header_line(dvle, unit.plan.derived, unit.raw_entry)
+        if header is not None:
+            out.append(header)
+        out += unit.plan.lines
+        if not unit.raw_entry and (unit.entry != "main" or (len(out) == 2 and not has_code)):
+            out.append(f".entry {unit.entry}")  # also what creates an otherwise empty DVLE
+        return out
 
     def _code(self, unit: _Unit, structure: Structure) -> list[str]:
         lines = layout_lines(
@@ -316,45 +308,6 @@ class _Disassembly:
 
 def _is_flow(ins: Instruction) -> bool:
     return ins.info.kind is Kind.FLOW and ins.opcode is not Opcode.BREAK
-
-
-def _alias(name: str) -> str | None:
-    alias = name.replace(".", "$")
-    if not _IDENTIFIER.match(alias) or alias.startswith("_"):
-        return None
-    return alias
-
-
-def _gsh_line(dvle: Dvle) -> str:
-    """``.gsh MODE cF ...``: the DVLE does not record cF, the first register of the
-    geometry shader's private float pool; any register above the fixed-mode array works
-    because every uniform and constant is printed with its explicit register."""
-    floats = [u.register for u in dvle.uniforms if u.bank == "c"]
-    floats += [c.register for c in dvle.constants if c.kind is ConstantKind.FLOAT]
-    mode = dvle.geometry_mode.name.lower()
-    if mode == "fixed":
-        first = max(min(floats, default=95), dvle.fixed_vertex_start + 1)
-        return f".gsh fixed c{first} c{dvle.fixed_vertex_start} {dvle.fixed_vertex_count}"
-    first = min(floats, default=0)
-    if mode == "variable":
-        return f".gsh variable c{first} {dvle.variable_vertex_count}"
-    return f".gsh point c{first}"
-
-
-def _float_text(bits: int) -> str:
-    special = {0x000000: "0.0", 0x800000: "-0.0", 0x7F0000: "inf", 0xFF0000: "-inf"}
-    if bits in special:
-        return special[bits]
-    return str(np.float32(f24_picasso_preimage(bits)))
-
-
-def _constant_line(const) -> str:
-    if const.kind is ConstantKind.FLOAT:
-        values = [_float_text(w) if w <= 0xFFFFFF else f"#0x{w:08X}" for w in const.words]
-        return f".setf c{const.register}({', '.join(values)})"
-    if const.kind is ConstantKind.INT:
-        return f".seti i{const.register}({', '.join(str(v) for v in const.ints)})"
-    return f".setb b{const.register} {'true' if const.value else 'false'}"
 
 
 def _describe(ins: Instruction) -> str:

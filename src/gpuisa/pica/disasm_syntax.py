@@ -149,7 +149,9 @@ def instruction_text(ins: Instruction, opdescs: tuple[int, ...], names: UnitName
     if info.kind in (Kind.CONTROL,) or ins.opcode in (Opcode.EMIT, Opcode.BREAK):
         return info.mnemonic
     if ins.opcode is Opcode.SETEMIT:
-        return _setemit_text(ins)
+        # In a vertex unit a `setemit` would make the assembler's DVLE a geometry shader
+        # (and forbid o7-o15 from there on): the word is printed raw instead.
+        return _setemit_text(ins) if names.geometry else None
     if info.kind not in (Kind.ARITHMETIC, Kind.COMPARE):
         return None
     if ins["desc"] >= len(opdescs) or not _sources_are_legal(ins):

@@ -123,6 +123,8 @@ def test_every_directive_of_the_language_and_no_other():
 
     assert set(DIRECTIVES) == {
         "proc", "end", "else", "alias", "fvec", "ivec", "bool", "constf", "consti", "constfa",
-        "in", "out", "entry", "nodvle", "gsh", "setf", "seti", "setb", "opdesc"}
+        "in", "out", "entry", "nodvle", "gsh", "setf", "seti", "setb", "opdesc",
+        # raw SHBIN fields (docs/assembly-extensions.md)
+        "dvlp", "opdeschigh", "dvle", "dvleconst", "dvleout", "dvleuniform", "dvlelabel"}
     text = ".include foo\n.proc main\n    end\n.end\n"
     assert errors(text) == [("test.pica", 1, 1, "invalid instruction: include")]

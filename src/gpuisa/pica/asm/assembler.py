@@ -12,7 +12,7 @@ The statement handlers live in :mod:`.instructions` and :mod:`.directives`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ...errors import Diagnostic, EncodingError, SourceLocation
 from ..descriptors import DescriptorTable, care_mask
@@ -105,6 +105,11 @@ class Assembler:
         self.poisoned: set[str] = set()
         self.dvle: DvleState | None = None
         self.lexer: Lexer | None = None
+        # gpuisa's raw SHBIN directives (rawtables.py)
+        self.dvlp_version = 0
+        self.opdesc_high: list[tuple[int, Tok]] = []
+        #: The `.dvlp dvles=0` statement, if any.
+        self.no_dvles: Tok | None = None
 
     # -- diagnostics ----------------------------------------------------------------------
 
@@ -169,10 +174,12 @@ class Assembler:
             last_eof = self.lexer.eof
             self.end_file(last_eof)
         self.link(last_eof or Line("", 1, ""))
+        high = self._opdesc_high()
         if self.errors:
             return None
         shbin = Shbin(Program(self.code, self.opdescs.values),
-                      tuple(self.build_dvle(d) for d in self.dvles if not d.nodvle))
+                      tuple(self.build_dvle(d) for d in self.dvles if not d.nodvle),
+                      self.dvlp_version, high)
         lint(self, shbin)
         if self.errors:  # --Werror
             return None
@@ -412,10 +419,14 @@ class Assembler:
                            ((f"procedure '{reloc.name}' is defined here", proc.tok),))
                 continue
             self.code[reloc.pos] = _replace_num_dst(word, proc.length, proc.start)
-        if not self.errors and not any(not d.nodvle for d in self.dvles):
+        count = sum(1 for d in self.dvles if not d.nodvle)
+        if self.no_dvles is not None:
+            if count:
+                self.error(f"dvles=0, but the source defines {count} DVLE(s)", self.no_dvles)
+        elif not self.errors and not count:
             self.error("no DVLEs can be generated from the given input file(s)", None, line=eof)
         for dvle in self.dvles:
-            if dvle.nodvle:
+            if dvle.nodvle or dvle.raw_entry:
                 continue
             if dvle.entry not in self.procs:
                 if dvle.entry in self.poisoned_procs:
@@ -429,13 +440,24 @@ class Assembler:
             self.error(f"the program has {len(self.code)} words; shader program memory holds "
                        f"{MAX_CODE_WORDS}", None, line=eof)
 
+    def _opdesc_high(self) -> tuple[int, ...]:
+        """The descriptors' second words (`.opdeschigh`), 0 where none was given."""
+        table = len(self.opdescs.values)
+        if len(self.opdesc_high) > table:
+            tok = self.opdesc_high[table][1]
+            self.error(f".opdeschigh gives {len(self.opdesc_high)} words for {table} operand "
+                       "descriptors", tok)
+        words = [value for value, _ in self.opdesc_high[:table]]
+        return tuple(words + [0] * (table - len(words)))
+
     def build_dvle(self, d: DvleState) -> Dvle:
-        proc = self.procs[d.entry]
+        proc = self.procs.get(d.entry, Procedure(0, 0, d.origin))  # absent: d.raw_entry
         uniforms = []
         for u in sorted(d.uniforms, key=lambda u: u.reg):
             bank, base = _uniform_bank(u.reg)
             uniforms.append(Uniform.in_bank(u.name.replace("$", "."), bank, u.reg - base, u.size))
-        return Dvle(
+        uniforms += d.raw_uniforms
+        dvle = Dvle(
             shader_type=ShaderType.GEOMETRY if d.is_geo else ShaderType.VERTEX,
             main_offset=proc.start,
             endmain_offset=proc.start + proc.length,
@@ -449,7 +471,9 @@ class Assembler:
             fixed_vertex_start=d.fixed_start,
             variable_vertex_count=d.variable_count,
             fixed_vertex_count=d.fixed_count,
+            labels=tuple(d.labels),
         )
+        return replace(dvle, **d.header) if d.header else dvle
 
 
 def _uniform_bank(reg: int) -> tuple[str, int]:

@@ -36,6 +36,7 @@ from .operands import (
     parse_operand,
     parse_swizzle,
 )
+from .rawtables import DIRECTIVES as RAW_DIRECTIVES
 from .source import Statement, Tok
 from .state import (
     MAX_DVLE_UNIFORMS,
@@ -400,3 +401,4 @@ DIRECTIVES: dict[str, Handler] = {
     "setb": setb,
     "opdesc": _opdesc,
 }
+DIRECTIVES.update(RAW_DIRECTIVES)

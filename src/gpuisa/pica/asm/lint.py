@@ -224,7 +224,7 @@ def lint(asm: Assembler, shbin: Shbin) -> None:
     explorer = _Explorer(code, shbin.program.opdescs)
     results = []
     for dvle in asm.dvles:
-        if not dvle.nodvle:
+        if not dvle.nodvle and not dvle.raw_entry:  # `.dvle main=.. endmain=..`: no procedure
             proc = asm.procs[dvle.entry]
             results.append((dvle, explorer.explore(proc.start, proc.start + proc.length)))
     _mova_warnings(asm, explorer, [r for _, r in results])

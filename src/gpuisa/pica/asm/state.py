@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from ..isa import NUM_GEOMETRY_OUTPUTS, NUM_OUTPUTS
-from ..shbin_records import Constant, GeometryMode, OutputEntry
+from ..shbin_records import Constant, GeometryMode, Label, OutputEntry, Uniform
 from .source import Tok
 from .uniforms import UniformRecord
 
@@ -47,6 +47,16 @@ class DvleState:
     input_mask: int = 0
     #: Where each input register was declared (for a duplicate-input warning).
     input_toks: dict[int, Tok] = field(default_factory=dict)
+    #: gpuisa's raw directives (rawtables.py): header fields set by ``.dvle`` (Dvle field
+    #: name -> value), ``.dvleuniform`` and ``.dvlelabel`` entries.
+    header: dict[str, int] = field(default_factory=dict)
+    raw_uniforms: list[Uniform] = field(default_factory=list)
+    labels: list[Label] = field(default_factory=list)
+
+    @property
+    def raw_entry(self) -> bool:
+        """``.dvle`` gave both ends of the entry point: no entry procedure is needed."""
+        return "main_offset" in self.header and "endmain_offset" in self.header
 
     @property
     def uses_gsh_space(self) -> bool:
