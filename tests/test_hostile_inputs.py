@@ -284,3 +284,18 @@ def test_setb_with_a_comma_as_in_public_shaders():
     plain = assemble(".setb b0 true\n.setb b3 off\n" + PASSTHROUGH)
     assert with_comma.to_bytes() == plain.to_bytes()
     assert ".setb b0 true" in disassemble(with_comma)
+
+
+def test_a_file_read_with_warnings_says_its_text_does_not_reassemble():
+    import struct
+
+    from gpuisa.pica.shbin import Shbin
+
+    data = bytearray(assemble(PASSTHROUGH).to_bytes())
+    dvle = struct.unpack_from("<I", data, 8)[0]  # DVLB: magic, count, DVLE offsets
+    struct.pack_into("<I", data, dvle + 0x08, 0x100)  # DVLE main: past the 2-word code
+    shbin = Shbin.from_bytes(bytes(data))
+    assert shbin.warnings
+    text = disassemble(shbin)
+    assert "; reader warning:" in text
+    assert "does not reassemble to the identical file" in text

@@ -1,4 +1,4 @@
-"""Dvle.output_map(): libctru's DVLE_GenerateOutmap rules (shbin-format.md §5.2), by hand."""
+"""output_map(dvle.outputs): libctru's DVLE_GenerateOutmap rules (shbin-format.md §5.2), by hand."""
 
 from __future__ import annotations
 
@@ -6,13 +6,13 @@ import pytest
 from test_shbin_picasso import EXPECTED_A
 
 from gpuisa.errors import ShbinError
-from gpuisa.pica.shbin import Dvle, OutputEntry, OutputSemantic
+from gpuisa.pica.shbin import Dvle, OutputEntry, OutputSemantic, output_map
 
 U = 0x1F  # unused slot
 
 
 def test_sample_a_vertex_shader():
-    outmap = EXPECTED_A.entries[0].output_map()
+    outmap = output_map(EXPECTED_A.entries[0].outputs)
     assert outmap.slots[:3] == (
         (0x00, 0x01, 0x02, 0x03),  # o0 position
         (0x08, 0x09, 0x0A, 0x0B),  # o1 color
@@ -25,7 +25,7 @@ def test_sample_a_vertex_shader():
 
 
 def test_sample_a_geometry_shader_with_dummy():
-    outmap = EXPECTED_A.entries[1].output_map()
+    outmap = output_map(EXPECTED_A.entries[1].outputs)
     assert outmap.slots[:3] == ((0, 1, 2, 3), (U, U, U, U), (0x08, 0x09, 0x0A, U))
     assert (outmap.count, outmap.mask, outmap.texcoord_used) == (3, 0b111, False)
 
@@ -44,7 +44,7 @@ def test_codes_go_to_set_mask_bits_until_the_component_count():
             OutputEntry(OutputSemantic.COLOR, 15, 0b0011),
         )
     )
-    outmap = dvle.output_map()
+    outmap = output_map(dvle.outputs)
     assert outmap.slots[:7] == (
         (0x00, U, 0x01, U),
         (0x12, 0x13, 0x14, U),
@@ -66,10 +66,10 @@ def test_later_entries_overwrite_slots_of_the_same_component():
             OutputEntry(OutputSemantic.TEXCOORD0, 0, 0b0110),
         )
     )
-    assert dvle.output_map().slots[0] == (0x08, 0x0C, 0x0D, 0x0B)
+    assert output_map(dvle.outputs).slots[0] == (0x08, 0x0C, 0x0D, 0x0B)
 
 
 def test_register_outside_o0_o15_is_an_error():
     with pytest.raises(ShbinError) as info:
-        Dvle(outputs=(OutputEntry(0, 0), OutputEntry(0, 16))).output_map()
+        output_map(Dvle(outputs=(OutputEntry(0, 0), OutputEntry(0, 16))).outputs)
     assert info.value.field == "outputs[1].register"

@@ -213,6 +213,12 @@ class _Disassembly:
 
     def text(self) -> str:
         out = [self._banner()]
+        if self.shbin is not None and self.shbin.warnings:
+            # The reader accepted values no SHBIN writer (gpuisa's or picasso's) produces:
+            # the text shows them, but assembles to a file without them.
+            out += [f"; reader warning: {w}" for w in self.shbin.warnings]
+            out.append("; this file holds values the assembler cannot write: the text below "
+                       "does not reassemble to the identical file")
         out += self._container_lines()
         for k, (unit, structure) in enumerate(zip(self.units, self.structures, strict=True)):
             if k:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from .isa import (
@@ -21,9 +20,6 @@ from .isa import (
     NUM_OUTPUTS,
     GeometryMode,
 )
-
-if TYPE_CHECKING:
-    from .shbin_outmap import OutputMap
 
 
 class ShaderType(IntEnum):
@@ -330,9 +326,3 @@ class Dvle:
     def uniform(self, name: str) -> Uniform | None:
         """The uniform-table entry called ``name`` (first match), if any."""
         return next((u for u in self.uniforms if u.name == name), None)
-
-    def output_map(self) -> OutputMap:
-        """The output-register map libctru's loader derives from the output table."""
-        from .shbin_outmap import output_map  # here: shbin_outmap builds on this module
-
-        return output_map(self.outputs)

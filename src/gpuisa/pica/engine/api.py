@@ -14,7 +14,7 @@ from ...floats import f24_to_f32
 from ..isa import NUM_GEOMETRY_OUTPUTS, NUM_OUTPUTS, NUM_TEMPORARIES
 from ..program import Program
 from ..shbin import ConstantKind, Dvle, ShaderType, Shbin
-from ..shbin_outmap import SEMANTIC_SLOTS
+from ..shbin_outmap import SEMANTIC_SLOTS, output_map
 from ..shbin_records import CONSTANT_BANK_SIZE
 from .batch import run_batch
 from .batch_geometry_commit import run_geometry_batch
@@ -156,7 +156,7 @@ class Executable:
         """The registers an output vertex consists of (the DVLE output mask; without a
         DVLE all registers, o0-o6 for geometry shaders)."""
         if self.dvle is not None:
-            mask = self.dvle.output_map().mask
+            mask = output_map(self.dvle.outputs).mask
             return tuple(n for n in range(NUM_OUTPUTS) if mask >> n & 1)
         return tuple(range(NUM_GEOMETRY_OUTPUTS if self.geometry else NUM_OUTPUTS))
 
@@ -440,7 +440,7 @@ class SemanticOutputs(Mapping[str, np.ndarray]):
         if value is None:
             first, count = self._ranges[name]
             value = np.ones((self._lanes, count), dtype=np.float32)
-            for register, codes in enumerate(self._dvle.output_map().slots):
+            for register, codes in enumerate(output_map(self._dvle.outputs).slots):
                 for component, code in enumerate(codes):
                     if first <= code < first + count:
                         value[:, code - first] = self._outputs[f"o{register}"][:, component]
