@@ -13,6 +13,7 @@ from functools import cached_property
 
 import numpy as np
 
+from gpuisa.pica import Program
 from gpuisa.pica.asm import assemble
 from gpuisa.pica.shbin import Shbin
 
@@ -121,16 +122,34 @@ POINT_SPRITE = """
 """
 
 
+#: The 27-word lighting shader the emulator comparison of gpuisa issue 11 used (words and
+#: operand descriptors as given there): o0 = MVP v0; N = normalize(M3 v1); diffuse
+#: min(max(L.N, 0), 1) times a colour plus ambient, times v2; JMPC skips a halving where
+#: L.N > 0.25 (about 37 % of these inputs); specular max(H.N, 0)^4; o3 = N.
+PEER_LIGHTING_CODE = (
+    0x08020000, 0x08021001, 0x08022002, 0x08023003, 0x06024080, 0x06025081, 0x06026082,
+    0x06210800, 0x3E211006, 0x22011805, 0x06427800, 0x3242A906, 0x3642A907, 0x22628908,
+    0x02629984, 0x22802984, 0xBA42C90A, 0xB2804C00, 0x2282AA09, 0x4C214004, 0x06A2B800,
+    0x32A2AA86, 0x22A15A86, 0x22A15A86, 0xE22AB68B, 0x4C610004, 0x88000000,
+)
+PEER_LIGHTING_OPDESCS = (
+    0x0006C368, 0x0006C364, 0x0006C362, 0x0006C361, 0x0006C36F, 0x0006C00E, 0x0006C008,
+    0x0006CAA8, 0x0000036F, 0x0006D54F, 0x00000000, 0x0D86C00F,
+)
+
+
 @dataclass(frozen=True)
 class Workload:
     name: str
-    source: str
+    source: str | Program  # picasso source, or a bare program run from word 0
     inputs: Callable[[int, np.random.Generator], dict[str, np.ndarray]]
     uniforms: Callable[[np.random.Generator], dict[str, object]]
     numpy: Callable[[dict[str, np.ndarray], dict[str, object]], object]
 
     @cached_property
-    def shbin(self) -> Shbin:
+    def shbin(self) -> Shbin | Program:
+        if isinstance(self.source, Program):
+            return self.source
         return assemble([(f"{self.name}.v.pica", self.source)])
 
 
@@ -210,6 +229,37 @@ def _sprite_numpy(inputs, uniforms):
     return pos.reshape(-1, 4), np.repeat(inputs["col"], 4, axis=0)
 
 
+def _peer_inputs(n, rng):
+    nrm = rng.normal(size=(n, 4)).astype(np.float32)
+    nrm[:, :3] /= np.linalg.norm(nrm[:, :3], axis=1, keepdims=True)
+    nrm[:, 3] = 0.0
+    pos = rng.uniform(-1, 1, (n, 4)).astype(np.float32)
+    pos[:, 3] = 1.0
+    return {"v0": pos, "v1": nrm, "v2": rng.uniform(-2, 2, (n, 4)).astype(np.float32)}
+
+
+_PEER_UNIFORMS = {
+    "c0": (1.2, 0, 0, 0.1), "c1": (0, 1.6, 0, -0.2), "c2": (0, 0, -1.002, -0.2002),
+    "c3": (0, 0, -1, 0), "c4": (0.8, -0.6, 0, 0), "c5": (0.6, 0.8, 0, 0), "c6": (0, 0, 1, 0),
+    "c7": (0.30305, 0.50508, 0.80812, 0), "c8": (1, 0.9, 0.8, 1), "c9": (0.1, 0.1, 0.15, 0),
+    "c10": (0, 1, 0.5, 2), "c11": (0, 0.3162, 0.9487, 0), "c12": (0.25, 0.25, 0, 0),
+    "c13": (0.5, 0.5, 0.5, 0),
+}  # issue 11's values
+
+
+def _peer_numpy(inputs, uniforms):
+    c = {k: np.asarray(v, np.float32) for k, v in uniforms.items()}
+    mvp = np.stack([c["c0"], c["c1"], c["c2"], c["c3"]])
+    pos = inputs["v0"] @ mvp.T
+    normal = inputs["v1"][:, :3] @ np.stack([c["c4"], c["c5"], c["c6"]])[:, :3].T
+    normal /= np.sqrt((normal * normal).sum(axis=1, keepdims=True))
+    ndl = np.clip(normal @ c["c7"][:3], 0, 1)
+    color = (c["c8"] * ndl[:, None] + c["c9"]) * inputs["v2"]
+    color[ndl <= 0.25] *= 0.5
+    spec = np.maximum(normal @ c["c11"][:3], 0) ** 4
+    return pos, color, spec[:, None] * c["c13"] + color
+
+
 WORKLOADS = {
     "transform": Workload("transform", TRANSFORM,
                           lambda n, rng: {"pos": _positions(n, rng)},
@@ -218,6 +268,9 @@ WORKLOADS = {
                          _lighting_numpy),
     "skinning": Workload("skinning", SKINNING, _skinning_inputs, _skinning_uniforms,
                          _skinning_numpy),
+    "peer-lighting": Workload("peer-lighting",
+                              Program(PEER_LIGHTING_CODE, PEER_LIGHTING_OPDESCS),
+                              _peer_inputs, lambda rng: dict(_PEER_UNIFORMS), _peer_numpy),
     "geometry": Workload("geometry", POINT_SPRITE, _sprite_inputs,
                          lambda rng: {"size": [0.5, 0.5, 0.5, 0.5]}, _sprite_numpy),
 }
