@@ -19,9 +19,10 @@ engine, which gives the result or raises the error with its exact message.  Prog
 using EX2/LG2 run on the reference engine if NumPy's inner loops cannot be called
 directly (see :mod:`.jit_rules`).
 
-Numba is optional (``pip install gpuisa[jit]``): without it this module imports, sets
-:data:`AVAILABLE` to False and registers nothing.  With it, importing this module
-registers the engine "jit"; Numba itself is imported on the first run.
+Numba is a required dependency of gpuisa; should it be missing (a broken installation),
+this module still imports, sets :data:`AVAILABLE` to False and registers nothing.
+Importing this module registers the engine "jit"; Numba itself is imported on the first
+run.
 """
 
 from __future__ import annotations
