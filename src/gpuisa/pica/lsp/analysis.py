@@ -113,13 +113,13 @@ def _place(diagnostic: Diagnostic, texts: Mapping[str, str], first: str) -> tupl
     text = texts.get(loc.file)
     if text is None:
         return first, 0, 0
-    lines = text.count("\n")
-    line = min(max(loc.line - 1, 0), lines)
+    last = text.count("\n")
+    if loc.line - 1 > last:  # end-of-file diagnostics name the line after the last
+        return loc.file, last, 0
+    line = max(loc.line - 1, 0)
     col = max(loc.column - 1, 0)
     if line == 0 and text.startswith("\ufeff"):
         col += 1
-    if diagnostic.source_line is None:
-        col = 0
     return loc.file, line, col
 
 

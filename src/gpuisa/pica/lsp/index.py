@@ -372,7 +372,8 @@ def _index_file(path: str, text: str, first_unit: int) -> tuple[list[_UnitIndexe
         semicolon = raw.find(";")
         if semicolon >= 0:
             comments.append(Comment(path, number, semicolon, len(raw.rstrip("\r")) - semicolon))
-        for item in Lexer(raw[offset:], path):
+        # the leading newline keeps the lexer from taking a BOM inside the file for one
+        for item in Lexer("\n" + raw[offset:], path):
             ix = units[-1]
             ix.at(number, offset)
             if isinstance(item, Marker):
