@@ -174,3 +174,13 @@ def test_any_text_is_analysed_without_crashing(text, line, col):
     prefix = lines[line][:col] if line < len(lines) else ""
     complete(analysis, "a.pica", line, prefix)
     signature_help(prefix)
+
+
+def test_cli_without_the_lsp_extra_is_a_clean_error(monkeypatch, capsys):
+    from gpuisa.pica.cli import main
+
+    monkeypatch.setitem(sys.modules, "gpuisa.pica.lsp.server", None)  # import fails
+    assert main(["lsp"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("pica: error: pica lsp needs the optional dependencies")
+    assert 'pip install "gpuisa[lsp]"' in err
