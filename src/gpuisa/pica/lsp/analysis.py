@@ -1,0 +1,162 @@
+"""One analysis of a program: the assembler's diagnostics, its symbol tables, the index.
+
+The diagnostics are those of ``pica asm`` with its default options: the same messages at
+the same lines and columns, errors and warnings alike (the assembler's notes become the
+related information of the message before them).  :func:`_findings` is the one adapter
+that turns them into editor problems; it also takes the findings of ``pica check``
+(``gpuisa.pica.check``, a static analyser being written separately) when that module
+exists, with their finding IDs as codes.
+
+The assembler forgets each unit's aliases when the next unit begins; :class:`_Recorder`
+keeps a copy, so hover can say which register, swizzle and constant a name stands for.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ...errors import Diagnostic, GpuIsaError, SourceLocation
+from ..asm.assembler import Assembler, Options
+from ..asm.operands import Alias
+from ..asm.source import Tok
+from ..shbin_records import Constant
+from .index import ProgramIndex, build_index
+
+
+@dataclass(frozen=True, slots=True)
+class Related:
+    path: str
+    line: int
+    col: int
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A diagnostic placed in a document: ``line``/``col`` from 0, ``col`` in characters;
+    ``severity`` is "error", "warning" or "information"; ``code`` a finding ID."""
+
+    path: str
+    line: int
+    col: int
+    length: int
+    severity: str
+    message: str
+    code: str | None = None
+    related: tuple[Related, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class UnitFacts:
+    """What the assembler knew about one unit when it ended."""
+
+    aliases: Mapping[str, Alias]
+    constants: tuple[Constant, ...]
+    labels: Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    sources: tuple[tuple[str, str], ...]
+    index: ProgramIndex
+    problems: Mapping[str, tuple[Problem, ...]]
+    units: tuple[UnitFacts, ...]
+    #: Procedure name -> (first word, length in words).
+    procedures: Mapping[str, tuple[int, int]]
+
+    def text(self, path: str) -> str:
+        return next((text for p, text in self.sources if p == path), "")
+
+
+class _Recorder(Assembler):
+    """The assembler, keeping each unit's symbol tables for the language server."""
+
+    def __init__(self) -> None:
+        super().__init__(Options())
+        self.facts: list[UnitFacts] = []
+        self._began = False
+
+    def begin_file(self, unit: str | None, origin: Tok) -> None:
+        if self._began:
+            self.record()
+        self._began = True
+        super().begin_file(unit, origin)
+
+    def record(self) -> None:
+        constants = tuple(self.dvle.constants) if self.dvle is not None else ()
+        self.facts.append(UnitFacts(dict(self.aliases), constants, dict(self.labels)))
+
+
+def _check_diagnostics(sources: Sequence[tuple[str, str]]) -> list[tuple[Diagnostic, str]]:
+    """Findings of ``pica check`` as (diagnostic, finding ID), or none while that module
+    does not exist.  A finding is read through the attributes ``id``, ``severity``,
+    ``message``, ``location`` (a :class:`SourceLocation`) and optionally ``length``."""
+    try:
+        module = importlib.import_module("gpuisa.pica.check")
+    except ImportError:
+        return []
+    try:
+        findings = module.check(list(sources))
+    except GpuIsaError:
+        return []
+    return [(Diagnostic(f.severity, f.message, f.location, None, getattr(f, "length", 1)),
+             str(f.id)) for f in findings]
+
+
+def _place(diagnostic: Diagnostic, texts: Mapping[str, str], first: str) -> tuple[str, int, int]:
+    """(path, line, column) in a document: the assembler counts from 1 and starts the
+    first line after a byte order mark; a location in a file that is not part of the
+    program (a ``#`` line marker named it) is shown at the start of the first file."""
+    loc: SourceLocation = diagnostic.location
+    text = texts.get(loc.file)
+    if text is None:
+        return first, 0, 0
+    last = text.count("\n")
+    if loc.line - 1 > last:  # end-of-file diagnostics name the line after the last
+        return loc.file, last, 0
+    line = max(loc.line - 1, 0)
+    col = max(loc.column - 1, 0)
+    if line == 0 and text.startswith("\ufeff"):
+        col += 1
+    return loc.file, line, col
+
+
+def _findings(diagnostics: Sequence[tuple[Diagnostic, str | None]],
+              texts: Mapping[str, str], first: str) -> dict[str, tuple[Problem, ...]]:
+    problems: list[Problem] = []
+    for diagnostic, code in diagnostics:
+        path, line, col = _place(diagnostic, texts, first)
+        message = diagnostic.message
+        if path != diagnostic.location.file:
+            loc = diagnostic.location
+            message = f"{loc.file}:{loc.line}:{loc.column}: {message}"
+        if diagnostic.severity == "note" and problems:
+            last = problems[-1]
+            note = Related(path, line, col, message)
+            problems[-1] = Problem(last.path, last.line, last.col, last.length, last.severity,
+                                   last.message, last.code, (*last.related, note))
+            continue
+        severity = diagnostic.severity if diagnostic.severity in ("error", "warning") \
+            else "information"
+        problems.append(Problem(path, line, col, diagnostic.length, severity, message, code))
+    out: dict[str, list[Problem]] = {path: [] for path in texts}
+    for problem in problems:
+        out[problem.path].append(problem)
+    return {path: tuple(found) for path, found in out.items()}
+
+
+def analyse(sources: Sequence[tuple[str, str]]) -> Analysis:
+    """Assemble and index a program (``(path, text)`` pairs in assembly order)."""
+    sources = tuple((path, text) for path, text in sources)
+    recorder = _Recorder()
+    output = recorder.run(sources)
+    recorder.record()
+    diagnostics: list[tuple[Diagnostic, str | None]] = [(d, None) for d in recorder.diagnostics]
+    if output is not None:
+        diagnostics.extend(_check_diagnostics(sources))
+    texts = dict(sources)
+    procedures = {name: (p.start, p.length) for name, p in recorder.procs.items()}
+    return Analysis(sources, build_index(sources), _findings(diagnostics, texts, sources[0][0]),
+                    tuple(recorder.facts), procedures)

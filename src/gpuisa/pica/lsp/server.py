@@ -1,0 +1,306 @@
+"""The language server: LSP over stdio with pygls, on top of the analysis modules.
+
+This is the only module that imports pygls/lsprotocol (the optional ``lsp`` extra).
+Every request is answered from the last analysis of the program the document belongs
+to (:mod:`.project`); positions are converted between the editor's units (UTF-16 unless
+the client negotiates otherwise) and Python characters here.  A handler that fails for
+any reason logs the failure and answers "nothing": a broken file never stops the server.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import traceback
+from collections.abc import Callable
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+from pygls.lsp.server import LanguageServer
+from pygls.uris import from_fs_path, to_fs_path
+
+from ... import __version__
+from ..asm.operands import is_identifier
+from .analysis import Analysis, Problem
+from .completion import complete, signature_help
+from .hover import hover_text
+from .index import SYMBOL_ROLES, Occurrence, is_register
+from .project import Workspace, read_source
+from .tokens import SYMBOL_KINDS, TOKEN_MODIFIERS, TOKEN_TYPES, document_symbols, semantic_tokens
+
+_SEVERITY = {"error": types.DiagnosticSeverity.Error,
+             "warning": types.DiagnosticSeverity.Warning,
+             "information": types.DiagnosticSeverity.Information}
+_COMPLETION_KIND = {
+    "mnemonic": types.CompletionItemKind.Keyword, "directive": types.CompletionItemKind.Keyword,
+    "register": types.CompletionItemKind.Variable, "swizzle": types.CompletionItemKind.Field,
+    "keyword": types.CompletionItemKind.EnumMember, "procedure": types.CompletionItemKind.Function,
+    "label": types.CompletionItemKind.Reference, "uniform": types.CompletionItemKind.Variable,
+    "constant": types.CompletionItemKind.Constant, "alias": types.CompletionItemKind.Variable,
+    "input": types.CompletionItemKind.Field, "output": types.CompletionItemKind.Field,
+}
+
+
+@functools.lru_cache(maxsize=16)
+def _lines(text: str) -> list[str]:
+    return text.split("\n")
+
+
+def _path(uri: str) -> str:
+    """The file a URI names (normalised like the project file's entries), or the URI
+    itself for documents that are not files."""
+    path = to_fs_path(uri) if uri.startswith("file:") else None
+    return os.path.normpath(os.path.abspath(path)) if path else uri
+
+
+class PicaServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("pica-lsp", __version__,
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.project = Workspace(self.read)
+        #: Files diagnostics were last published for, per program file asked about.
+        self.published: dict[str, set[str]] = {}
+
+    # -- documents ----------------------------------------------------------------------
+
+    def open_documents(self) -> dict[str, str]:
+        return {_path(uri): uri for uri in self.workspace.text_documents}
+
+    def read(self, path: str) -> str:
+        uri = self.open_documents().get(path)
+        if uri is not None:
+            return self.workspace.get_text_document(uri).source
+        return read_source(path)
+
+    def uri(self, path: str) -> str:
+        uri = self.open_documents().get(path)
+        return uri if uri is not None else (from_fs_path(path) if os.path.isabs(path) else path)
+
+    def analysis(self, uri: str) -> Analysis:
+        return self.project.analysis_of(_path(uri))[0]
+
+    # -- positions ----------------------------------------------------------------------
+
+    def to_client(self, text: str, line: int, col: int) -> types.Position:
+        lines = _lines(text)
+        line = min(line, max(len(lines) - 1, 0))
+        return self.workspace.position_codec.position_to_client_units(
+            lines, types.Position(line=line, character=col))
+
+    def from_client(self, text: str, position: types.Position) -> tuple[int, int]:
+        server = self.workspace.position_codec.position_from_client_units(
+            _lines(text), types.Position(line=position.line, character=position.character))
+        return server.line, server.character
+
+    def range(self, analysis: Analysis, path: str, line: int, col: int,
+              length: int) -> types.Range:
+        text = analysis.text(path)
+        return types.Range(start=self.to_client(text, line, col),
+                           end=self.to_client(text, line, col + max(length, 1)))
+
+    def location(self, analysis: Analysis, o: Occurrence) -> types.Location:
+        return types.Location(uri=self.uri(o.path),
+                              range=self.range(analysis, o.path, o.line, o.col, o.length))
+
+    def at(self, uri: str, position: types.Position) -> tuple[Analysis, Occurrence | None]:
+        analysis = self.analysis(uri)
+        path = _path(uri)
+        line, col = self.from_client(analysis.text(path), position)
+        return analysis, analysis.index.at(path, line, col)
+
+    def symbol_at(self, params, roles=None) -> tuple[Analysis, Occurrence | None]:
+        """The declared name under the cursor (of one of ``roles``), if any."""
+        analysis, o = self.at(params.text_document.uri, params.position)
+        if o is None or o.key is None or (roles is not None and o.role not in roles):
+            return analysis, None
+        return analysis, o
+
+    # -- diagnostics --------------------------------------------------------------------
+
+    def _diagnostic(self, analysis: Analysis, p: Problem) -> types.Diagnostic:
+        related = [types.DiagnosticRelatedInformation(
+            location=types.Location(uri=self.uri(r.path),
+                                    range=self.range(analysis, r.path, r.line, r.col, 1)),
+            message=r.message) for r in p.related]
+        return types.Diagnostic(range=self.range(analysis, p.path, p.line, p.col, p.length),
+                                message=p.message, severity=_SEVERITY[p.severity],
+                                source="gpuisa", code=p.code,
+                                related_information=related or None)
+
+    def publish(self, uri: str) -> None:
+        path = _path(uri)
+        sources, error = self.project.program(path)
+        analysis = self.project.analyse(sources)
+        files = {p for p, _ in analysis.sources}
+        for stale in self.published.get(path, set()) - files:
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=self.uri(stale), diagnostics=[]))
+        self.published[path] = files
+        for name in files:
+            found = [self._diagnostic(analysis, p) for p in analysis.problems.get(name, ())]
+            if error is not None and name == path:
+                found.insert(0, types.Diagnostic(range=self.range(analysis, path, 0, 0, 1),
+                                                 message=error.message, source="gpuisa",
+                                                 severity=types.DiagnosticSeverity.Error))
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=self.uri(name), diagnostics=found))
+
+
+server = PicaServer()
+
+
+def _safe(default=None) -> Callable:
+    """Log any failure of a handler and answer ``default``."""
+
+    def wrap(handler: Callable) -> Callable:
+        @functools.wraps(handler)
+        def run(ls: PicaServer, params):
+            try:
+                return handler(ls, params)
+            except JsonRpcInvalidParams:
+                raise
+            except Exception:
+                ls.window_log_message(types.LogMessageParams(
+                    type=types.MessageType.Error,
+                    message=f"pica lsp: {handler.__name__} failed:\n{traceback.format_exc()}"))
+                return default
+
+        return run
+
+    return wrap
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+@_safe()
+def _changed(ls: PicaServer, params) -> None:
+    ls.publish(params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+@_safe()
+def _closed(ls: PicaServer, params: types.DidCloseTextDocumentParams) -> None:
+    ls.text_document_publish_diagnostics(
+        types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+@_safe()
+def _hover(ls: PicaServer, params: types.HoverParams) -> types.Hover | None:
+    analysis, o = ls.at(params.text_document.uri, params.position)
+    text = hover_text(analysis, o) if o is not None else None
+    if not text:
+        return None
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
+                       range=ls.range(analysis, o.path, o.line, o.col, o.length))
+
+
+@server.feature(types.TEXT_DOCUMENT_DEFINITION)
+@_safe()
+def _definition(ls: PicaServer, params: types.DefinitionParams) -> list[types.Location] | None:
+    analysis, o = ls.symbol_at(params)
+    if o is None:
+        return None
+    found = analysis.index.definitions(o.key)
+    same_unit = [d for d in found if d.unit == o.unit]
+    return [ls.location(analysis, d) for d in (same_unit or found)]
+
+
+@server.feature(types.TEXT_DOCUMENT_REFERENCES)
+@_safe()
+def _references(ls: PicaServer, params: types.ReferenceParams) -> list[types.Location] | None:
+    analysis, o = ls.symbol_at(params)
+    if o is None:
+        return None
+    include = params.context.include_declaration
+    return [ls.location(analysis, r) for r in analysis.index.of_key(o.key)
+            if include or not r.definition]
+
+
+@server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+@_safe()
+def _prepare_rename(ls: PicaServer, params: types.PrepareRenameParams) -> types.Range | None:
+    analysis, o = ls.symbol_at(params, SYMBOL_ROLES)
+    return None if o is None else ls.range(analysis, o.path, o.line, o.col, o.length)
+
+
+@server.feature(types.TEXT_DOCUMENT_RENAME)
+@_safe()
+def _rename(ls: PicaServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
+    analysis, o = ls.symbol_at(params, SYMBOL_ROLES)
+    if o is None:
+        return None
+    new = params.new_name
+    if not new or not is_identifier(new) or is_register(new):
+        raise JsonRpcInvalidParams(f"'{new}' is not a valid name (letters, digits, _ and $, "
+                                   "not a register name)")
+    changes: dict[str, list[types.TextEdit]] = {}
+    for r in analysis.index.of_key(o.key):
+        changes.setdefault(ls.uri(r.path), []).append(types.TextEdit(
+            range=ls.range(analysis, r.path, r.line, r.col, r.length), new_text=new))
+    return types.WorkspaceEdit(changes=changes)
+
+
+@server.feature(types.TEXT_DOCUMENT_COMPLETION,
+                types.CompletionOptions(trigger_characters=[".", ",", " "]))
+@_safe()
+def _completion(ls: PicaServer, params: types.CompletionParams) -> types.CompletionList | None:
+    analysis = ls.analysis(params.text_document.uri)
+    path = _path(params.text_document.uri)
+    text = analysis.text(path)
+    line, col = ls.from_client(text, params.position)
+    lines = text.split("\n")
+    prefix = lines[line][:col] if line < len(lines) else ""
+    items = [types.CompletionItem(label=c.label, detail=c.detail or None,
+                                  kind=_COMPLETION_KIND.get(c.role.value))
+             for c in complete(analysis, path, line, prefix)]
+    return types.CompletionList(is_incomplete=False, items=items)
+
+
+@server.feature(types.TEXT_DOCUMENT_SIGNATURE_HELP,
+                types.SignatureHelpOptions(trigger_characters=[" ", ","]))
+@_safe()
+def _signature(ls: PicaServer, params: types.SignatureHelpParams) -> types.SignatureHelp | None:
+    text = ls.analysis(params.text_document.uri).text(_path(params.text_document.uri))
+    line, col = ls.from_client(text, params.position)
+    lines = text.split("\n")
+    found = signature_help(lines[line][:col] if line < len(lines) else "")
+    if found is None:
+        return None
+    info = types.SignatureInformation(
+        label=found.label, documentation=found.documentation,
+        parameters=[types.ParameterInformation(label=p) for p in found.parameters])
+    return types.SignatureHelp(signatures=[info], active_signature=0,
+                               active_parameter=found.active)
+
+
+@server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+@_safe()
+def _symbols(ls: PicaServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
+    analysis = ls.analysis(params.text_document.uri)
+    path = _path(params.text_document.uri)
+    out = []
+    for o in document_symbols(analysis.index, path):
+        span = ls.range(analysis, path, o.line, o.col, o.length)
+        out.append(types.DocumentSymbol(name=o.text, kind=types.SymbolKind[SYMBOL_KINDS[o.role]],
+                                        range=span, selection_range=span, detail=o.role.value))
+    return out
+
+
+@server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL,
+                types.SemanticTokensLegend(token_types=list(TOKEN_TYPES),
+                                           token_modifiers=list(TOKEN_MODIFIERS)))
+@_safe()
+def _tokens(ls: PicaServer, params: types.SemanticTokensParams) -> types.SemanticTokens:
+    analysis = ls.analysis(params.text_document.uri)
+    path = _path(params.text_document.uri)
+    text = analysis.text(path)
+    data = semantic_tokens(analysis.index, path,
+                           lambda line, col: ls.to_client(text, line, col).character)
+    return types.SemanticTokens(data=data)
+
+
+def serve() -> None:
+    """Run the server on stdin/stdout until the client says exit."""
+    server.start_io()

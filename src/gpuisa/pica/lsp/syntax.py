@@ -1,0 +1,88 @@
+"""The language's surface for the editor: directive syntax, instruction operand lists and
+the keywords each operand position accepts.
+
+The keyword sets are the assembler's own tables (so completion offers exactly what
+``pica asm`` accepts); the directive texts summarise pica-assembly-language.md §4 and
+docs/assembly-extensions.md.
+"""
+
+from __future__ import annotations
+
+from ..asm.directives import _GSH_MODES, _OUTPUT_TYPES
+from ..asm.directives import DIRECTIVES as _HANDLERS
+from ..asm.instructions import _COMPARE_OPS, _MOVA_TARGETS, _SETEMIT_FLAGS
+from ..isa import Kind, Opcode, OpcodeInfo
+
+OUTPUT_TYPES: tuple[str, ...] = tuple(_OUTPUT_TYPES)
+GEOMETRY_MODES: tuple[str, ...] = tuple(_GSH_MODES)
+COMPARE_OPERATORS: tuple[str, ...] = tuple(_COMPARE_OPS)
+MOVA_TARGETS: tuple[str, ...] = tuple(t for t in _MOVA_TARGETS if "." in t)
+SETEMIT_FLAGS: tuple[str, ...] = tuple(_SETEMIT_FLAGS)
+CONDITIONS = ("cmp.x", "cmp.y", "!cmp.x", "!cmp.y", "cmp.x && cmp.y", "cmp.x || cmp.y")
+BOOL_VALUES = ("true", "false")
+
+#: Directive name (no dot) -> (syntax, what it does).
+DIRECTIVES: dict[str, tuple[str, str]] = {
+    "proc": (".proc NAME", "Opens a procedure (global across the files of a program); "
+             "`.end` closes it."),
+    "end": (".end", "Closes the innermost block: `.proc`, `ifc`/`ifu`, `for` or `.constfa`."),
+    "else": (".else", "Starts the else part of the innermost `ifc`/`ifu` block."),
+    "alias": (".alias NAME REG[.swizzle]", "Names a register, with a swizzle and negation "
+              "(REG may be another alias, with a static offset)."),
+    "fvec": (".fvec NAME[, NAME[N], ...] [REG]", "Declares float vector uniforms (c0-c95); "
+             "`[N]` declares an array of N registers. Names starting with `_` are private."),
+    "ivec": (".ivec NAME[, ...]", "Declares integer vector uniforms (i0-i3)."),
+    "bool": (".bool NAME[, ...]", "Declares boolean uniforms (b0-b15)."),
+    "constf": (".constf NAME(x, y, z, w) [REG]", "A float constant in a register taken from "
+               "the top of the uniform space (c95 downwards)."),
+    "consti": (".consti NAME(x, y, z, w) [REG]", "An integer constant (values 0-255) in "
+               "i0-i3."),
+    "constfa": (".constfa NAME[N] / .constfa (x, y, z, w) / .end", "A float constant array: "
+                "one `.constfa (...)` line per element, closed by `.end`."),
+    "in": (".in NAME [REG]", "Declares an input attribute (the lowest free v register "
+           "unless REG is given)."),
+    "out": (".out NAME TYPE[.mask] [REG]", "Wires an output register to a semantic: "
+           + ", ".join(OUTPUT_TYPES) + ". NAME `-` declares no alias."),
+    "entry": (".entry NAME", "The entry procedure of this file's shader (default `main`)."),
+    "nodvle": (".nodvle", "This file contributes code only (no DVLE)."),
+    "gsh": (".gsh [point cF | variable cF N | fixed cF cS N]", "Marks the shader as a "
+            "geometry shader; with a mode, its uniforms get the private space from cF."),
+    "setf": (".setf REG(x, y, z, w)", "A float constant for an explicit register."),
+    "seti": (".seti REG(x, y, z, w)", "An integer constant for an explicit register."),
+    "setb": (".setb REG VALUE", "A boolean constant for an explicit register "
+             "(true/false/on/off/1/0)."),
+    "opdesc": (".opdesc VALUE[, ...]", "gpuisa extension: raw operand descriptors, before "
+               "the first instruction."),
+    "word": (".word VALUE[, ...]", "gpuisa extension: raw instruction words."),
+    "unit": (".unit [NAME]", "gpuisa extension: the following lines are the next input "
+             "file."),
+}
+#: The directives the assembler handles itself (the rest are in its handler table).
+DRIVER_DIRECTIVES = frozenset({"word", "unit"})
+ASSEMBLER_DIRECTIVES = frozenset(_HANDLERS) | DRIVER_DIRECTIVES
+
+_SPECIAL: dict[Opcode, tuple[str, ...]] = {
+    Opcode.CALL: ("proc",),
+    Opcode.CALLC: ("cond", "proc"),
+    Opcode.CALLU: ("bN", "proc"),
+    Opcode.IFC: ("cond",),
+    Opcode.BREAKC: ("cond",),
+    Opcode.JMPC: ("cond", "label"),
+    Opcode.JMPU: ("[!]bN", "label"),
+    Opcode.IFU: ("bN",),
+    Opcode.LOOP: ("iN",),
+    Opcode.SETEMIT: ("vtx", "[prim] [inv]"),
+    Opcode.MOVA: ("a0.x|a0.y|a0.xy", "src1"),
+    Opcode.CMP: ("src1", "opx", "opy", "src2"),
+}
+
+
+def operand_names(info: OpcodeInfo) -> tuple[str, ...]:
+    """The operands of an instruction as written in assembly (pica-assembly-language.md
+    §5.1): special forms by opcode, else ``dst`` and the format's sources."""
+    special = _SPECIAL.get(info.opcode)
+    if special is not None:
+        return special
+    if info.kind is Kind.ARITHMETIC:
+        return ("dst", *info.format.sources)
+    return ()
