@@ -188,7 +188,7 @@ def _in(asm: Assembler, st: Statement) -> None:
 
 
 #: ``.out`` TYPE names (case-insensitive) -> semantic.
-_OUTPUT_TYPES = {
+OUTPUT_TYPES = {
     "position": OutputSemantic.POSITION, "pos": OutputSemantic.POSITION,
     "normalquat": OutputSemantic.NORMALQUAT, "nquat": OutputSemantic.NORMALQUAT,
     "color": OutputSemantic.COLOR, "clr": OutputSemantic.COLOR,
@@ -248,7 +248,7 @@ def _out_entry(asm: Assembler, dvle: DvleState, name: str | None, name_t: Tok, t
         check_ascending(asm, sel_op)
         hw = sel_op.mask()
         mask = sum(1 << c for c in range(4) if hw & (8 >> c))
-    semantic = _OUTPUT_TYPES.get(type_t.text.lower())
+    semantic = OUTPUT_TYPES.get(type_t.text.lower())
     if semantic is None:
         raise AsmError(f"invalid output type: {type_t.text}", type_t)
     if reg is None:
@@ -290,7 +290,7 @@ def _nodvle(asm: Assembler, st: Statement) -> None:
     dvle.nodvle = True
 
 
-_GSH_MODES = {"point": GeometryMode.POINT, "variable": GeometryMode.VARIABLE,
+GSH_MODES = {"point": GeometryMode.POINT, "variable": GeometryMode.VARIABLE,
               "subdivision": GeometryMode.VARIABLE, "fixed": GeometryMode.FIXED,
               "particle": GeometryMode.FIXED}
 
@@ -308,7 +308,7 @@ def _gsh(asm: Assembler, st: Statement) -> None:
     if dvle.constants or dvle.uniforms or dvle.output_mask:
         raise AsmError(".gsh must be used before any constant, uniform or output is declared",
                        st.name)
-    mode = _GSH_MODES.get(mode_t.text.lower())
+    mode = GSH_MODES.get(mode_t.text.lower())
     if mode is None:
         raise AsmError(f"invalid geometry shader mode: {mode_t.text}", mode_t)
     dvle.is_geo = True

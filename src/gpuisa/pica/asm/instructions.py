@@ -38,8 +38,8 @@ Handler = Callable[["Assembler", Statement], None]
 #: Destination fields reach o0-o15 and r0-r15 (5 bits).
 _DEST_END = 0x20
 #: picasso's names for the a0 components a MOVA writes (new and legacy spellings).
-_MOVA_TARGETS = {"a0.x": 0x8, "a0.y": 0x4, "a0.xy": 0xC, "a0": 0x8, "a1": 0x4, "a01": 0xC}
-_COMPARE_OPS = {op.name.lower(): op for op in CompareOp if op <= CompareOp.GE}
+MOVA_TARGETS = {"a0.x": 0x8, "a0.y": 0x4, "a0.xy": 0xC, "a0": 0x8, "a1": 0x4, "a01": 0xC}
+COMPARE_OPS = {op.name.lower(): op for op in CompareOp if op <= CompareOp.GE}
 
 
 # -- operand helpers ----------------------------------------------------------------------
@@ -156,7 +156,7 @@ def _mova(info: OpcodeInfo) -> Handler:
     def handler(asm: Assembler, st: Statement) -> None:
         target, s1_t = _args(st, 2)
         key = target.text if asm.strict else target.text.lower()
-        mask = _MOVA_TARGETS.get(key)
+        mask = MOVA_TARGETS.get(key)
         if mask is None:
             raise AsmError(f"invalid destination register for mova: {target.text}", target)
         s1 = parse_operand(asm, s1_t, allow_index=True)
@@ -167,7 +167,7 @@ def _mova(info: OpcodeInfo) -> Handler:
 
 
 def _compare_op(tok: Tok) -> CompareOp:
-    op = _COMPARE_OPS.get(tok.text.lower())
+    op = COMPARE_OPS.get(tok.text.lower())
     if op is None:
         raise AsmError(f"invalid conditional operator: {tok.text}", tok)
     return op
@@ -324,7 +324,7 @@ def _for(info: OpcodeInfo) -> Handler:
     return handler
 
 
-_SETEMIT_FLAGS = {"prim": "primemit", "primitive": "primemit", "inv": "winding",
+SETEMIT_FLAGS = {"prim": "primemit", "primitive": "primemit", "inv": "winding",
                   "invert": "winding"}
 
 
@@ -341,7 +341,7 @@ def _setemit(info: OpcodeInfo) -> Handler:
             pos = 0
             for word in words.split(" "):
                 if word:
-                    flag = _SETEMIT_FLAGS.get(word.lower())
+                    flag = SETEMIT_FLAGS.get(word.lower())
                     tok = flags_t.sub(pos, pos + len(word))
                     if flag is None:
                         if not asm.strict:

@@ -8,16 +8,16 @@ docs/assembly-extensions.md.
 
 from __future__ import annotations
 
-from ..asm.directives import _GSH_MODES, _OUTPUT_TYPES
+from ..asm import directives as _directives
+from ..asm import instructions as _instructions
 from ..asm.directives import DIRECTIVES as _HANDLERS
-from ..asm.instructions import _COMPARE_OPS, _MOVA_TARGETS, _SETEMIT_FLAGS
 from ..isa import Kind, Opcode, OpcodeInfo
 
-OUTPUT_TYPES: tuple[str, ...] = tuple(_OUTPUT_TYPES)
-GEOMETRY_MODES: tuple[str, ...] = tuple(_GSH_MODES)
-COMPARE_OPERATORS: tuple[str, ...] = tuple(_COMPARE_OPS)
-MOVA_TARGETS: tuple[str, ...] = tuple(t for t in _MOVA_TARGETS if "." in t)
-SETEMIT_FLAGS: tuple[str, ...] = tuple(_SETEMIT_FLAGS)
+OUTPUT_TYPES: tuple[str, ...] = tuple(_directives.OUTPUT_TYPES)
+GEOMETRY_MODES: tuple[str, ...] = tuple(_directives.GSH_MODES)
+COMPARE_OPERATORS: tuple[str, ...] = tuple(_instructions.COMPARE_OPS)
+MOVA_TARGETS: tuple[str, ...] = tuple(t for t in _instructions.MOVA_TARGETS if "." in t)
+SETEMIT_FLAGS: tuple[str, ...] = tuple(_instructions.SETEMIT_FLAGS)
 CONDITIONS = ("cmp.x", "cmp.y", "!cmp.x", "!cmp.y", "cmp.x && cmp.y", "cmp.x || cmp.y")
 BOOL_VALUES = ("true", "false")
 
@@ -56,6 +56,23 @@ DIRECTIVES: dict[str, tuple[str, str]] = {
     "word": (".word VALUE[, ...]", "gpuisa extension: raw instruction words."),
     "unit": (".unit [NAME]", "gpuisa extension: the following lines are the next input "
              "file."),
+    # Raw SHBIN fields (docs/assembly-extensions.md): what the disassembler prints for
+    # table entries and header fields picasso's declarations cannot rebuild.
+    "dvlp": (".dvlp version=V [dvles=0]", "gpuisa extension: the DVLP version word; "
+             "dvles=0 makes a SHBIN without DVLEs."),
+    "opdeschigh": (".opdeschigh VALUE[, ...]", "gpuisa extension: the operand descriptors' "
+                   "second words, from entry 0 on."),
+    "dvle": (".dvle KEY=VALUE ...", "gpuisa extension: DVLE header fields (version, type, "
+             "merge, inputs, outputs, mode, fixedstart, variablecount, fixedcount, main, "
+             "endmain)."),
+    "dvleconst": (".dvleconst TYPE, REG, W0, W1, W2, W3", "gpuisa extension: a constant-"
+                  "table entry as stored (TYPE 0 bool, 1 int, 2 float)."),
+    "dvleout": (".dvleout SEMANTIC, REG, MASK, UPPER", "gpuisa extension: an output-table "
+                "entry as stored."),
+    "dvleuniform": ('.dvleuniform FIRST, LAST, "NAME"', "gpuisa extension: a uniform-table "
+                    "entry (registers in uniform register space)."),
+    "dvlelabel": ('.dvlelabel ID, OFFSET, UNKNOWN, "NAME"', "gpuisa extension: a label-"
+                  "table entry."),
 }
 #: The directives the assembler handles itself (the rest are in its handler table).
 DRIVER_DIRECTIVES = frozenset({"word", "unit"})
