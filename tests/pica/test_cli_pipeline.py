@@ -38,23 +38,26 @@ GEOMETRY = """
 .out opos position
 .out oclr color
 .proc gmain
-    mov oclr, col
     mov r0, size
     setemit 0
     mul r1, lo, r0
     add opos, pos, r1
+    mov oclr, col
     emit
     setemit 1
     mul r1, hx, r0
     add opos, pos, r1
+    mov oclr, col
     emit
     setemit 2, prim
     mul r1, hy, r0
     add opos, pos, r1
+    mov oclr, col
     emit
     setemit 0, prim inv
     mul r1, hi, r0
     add opos, pos, r1
+    mov oclr, col
     emit
     end
 .end
