@@ -10,58 +10,10 @@ import json
 
 import numpy as np
 import pytest
+from render_kit import PASS as VERTEX
+from render_kit import POINT_TO_QUAD as GEOMETRY
 
 from gpuisa.pica import assemble, cli
-
-VERTEX = """
-.in pos
-.in col
-.out opos position
-.out oclr color
-.proc main
-    mov opos, pos
-    mov oclr, col
-    end
-.end
-"""
-
-GEOMETRY = """
-.gsh point c0
-.entry gmain
-.fvec size
-.constf lo(-1.0, -1.0, 0.0, 0.0)
-.constf hx(1.0, -1.0, 0.0, 0.0)
-.constf hy(-1.0, 1.0, 0.0, 0.0)
-.constf hi(1.0, 1.0, 0.0, 0.0)
-.in pos
-.in col
-.out opos position
-.out oclr color
-.proc gmain
-    mov r0, size
-    setemit 0
-    mul r1, lo, r0
-    add opos, pos, r1
-    mov oclr, col
-    emit
-    setemit 1
-    mul r1, hx, r0
-    add opos, pos, r1
-    mov oclr, col
-    emit
-    setemit 2, prim
-    mul r1, hy, r0
-    add opos, pos, r1
-    mov oclr, col
-    emit
-    setemit 0, prim inv
-    mul r1, hi, r0
-    add opos, pos, r1
-    mov oclr, col
-    emit
-    end
-.end
-"""
 
 POINTS = [[0.0, 0.0, 0.0, 1.0], [0.5, -0.5, 0.0, 1.0]]
 COLOURS = [[1.0, 0.0, 0.0, 1.0], [0.0, 1.0, 0.0, 1.0]]
