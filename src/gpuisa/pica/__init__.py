@@ -19,6 +19,7 @@ from .encoding import (
 from .engine import F24Bits, PipelineResult, RunResult, run, run_pipeline
 from .isa import Opcode
 from .program import Program
+from .render import render  # the function; gpuisa.pica.render.* holds the rest
 from .shbin import Constant, Dvle, OutputEntry, Shbin, Uniform, find_dvlb
 
 __all__ = [
@@ -43,6 +44,8 @@ __all__ = [
     "encode",
     "encode_opdesc",
     "find_dvlb",
+    "render",
     "run",
     "run_pipeline",
 ]
+

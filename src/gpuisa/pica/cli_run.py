@@ -32,10 +32,10 @@ import numpy as np
 from ..datafiles import MAX_SHADER_BYTES, SPECIAL_NUMBERS, load_json, load_npy, load_npz, read_input
 from ..errors import GpuIsaError, InputError
 from ..fileio import STDOUT, write_output
-from .engine import F24Bits, RunResult, run
+from .engine import F24Bits, RunResult, run, run_pipeline
 from .engine import jit as _jit  # noqa: F401  (registers engine='jit' when numba is installed)
 from .engine.api import engine_names, executable
-from .engine.trace import Trace, number, trace
+from .engine.trace import Trace, number, trace, trace_primitive
 from .shbin import Shbin
 
 _COMPONENTS = "xyzw"
@@ -67,6 +67,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _common(trace_parser)
     trace_parser.add_argument("--vertex", type=int, default=0, metavar="K",
                               help="which input vertex (row) to trace (default: 0)")
+    trace_parser.add_argument("--primitive", type=int, metavar="K",
+                              help="with --gsh: which geometry shader invocation (input "
+                              "primitive) to trace; the ones before it run untraced")
     trace_parser.set_defaults(handler=_trace)
 
 
@@ -75,12 +78,55 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--inputs", required=True, metavar="FILE",
                         help="vertex inputs: .npy, .npz, .json or .csv")
     parser.add_argument("--uniforms", metavar="FILE", help="uniform values: .json")
-    parser.add_argument("--dvle", type=int, default=0, metavar="N",
-                        help="which DVLE (executable) of the SHBIN to run (default: 0)")
+    parser.add_argument("--dvle", type=int, metavar="N",
+                        help="which DVLE (executable) of the SHBIN to run (default: 0; "
+                        "with --gsh: the first vertex shader DVLE)")
+    add_pipeline_options(parser)
     parser.add_argument("--precision", choices=("f24", "f32"), default="f24",
                         help="float24 (default) or float32 arithmetic")
     parser.add_argument("--max-steps", type=int, default=100_000, metavar="N",
                         help="instructions per vertex before reporting a hang")
+
+
+def add_pipeline_options(parser: argparse.ArgumentParser) -> None:
+    """--gsh and the options of the geometry stage (shared with ``pica render``)."""
+    parser.add_argument("--gsh", type=int, metavar="N",
+                        help="run the vertex DVLE, then geometry shader DVLE N on the "
+                        "primitive stream it produces (as run_pipeline)")
+    parser.add_argument("--gs-uniforms", metavar="FILE",
+                        help="with --gsh: the geometry shader's uniforms (.json; its unit "
+                        "has its own registers)")
+    parser.add_argument("--stride", type=int, metavar="N",
+                        help="with --gsh, point mode: geometry input registers per "
+                        "invocation (default: the vertex shader's output count)")
+    parser.add_argument("--primitive-sizes", metavar="N,N,...", type=_sizes,
+                        help="with --gsh, variable mode: vertices of each primitive "
+                        "(default: all vertices form one primitive)")
+
+
+def _sizes(text: str) -> list[int]:
+    try:
+        return [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated integers, got {text!r}") from None
+
+
+def _check_pipeline_options(args: argparse.Namespace) -> None:
+    if args.gsh is not None:
+        return
+    for flag, value in (("--gs-uniforms", args.gs_uniforms), ("--stride", args.stride),
+                        ("--primitive-sizes", args.primitive_sizes),
+                        ("--primitive", getattr(args, "primitive", None))):
+        if value is not None:
+            raise InputError(f"{flag} needs --gsh N")
+
+
+def pipeline_arguments(args: argparse.Namespace) -> dict[str, object]:
+    """Keyword arguments of run_pipeline/trace_primitive from the command line."""
+    return dict(gs_uniforms=load_uniforms(args.gs_uniforms) if args.gs_uniforms else None,
+                vs_dvle=args.dvle, gs_dvle=args.gsh, stride=args.stride,
+                primitive_sizes=args.primitive_sizes)
 
 
 # -- loading ------------------------------------------------------------------------------
@@ -207,15 +253,25 @@ def _run(args: argparse.Namespace) -> int:
     shader = load_shader(args.shader)
     inputs = load_inputs(args.inputs)
     uniforms = load_uniforms(args.uniforms) if args.uniforms else None
-    result = run(shader, inputs, uniforms=uniforms, dvle=args.dvle, precision=args.precision,
-                 engine=args.engine, max_steps=args.max_steps)
+    _check_pipeline_options(args)
+    if args.gsh is None:
+        dvle = args.dvle or 0
+        result = run(shader, inputs, uniforms=uniforms, dvle=dvle, precision=args.precision,
+                     engine=args.engine, max_steps=args.max_steps)
+    else:
+        if not isinstance(shader, Shbin):
+            raise InputError("--gsh needs a SHBIN or source with a geometry shader DVLE")
+        dvle = args.gsh
+        result = run_pipeline(shader, inputs, uniforms=uniforms, precision=args.precision,
+                              engine=args.engine, max_steps=args.max_steps,
+                              **pipeline_arguments(args)).geometry
     if args.format == "npz":
-        chunks: Iterable[bytes] = (npz_bytes(result, shader, args.dvle,
+        chunks: Iterable[bytes] = (npz_bytes(result, shader, dvle,
                                              registers=args.registers),)
     elif args.format == "json":
-        chunks = json_chunks(result, shader, args.dvle, registers=args.registers)
+        chunks = json_chunks(result, shader, dvle, registers=args.registers)
     else:
-        chunks = (text.encode("utf-8") for text in table_chunks(result, shader, args.dvle))
+        chunks = (text.encode("utf-8") for text in table_chunks(result, shader, dvle))
     write_output(args.output or STDOUT, chunks)
     return 0
 
@@ -408,8 +464,17 @@ def _trace(args: argparse.Namespace) -> int:
     shader = load_shader(args.shader)
     inputs = load_inputs(args.inputs)
     uniforms = load_uniforms(args.uniforms) if args.uniforms else None
-    record = trace(shader, inputs, vertex=args.vertex, uniforms=uniforms, dvle=args.dvle,
-                   precision=args.precision, max_steps=args.max_steps)
+    _check_pipeline_options(args)
+    if args.gsh is None:
+        record = trace(shader, inputs, vertex=args.vertex, uniforms=uniforms,
+                       dvle=args.dvle or 0, precision=args.precision,
+                       max_steps=args.max_steps)
+    else:
+        if not isinstance(shader, Shbin):
+            raise InputError("--gsh needs a SHBIN or source with a geometry shader DVLE")
+        record = trace_primitive(shader, inputs, primitive=args.primitive or 0,
+                                 uniforms=uniforms, precision=args.precision,
+                                 max_steps=args.max_steps, **pipeline_arguments(args))
     sys.stdout.write(trace_table(record))
     if record.error is not None:
         raise record.error

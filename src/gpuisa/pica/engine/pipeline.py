@@ -20,6 +20,7 @@ from ..isa import GeometryMode
 from ..shbin import ShaderType, Shbin
 from .api import (
     AUTO,
+    Executable,
     RunResult,
     build_result,
     by_semantic,
@@ -29,7 +30,7 @@ from .api import (
     run,
     run_geometry_engine,
 )
-from .geometry import fixed_feed, point_feed, variable_feed
+from .geometry import GeometryFeed, fixed_feed, point_feed, variable_feed
 from .semantics import Precision, check_precision
 
 
@@ -77,6 +78,40 @@ def run_pipeline(shbin: Shbin, inputs: Mapping[str, object], *,
     Fixed mode takes its vertex count and start register from the DVLE.
     """
     precision = check_precision(precision)
+    stream = geometry_stream(shbin, inputs, uniforms=uniforms, vs_dvle=vs_dvle,
+                             gs_dvle=gs_dvle, precision=precision, engine=engine,
+                             max_steps=max_steps, stride=stride,
+                             primitive_sizes=primitive_sizes)
+    gs_exe, feed = stream.executable, stream.feed
+    state = initial_state(gs_exe, {}, uniforms=gs_uniforms, precision=precision)
+    log, emission = run_geometry_engine(engine, gs_exe.program, state.lane(0), gs_exe.entry,
+                                        gs_exe.output_registers, feed, precision=precision,
+                                        max_steps=check_max_steps(max_steps))
+    geometry = build_result(gs_exe, log, precision, emission)
+    gs = gs_exe.dvle
+    semantic = {} if gs.merge_outmaps else by_semantic(gs, geometry.vertices, emission.count)
+    return PipelineResult(stream.vertex, geometry, semantic)
+
+
+@dataclass(frozen=True, slots=True)
+class GeometryStream:
+    """The first half of :func:`run_pipeline`: the vertex shader's result, the geometry
+    DVLE chosen and what its unit receives before each invocation."""
+
+    vertex: RunResult
+    executable: Executable
+    feed: GeometryFeed
+
+
+def geometry_stream(shbin: Shbin, inputs: Mapping[str, object], *,
+                    uniforms: Mapping[str, object] | None = None,
+                    vs_dvle: int | None = None, gs_dvle: int | None = None,
+                    precision: Precision = "f24", engine: str = AUTO,
+                    max_steps: int = 100_000, stride: int | None = None,
+                    primitive_sizes: Sequence[int] | None = None) -> GeometryStream:
+    """Run the vertex shader and deliver its outputs in the geometry DVLE's input mode
+    (arguments as for :func:`run_pipeline`)."""
+    precision = check_precision(precision)
     if not isinstance(shbin, Shbin):
         raise InputError(f"run_pipeline needs a Shbin, got {type(shbin).__name__}")
     vs_index = _pick(shbin, vs_dvle, ShaderType.VERTEX, "vs_dvle")
@@ -100,14 +135,7 @@ def run_pipeline(shbin: Shbin, inputs: Mapping[str, object], *,
     else:
         sizes = [attributes.shape[0]] if primitive_sizes is None else list(primitive_sizes)
         feed = variable_feed(attributes, sizes, gs.variable_vertex_count, precision)
-
-    state = initial_state(gs_exe, {}, uniforms=gs_uniforms, precision=precision)
-    log, emission = run_geometry_engine(engine, gs_exe.program, state.lane(0), gs_exe.entry,
-                                        gs_exe.output_registers, feed, precision=precision,
-                                        max_steps=check_max_steps(max_steps))
-    geometry = build_result(gs_exe, log, precision, emission)
-    semantic = {} if gs.merge_outmaps else by_semantic(gs, geometry.vertices, emission.count)
-    return PipelineResult(vertex, geometry, semantic)
+    return GeometryStream(vertex, gs_exe, feed)
 
 
 def _pick(shbin: Shbin, index: int | None, kind: ShaderType, what: str) -> int:

@@ -18,9 +18,11 @@ from ..encoding import decode
 from ..isa import NUM_INT_UNIFORMS, Kind, Opcode
 from ..program import Program
 from ..shbin import Shbin
-from .api import check_max_steps, executable, initial_state
+from .api import Executable, check_max_steps, executable, initial_state
 from .decode import Step
 from .emitter import Emitter
+from .geometry import GS_DONE_BOOL
+from .pipeline import geometry_stream
 from .reference import run_invocation
 from .semantics import Precision, check_precision
 from .stacks import ControlStacks
@@ -64,6 +66,44 @@ def trace(shader: Shbin | Program, inputs: Mapping[str, object], *, vertex: int 
         raise InputError(f"vertex must be 0..{state.lanes - 1}, got {vertex!r}")
     one = state.lane(vertex)
     emitter = Emitter(exe.output_registers) if exe.geometry else None
+    return _record(exe, one, emitter, precision, max_steps)
+
+
+def trace_primitive(shbin: Shbin, inputs: Mapping[str, object], *, primitive: int = 0,
+                    uniforms: Mapping[str, object] | None = None,
+                    gs_uniforms: Mapping[str, object] | None = None,
+                    vs_dvle: int | None = None, gs_dvle: int | None = None,
+                    precision: Precision = "f24", max_steps: int = 100_000,
+                    stride: int | None = None,
+                    primitive_sizes: Sequence[int] | None = None) -> Trace:
+    """Trace geometry shader invocation ``primitive`` of a vertex + geometry pipeline
+    (arguments as for :func:`~.pipeline.run_pipeline`).  The invocations before it run
+    first, untraced, on the same unit: its registers and emission state persist between
+    invocations, so they are part of what the traced one starts from."""
+    precision = check_precision(precision)
+    max_steps = check_max_steps(max_steps)
+    stream = geometry_stream(shbin, inputs, uniforms=uniforms, vs_dvle=vs_dvle,
+                             gs_dvle=gs_dvle, precision=precision, max_steps=max_steps,
+                             stride=stride, primitive_sizes=primitive_sizes)
+    exe, feed = stream.executable, stream.feed
+    if isinstance(primitive, bool) or not isinstance(primitive, int) or not (
+            0 <= primitive < feed.count):
+        raise InputError(f"primitive must be 0..{feed.count - 1} (the geometry shader runs "
+                         f"{feed.count} times), got {primitive!r}")
+    unit = initial_state(exe, {}, uniforms=gs_uniforms, precision=precision).lane(0)
+    emitter = Emitter(exe.output_registers)
+    for index in range(primitive):
+        feed.apply(unit, index)
+        run_invocation(exe.program, unit, exe.entry, precision=precision,
+                       max_steps=max_steps, emitter=emitter)
+        unit.uniforms.set_bool(GS_DONE_BOOL, True)
+    feed.apply(unit, primitive)
+    return _record(exe, unit, emitter, precision, max_steps)
+
+
+def _record(exe: Executable, one: ShaderState, emitter: Emitter | None,
+            precision: Precision, max_steps: int) -> Trace:
+    """Run the one-lane state ``one`` from the entry point, recording every step."""
     records: list[TraceStep] = []
     previous = _snapshot(one, emitter)
     opdescs = exe.program.program.opdescs

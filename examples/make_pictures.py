@@ -1,0 +1,46 @@
+"""Regenerate the pictures in docs/images/ from the shaders in examples/.
+
+Run from the repository root: ``python examples/make_pictures.py`` (needs
+``pip install -e ".[render]"``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import trimesh
+
+from gpuisa.fileio import write_output
+from gpuisa.pica.render import compare, render
+from gpuisa.pica.render.shade import png_bytes
+
+HERE = Path(__file__).parent
+IMAGES = HERE.parent / "docs" / "images"
+PARTICLES = 400
+
+
+def source(*names: str) -> list[tuple[str, str]]:
+    return [(name, (HERE / name).read_text()) for name in names]
+
+
+def main() -> None:
+    IMAGES.mkdir(parents=True, exist_ok=True)
+    torus = trimesh.creation.torus(major_radius=1.0, minor_radius=0.4)
+    mesh = {"position": torus.vertices, "faces": torus.faces, "normal": torus.vertex_normals}
+    lit = render(source("lit.v.pica"), mesh, camera="auto")
+    write_output(IMAGES / "lit-torus.png", png_bytes(lit))
+
+    seeds = np.zeros((PARTICLES, 3))
+    seeds[:, 0] = np.arange(PARTICLES) / PARTICLES * 7.3 + 0.01
+    points = {"position": seeds, "faces": [[0, 1, 2]]}
+    result = compare(source("particles.v.pica", "particles.g.pica"), points, gsh=1,
+                     attributes={"seed": "position"},
+                     gs_uniforms={"time": [3.0, 0, 0, 0]})
+    write_output(IMAGES / "particles-f24.png", png_bytes(result.first.image))
+    write_output(IMAGES / "particles-diff.png", png_bytes(result.difference))
+    print("particles:", result.summary())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,135 @@
+"""Pictures of what a shader does to a mesh: ``render()``, ``compare()``, ``animate()``.
+
+>>> from gpuisa import pica
+>>> image = pica.render(shbin, "model.obj", uniforms={...}, camera="auto")
+>>> image.shape             # (240, 400, 4) uint8, RGBA
+
+Mesh files are read with trimesh and images written with Pillow (``pip install
+'gpuisa[render]'``); both are imported only when needed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from ...errors import InputError
+from ..program import Program
+from ..shbin import Shbin
+from .camera import Camera, camera_uniforms, look_at, perspective
+from .compare import Comparison, compare_frames
+from .mesh import Mesh, load_mesh, mesh_from_arrays
+from .scene import Scene, as_shbin, build_scene, first_vertex_dvle
+from .shade import BACKGROUND, MODES, Frame, draw, load_texture
+
+#: Screen sizes of the 3DS (width, height) as seen when the console is held normally.
+SCREENS = {"top": (400, 240), "bottom": (320, 240)}
+#: The largest picture side rendered (bounds the per-pixel working memory).
+MAX_SIDE = 8192
+
+__all__ = ["BACKGROUND", "MODES", "SCREENS", "Camera", "Comparison", "Frame", "Mesh",
+           "Scene", "as_mesh", "compare", "look_at", "perspective", "render", "render_frame"]
+
+
+def as_mesh(mesh: Mesh | str | os.PathLike[str] | Mapping[str, object]) -> Mesh:
+    """A :class:`Mesh` from a mesh, a file path or a mapping of arrays
+    (:func:`.mesh.mesh_from_arrays`)."""
+    if isinstance(mesh, Mesh):
+        return mesh
+    if isinstance(mesh, str | os.PathLike):
+        return load_mesh(mesh)
+    if isinstance(mesh, Mapping):
+        return mesh_from_arrays(mesh)
+    raise InputError(f"mesh must be a Mesh, a file path or a mapping of arrays, got "
+                     f"{type(mesh).__name__}")
+
+
+def check_size(size: Sequence[int]) -> tuple[int, int]:
+    try:
+        width, height = (int(v) for v in size)
+    except (TypeError, ValueError):
+        raise InputError(f"size must be (width, height), got {size!r}") from None
+    if not (1 <= width <= MAX_SIDE and 1 <= height <= MAX_SIDE):
+        raise InputError(f"size must be 1..{MAX_SIDE} pixels each way, got {width}x{height}")
+    return width, height
+
+
+def render_frame(shader: Shbin | Program | str | Sequence[tuple[str, str]],
+                 mesh: Mesh | str | os.PathLike[str] | Mapping[str, object], *,
+                 size: Sequence[int] = SCREENS["top"],
+                 uniforms: Mapping[str, object] | None = None,
+                 gs_uniforms: Mapping[str, object] | None = None,
+                 dvle: int | None = None, gsh: int | None = None,
+                 attributes: Mapping[str, str] | None = None, mode: str = "color",
+                 texture: np.ndarray | str | None = None,
+                 camera: Camera | str | None = None, projection: str | None = None,
+                 modelview: str | None = None, tilt: bool = False,
+                 precision: str = "f24", engine: str = "auto",
+                 background: Sequence[int] = BACKGROUND, max_steps: int = 100_000,
+                 stride: int | None = None) -> Frame:
+    """Like :func:`render`, returning the :class:`Frame` (image, raster and the screen
+    positions of the output vertices)."""
+    size = check_size(size)
+    program = as_shbin(shader)
+    the_mesh = as_mesh(mesh)
+    if mode not in MODES:
+        raise InputError(f"unknown shading mode {mode!r}; use one of {', '.join(MODES)}")
+    if camera is not None:
+        if camera == "auto":
+            camera = Camera.fit(the_mesh.positions)
+        if not isinstance(camera, Camera):
+            raise InputError(f"camera must be a Camera or 'auto', got {camera!r}")
+        proj, view = camera.matrices(size[0] / size[1], the_mesh.positions, tilt=tilt)
+        record = None
+        if isinstance(program, Shbin):
+            record = program.entries[first_vertex_dvle(program) if dvle is None else dvle]
+        filled = camera_uniforms(record, proj, view, projection_name=projection,
+                                 modelview_name=modelview)
+        uniforms = {**(uniforms or {}), **filled}
+    elif projection is not None or modelview is not None:
+        raise InputError("--projection/--modelview name the uniforms the camera fills: "
+                         "give a camera too")
+    if isinstance(texture, str | os.PathLike):
+        texture = load_texture(os.fspath(texture))
+    scene = build_scene(program, the_mesh, uniforms=uniforms, gs_uniforms=gs_uniforms,
+                        dvle=dvle, gsh=gsh, attributes=attributes, precision=precision,
+                        engine=engine, max_steps=max_steps, stride=stride)
+    return draw(scene, size, mode=mode, tilt=tilt, texture=texture,
+                background=tuple(background))
+
+
+def render(shader: Shbin | Program | str | Sequence[tuple[str, str]],
+           mesh: Mesh | str | os.PathLike[str] | Mapping[str, object], *,
+           size: Sequence[int] = SCREENS["top"],
+           uniforms: Mapping[str, object] | None = None, **options: object) -> np.ndarray:
+    """Run ``shader`` on ``mesh`` and draw the triangles: an ``(H, W, 4)`` uint8 RGBA
+    image.
+
+    ``shader``: a Shbin, a Program or assembly source; ``mesh``: a file (OBJ, PLY,
+    glTF/GLB, STL) or ``{"position": (V, 3), "faces": (F, 3), "color"?, "normal"?,
+    "texcoord"?}``.  ``uniforms`` as for :func:`gpuisa.pica.run`.  Options:
+    ``gsh`` (a geometry shader DVLE run after the vertex DVLE ``dvle``, with
+    ``gs_uniforms``), ``attributes`` ({input name or 'vN': 'position' | 'normal' |
+    'color' | 'texcoord'}), ``mode`` ("color", "flat", "wireframe", "depth"),
+    ``texture`` (image path or array, sampled at texcoord0), ``camera`` ("auto" or a
+    :class:`Camera`: fills the projection/model-view uniforms, named by ``projection``
+    and ``modelview`` or found by their usual names), ``tilt`` (undo the 3DS screen's
+    quarter turn), ``precision``, ``engine``, ``background`` (RGBA).
+    """
+    return render_frame(shader, mesh, size=size, uniforms=uniforms, **options).image
+
+
+def compare(shader: Shbin | Program | str | Sequence[tuple[str, str]],
+            mesh: Mesh | str | os.PathLike[str] | Mapping[str, object], *,
+            precisions: tuple[str, str] = ("f24", "f32"), **options: object) -> Comparison:
+    """Render the same scene in two precisions (options as for :func:`render`, except
+    ``precision``): both frames, a difference image and the numbers."""
+    if "precision" in options:
+        raise InputError("compare() renders in both precisions: give precisions=(a, b)")
+    the_mesh = as_mesh(mesh)  # read once
+    program = as_shbin(shader)
+    first, second = (render_frame(program, the_mesh, precision=p, **options)
+                     for p in precisions)
+    return compare_frames(first, second)

@@ -1,0 +1,240 @@
+"""Meshes: reading OBJ, PLY, glTF/GLB, STL (through trimesh) and feeding a mesh's
+attributes to a shader's inputs.
+
+A :class:`Mesh` holds float arrays per vertex and triangles as index triples.  Shader
+inputs named by ``.in`` map by name (position/pos, normal/nrm, color/colour/clr,
+texcoord/uv/tex); without names v0 = position (w = 1), v1 = vertex colour in 0..1 (white
+when the mesh has none), v2 = normal (w = 0), v3 = texture coordinates (u, v, 0, 1).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ...datafiles import read_input
+from ...errors import InputError
+from ..shbin import Dvle
+
+#: Attributes a mesh provides, in the order of the default v0, v1, v2, v3.
+ATTRIBUTES = ("position", "color", "normal", "texcoord")
+#: Words in an input's name that say which attribute it wants (checked in this order:
+#: "normal" before "position" so that "posnrm"-like names are not mistaken).
+_NAME_HINTS = (("normal", ("norm", "nrm")), ("position", ("pos", "vert")),
+               ("color", ("col", "clr")), ("texcoord", ("uv", "tex", "tc")))
+#: Mesh file types trimesh reads that this module accepts.
+MESH_TYPES = ("obj", "ply", "stl", "gltf", "glb", "off")
+#: Mesh files over this size are refused before reading.
+MAX_MESH_BYTES = 1 << 30
+
+
+@dataclass(frozen=True, slots=True)
+class Mesh:
+    """``positions`` ``(V, 3)``, ``faces`` ``(F, 3)`` int; ``normals`` ``(V, 3)``,
+    ``colors`` ``(V, 4)`` in 0..1 and ``texcoords`` ``(V, 2)`` or None."""
+
+    positions: np.ndarray
+    faces: np.ndarray
+    normals: np.ndarray | None = None
+    colors: np.ndarray | None = None
+    texcoords: np.ndarray | None = None
+
+    def attribute(self, name: str) -> np.ndarray:
+        """One attribute as ``(V, 4)`` float32 shader input rows."""
+        count = len(self.positions)
+        out = np.zeros((count, 4), dtype=np.float32)
+        if name == "position":
+            out[:, :3], out[:, 3] = self.positions, 1.0
+        elif name == "normal":
+            out[:, :3] = self.normals if self.normals is not None else _normals(self)
+        elif name == "color":
+            out[:] = self.colors if self.colors is not None else 1.0
+        elif name == "texcoord":
+            if self.texcoords is None:
+                raise InputError("the mesh has no texture coordinates")
+            out[:, :2], out[:, 3] = self.texcoords, 1.0
+        else:
+            raise InputError(f"unknown mesh attribute {name!r}; use one of "
+                             f"{', '.join(ATTRIBUTES)}")
+        return out
+
+
+def mesh_from_arrays(arrays: Mapping[str, object]) -> Mesh:
+    """A mesh from ``{"position": (V, 3), "faces": (F, 3), "normal"?, "color"?,
+    "texcoord"?}`` (colour in 0..1, 3 or 4 channels)."""
+    unknown = set(arrays) - {"position", "faces", *ATTRIBUTES}
+    if unknown:
+        raise InputError(f"unknown mesh array {sorted(unknown)[0]!r}; expected position, "
+                         f"faces, normal, color, texcoord")
+    if "position" not in arrays or "faces" not in arrays:
+        raise InputError("a mesh needs 'position' (V, 3) and 'faces' (F, 3) arrays")
+    positions = _array(arrays["position"], "position", (3,))
+    count = len(positions)
+    faces = np.asarray(arrays["faces"])
+    if faces.ndim != 2 or faces.shape[1] != 3 or faces.dtype.kind not in "iu":
+        raise InputError(f"mesh faces must be (F, 3) integers, got {faces.dtype} "
+                         f"{faces.shape}")
+    if faces.size and (faces.min() < 0 or faces.max() >= count):
+        raise InputError(f"mesh faces index vertices 0..{count - 1}, found "
+                         f"{int(faces.min() if faces.min() < 0 else faces.max())}")
+    colors = arrays.get("color")
+    if colors is not None:
+        colors = _array(colors, "color", (3, 4), count)
+        if colors.shape[1] == 3:
+            colors = np.concatenate([colors, np.ones((count, 1))], axis=1)
+    normals = arrays.get("normal")
+    texcoords = arrays.get("texcoord")
+    return Mesh(positions, faces.astype(np.int64),
+                None if normals is None else _array(normals, "normal", (3,), count),
+                colors,
+                None if texcoords is None else _array(texcoords, "texcoord", (2,), count))
+
+
+def _array(value: object, name: str, widths: tuple[int, ...],
+           count: int | None = None) -> np.ndarray:
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError(f"mesh {name} is not an array of numbers") from None
+    if array.ndim != 2 or array.shape[1] not in widths or (
+            count is not None and len(array) != count):
+        rows = "V" if count is None else str(count)
+        raise InputError(f"mesh {name} must be ({rows}, {' or '.join(map(str, widths))}), "
+                         f"got {array.shape}")
+    return array
+
+
+def load_mesh(path: str | os.PathLike[str]) -> Mesh:
+    """Read a mesh file (type from its suffix) with trimesh; every vertex is kept as
+    stored (no merging), so texture seams survive."""
+    name = os.fspath(path)
+    kind = Path(name).suffix.lower().lstrip(".")
+    if kind not in MESH_TYPES:
+        raise InputError(f"{name}: unknown mesh file type {kind or '(none)'!r}; use "
+                         f"{', '.join('.' + t for t in MESH_TYPES)}")
+    data = read_input(name, limit=MAX_MESH_BYTES)
+    trimesh = _trimesh()
+    try:
+        resolver = trimesh.resolvers.FilePathResolver(name) if kind == "gltf" else None
+        loaded = trimesh.load(io.BytesIO(data), file_type=kind, process=False,
+                              force="mesh", resolver=resolver)
+    except Exception as error:
+        raise InputError(f"{name}: cannot read the {kind.upper()} mesh: "
+                         f"{error or type(error).__name__}") from None
+    if not isinstance(loaded, trimesh.Trimesh) or len(loaded.faces) == 0:
+        raise InputError(f"{name}: the file holds no triangles")
+    return _from_trimesh(loaded, name)
+
+
+def _from_trimesh(loaded: object, name: str) -> Mesh:
+    positions = np.asarray(loaded.vertices, dtype=np.float64)
+    visual = loaded.visual
+    colors = texcoords = None
+    if getattr(visual, "kind", None) == "vertex":
+        colors = np.asarray(visual.vertex_colors, dtype=np.float64)[:, :4] / 255.0
+    uv = getattr(visual, "uv", None)
+    if uv is not None and len(uv) == len(positions):
+        texcoords = np.asarray(uv, dtype=np.float64)
+    normals = np.asarray(loaded.vertex_normals, dtype=np.float64)
+    if not np.isfinite(positions).all():
+        raise InputError(f"{name}: the mesh has non-finite vertex positions")
+    return Mesh(positions, np.asarray(loaded.faces, dtype=np.int64), normals, colors,
+                texcoords)
+
+
+def _trimesh():
+    try:
+        import trimesh
+    except ImportError:
+        raise InputError("reading mesh files needs trimesh: pip install 'gpuisa[render]'")\
+            from None
+    return trimesh
+
+
+def _normals(mesh: Mesh) -> np.ndarray:
+    """Area-weighted vertex normals from the faces."""
+    p = mesh.positions[mesh.faces]
+    face = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
+    normals = np.zeros_like(mesh.positions)
+    for k in range(3):
+        np.add.at(normals, mesh.faces[:, k], face)
+    length = np.linalg.norm(normals, axis=1, keepdims=True)
+    return normals / np.where(length > 0, length, 1)
+
+
+def input_names(dvle: Dvle | None) -> dict[int, str]:
+    """Input register -> the ``.in`` name the DVLE gives it."""
+    if dvle is None:
+        return {}
+    names = {}
+    for uniform in dvle.uniforms:
+        if uniform.bank == "v":
+            for k in range(uniform.register, uniform.register + uniform.last - uniform.first
+                           + 1):
+                names.setdefault(k, uniform.name)
+    return names
+
+
+def attribute_for_name(name: str) -> str | None:
+    """Which mesh attribute an input called ``name`` wants, from the words in it."""
+    lowered = name.lower()
+    for attribute, hints in _NAME_HINTS:
+        if any(hint in lowered for hint in hints):
+            return attribute
+    return None
+
+
+def shader_inputs(mesh: Mesh, dvle: Dvle | None,
+                  overrides: Mapping[str, str] | None = None) -> dict[str, np.ndarray]:
+    """The mesh's attributes as the shader's inputs ('vN' -> ``(V, 4)``).
+
+    ``overrides`` maps 'vN' or an ``.in`` name to an attribute name ("position",
+    "normal", "color", "texcoord")."""
+    names = input_names(dvle)
+    by_name = {name: register for register, name in names.items()}
+    used = [n for n in range(16) if dvle is not None and dvle.input_mask >> n & 1]
+    if not used:  # no input mask: every input the mesh has a default for
+        used = sorted(set(names) | set(range(len(ATTRIBUTES))))
+    wanted: dict[int, str] = {}
+    for register in used:
+        if register in names:
+            attribute = attribute_for_name(names[register])
+            if attribute is None:
+                if overrides is None or not {names[register], f"v{register}"} & set(
+                        overrides):
+                    raise InputError(
+                        f"shader input {names[register]} (v{register}): no mesh attribute "
+                        f"matches its name; map it with --attr {names[register]}=position|"
+                        f"normal|color|texcoord")
+                continue
+            wanted[register] = attribute
+        elif register < len(ATTRIBUTES):
+            wanted[register] = ATTRIBUTES[register]
+    for key, attribute in (overrides or {}).items():
+        register = by_name.get(key)
+        if register is None:
+            text = key[1:] if key[:1] == "v" else ""
+            register = int(text) if text.isdigit() and int(text) < 16 else None
+        if register is None or (register not in used and dvle is not None
+                                and dvle.input_mask):
+            raise InputError(f"--attr {key}: the shader has no input {key!r} (its inputs: "
+                             f"{', '.join(_describe(r, names) for r in used) or 'none'})")
+        wanted[register] = attribute
+    inputs = {}
+    for register, attribute in sorted(wanted.items()):
+        try:
+            inputs[f"v{register}"] = mesh.attribute(attribute)
+        except InputError as error:
+            if (dvle is None or not dvle.input_mask) and register not in names:
+                continue  # a default the shader may not read; run() reports if it does
+            raise InputError(f"shader input {_describe(register, names)}: {error}") from None
+    return inputs
+
+
+def _describe(register: int, names: Mapping[int, str]) -> str:
+    return f"{names[register]} (v{register})" if register in names else f"v{register}"

@@ -1,0 +1,133 @@
+"""Turning a scene into pixels: clipping, rasterization and the shading modes.
+
+Modes: ``color`` (the ``color`` output, perspective-correct, clamped to 0..1), ``flat``
+(the colour times a facing factor of each triangle, lit from the viewer), ``wireframe``
+(the edges of the visible triangles in their colour), ``depth`` (near is white).  A
+texture, when given, is sampled (nearest texel, repeating; t = 0 at the bottom as in
+OpenGL) at the ``texcoord0`` output and multiplies the colour.  Covered pixels are
+opaque; the rest keep the background.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...datafiles import read_input
+from ...errors import InputError
+from .raster import Raster, clip_triangles, rasterize, to_screen
+from .scene import Scene
+
+MODES = ("color", "flat", "wireframe", "depth")
+#: The default background: dark grey, opaque.
+BACKGROUND = (32, 32, 32, 255)
+#: Half the width of wireframe lines, in pixels.
+LINE_HALF_WIDTH = 0.75
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """A drawn picture: ``image`` ``(H, W, 4)`` uint8, the scene and raster it came
+    from and the screen positions ``(M, 3)`` (x, y in pixels, z/w) of the scene's
+    vertices."""
+
+    image: np.ndarray
+    scene: Scene
+    raster: Raster
+    screen: np.ndarray
+
+
+def draw(scene: Scene, size: tuple[int, int], *, mode: str = "color", tilt: bool = False,
+         texture: np.ndarray | None = None,
+         background: tuple[int, int, int, int] = BACKGROUND) -> Frame:
+    if mode not in MODES:
+        raise InputError(f"unknown shading mode {mode!r}; use one of {', '.join(MODES)}")
+    width, height = size
+    names = list(scene.attributes)
+    widths = [scene.attributes[n].shape[1] for n in names]
+    packed = (np.concatenate([scene.attributes[n] for n in names], axis=1) if names
+              else np.zeros((len(scene.positions), 0)))
+    corners, attributes, _ = clip_triangles(scene.positions[scene.triangles],
+                                            packed[scene.triangles],
+                                            np.arange(len(scene.triangles)))
+    raster = rasterize(corners, size, tilt=tilt)
+    values = raster.interpolate(attributes)
+    split = dict(zip(names, np.split(values, np.cumsum(widths)[:-1], axis=-1), strict=True))
+    drawn = raster.triangle >= 0
+    color = np.clip(split["color"], 0, 1)[..., :3] if "color" in split else np.ones(
+        (height, width, 3))
+    if texture is not None:
+        if "texcoord0" not in split:
+            raise InputError("a texture needs the shader's texcoord0 output")
+        color = color * sample(texture, split["texcoord0"])
+    if mode == "flat":
+        color = color * _facing(corners, size, tilt)[np.maximum(raster.triangle, 0)][..., None]
+    elif mode == "depth":
+        color = np.repeat(_depth_shade(raster.depth, drawn)[..., None], 3, axis=-1)
+    elif mode == "wireframe":
+        drawn = drawn & (raster.edge_distance < LINE_HALF_WIDTH)
+    image = np.empty((height, width, 4), dtype=np.uint8)
+    image[...] = np.asarray(background, dtype=np.uint8)
+    image[drawn, :3] = np.rint(color[drawn] * 255).astype(np.uint8)
+    image[drawn, 3] = 255
+    return Frame(image, scene, raster, to_screen(scene.positions, size, tilt))
+
+
+def _facing(corners: np.ndarray, size: tuple[int, int], tilt: bool) -> np.ndarray:
+    """Per triangle 0.25 + 0.75 |cos| of the angle between its normal in screen space
+    (x, y in pixels, depth scaled to the larger image side) and the viewing direction."""
+    screen = to_screen(corners, size, tilt)
+    screen[..., 2] *= max(size)
+    normal = np.cross(screen[:, 1] - screen[:, 0], screen[:, 2] - screen[:, 0])
+    length = np.linalg.norm(normal, axis=1)
+    cosine = np.abs(normal[:, 2]) / np.where(length > 0, length, 1)
+    return 0.25 + 0.75 * cosine
+
+
+def _depth_shade(depth: np.ndarray, drawn: np.ndarray) -> np.ndarray:
+    """Nearest drawn pixel white, farthest dark grey."""
+    if not drawn.any():
+        return np.zeros(depth.shape)
+    near, far = depth[drawn].min(), depth[drawn].max()
+    span = far - near if far > near else 1.0
+    return 1.0 - 0.8 * (depth - near) / span
+
+
+def sample(texture: np.ndarray, texcoord: np.ndarray) -> np.ndarray:
+    """Nearest-texel RGB of ``texture`` ``(h, w, 3 or 4)`` uint8 at ``(..., 2)`` (u, v),
+    repeating outside 0..1; v = 0 is the bottom row."""
+    th, tw = texture.shape[:2]
+    u = np.nan_to_num(texcoord[..., 0]) % 1.0
+    v = np.nan_to_num(texcoord[..., 1]) % 1.0
+    x = np.minimum((u * tw).astype(np.int64), tw - 1)
+    y = np.minimum(((1.0 - v) * th).astype(np.int64), th - 1)
+    return texture[y, x, :3].astype(np.float64) / 255.0
+
+
+def load_texture(path: str) -> np.ndarray:
+    """An image file as ``(h, w, 4)`` uint8."""
+    image_module = pillow()
+    data = read_input(path)
+    try:
+        with image_module.open(io.BytesIO(data)) as picture:
+            return np.asarray(picture.convert("RGBA"))
+    except Exception as error:
+        raise InputError(f"{path}: cannot read the texture image: {error}") from None
+
+
+def pillow():
+    """PIL.Image, or an error saying how to install it."""
+    try:
+        from PIL import Image
+    except ImportError:
+        raise InputError("writing and reading images needs Pillow: pip install "
+                         "'gpuisa[render]'") from None
+    return Image
+
+
+def png_bytes(image: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    pillow().fromarray(image, "RGBA").save(buffer, format="PNG", optimize=True)
+    return buffer.getvalue()
