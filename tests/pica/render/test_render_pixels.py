@@ -206,3 +206,41 @@ def test_shader_without_position_output():
 def test_attribute_the_shader_does_not_have():
     with pytest.raises(GpuIsaError, match="the shader has no input 'innrm'"):
         draw(quad(), attributes={"innrm": "normal"})
+
+
+TEXTURED = """
+.in pos
+.in col
+.in uv
+.out opos position
+.out oclr color
+.out otc texcoord0
+.proc main
+    mov opos, pos
+    mov oclr, col
+    mov otc, uv
+    end
+.end
+"""
+
+
+def test_texture_is_sampled_at_texcoord0_nearest_texel():
+    # A full-screen quad with u, v = 0..1 over a 2x2 texture: pixel (col, row) of the 8x6
+    # image has u = (col + 0.5) / 8 and v = 1 - (row + 0.5) / 6 (w = 1: affine), so the
+    # left four columns sample texel column 0 and the top three rows texel row 0 (row 0
+    # is the top of the image file; v = 0 is its bottom).
+    texels = np.array([[[255, 0, 0, 255], [0, 255, 0, 255]],
+                       [[0, 0, 255, 255], [255, 255, 0, 255]]], dtype=np.uint8)
+    mesh = dict(quad(colour=(1.0, 1.0, 1.0)),
+                texcoord=[[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+    image = pica.render(TEXTURED, mesh, size=(8, 6), background=BACKGROUND,
+                        texture=texels)
+    expected = np.empty((6, 8, 4), dtype=np.uint8)
+    expected[:3, :4], expected[:3, 4:] = texels[0, 0], texels[0, 1]
+    expected[3:, :4], expected[3:, 4:] = texels[1, 0], texels[1, 1]
+    assert (image == expected).all()
+
+
+def test_texture_without_a_texcoord0_output_is_an_error():
+    with pytest.raises(GpuIsaError, match="texcoord0"):
+        draw(quad(), texture=np.zeros((2, 2, 4), dtype=np.uint8))

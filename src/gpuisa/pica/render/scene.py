@@ -12,7 +12,7 @@ from ...errors import InputError
 from ..engine import run, run_pipeline
 from ..isa import GeometryMode
 from ..program import Program
-from ..shbin import OutputSemantic, ShaderType, Shbin
+from ..shbin import Dvle, OutputSemantic, ShaderType, Shbin
 from .mesh import Mesh, shader_inputs
 
 #: Semantic outputs the renderer uses besides the position.
@@ -76,7 +76,7 @@ def build_scene(shader: Shbin | Program, mesh: Mesh, *,
         _needs_position(shader, vs)
         result = run(shader, inputs, uniforms=uniforms, dvle=vs, precision=precision,
                      engine=engine, max_steps=max_steps)
-        return _scene(result.outputs_by_semantic, mesh.faces)
+        return _scene(result.outputs_by_semantic, mesh.faces, shader.entries[vs])
     if not 0 <= gsh < len(shader.entries):
         raise InputError(f"--gsh {gsh}: the SHBIN has DVLEs 0..{len(shader.entries) - 1}")
     _needs_position(shader, gsh)
@@ -89,7 +89,7 @@ def build_scene(shader: Shbin | Program, mesh: Mesh, *,
     pipeline = run_pipeline(shader, inputs, uniforms=uniforms, gs_uniforms=gs_uniforms,
                             vs_dvle=vs, gs_dvle=gsh, precision=precision, engine=engine,
                             max_steps=max_steps, stride=stride, primitive_sizes=sizes)
-    return _scene(pipeline.vertices_by_semantic, pipeline.primitives)
+    return _scene(pipeline.vertices_by_semantic, pipeline.primitives, shader.entries[gsh])
 
 
 def _needs_position(shbin: Shbin, index: int) -> None:
@@ -101,7 +101,11 @@ def _needs_position(shbin: Shbin, index: int) -> None:
                          f"(.out NAME position): there is nothing to place on the screen")
 
 
-def _scene(semantic: Mapping[str, np.ndarray], triangles: np.ndarray) -> Scene:
+def _scene(semantic: Mapping[str, np.ndarray], triangles: np.ndarray,
+           dvle: Dvle | None = None) -> Scene:
+    """The scene of output vertices; with a DVLE, only the semantics its output table
+    feeds are shaded with (unfed slots read 1.0, which a texture must not mistake for
+    texture coordinates)."""
     positions = np.asarray(semantic["position"], dtype=np.float64)
     triangles = np.asarray(triangles, dtype=np.int64).reshape(-1, 3)
     used = np.unique(triangles)
@@ -111,6 +115,8 @@ def _scene(semantic: Mapping[str, np.ndarray], triangles: np.ndarray) -> Scene:
         values = ", ".join(f"{v:g}" for v in positions[vertex])
         raise InputError(f"output vertex {vertex}: the shader's position is NaN "
                          f"({values}); {len(bad)} vertices are affected")
+    fed = None if dvle is None else {
+        getattr(entry.semantic, "name", "").lower() for entry in dvle.outputs}
     attributes = {name: np.asarray(semantic[name], dtype=np.float64) for name in SHADED
-                  if name in semantic}
+                  if name in semantic and (fed is None or name in fed)}
     return Scene(positions, attributes, triangles)

@@ -54,7 +54,8 @@ def draw(scene: Scene, size: tuple[int, int], *, mode: str = "color", tilt: bool
                                             np.arange(len(scene.triangles)))
     raster = rasterize(corners, size, tilt=tilt)
     values = raster.interpolate(attributes)
-    split = dict(zip(names, np.split(values, np.cumsum(widths)[:-1], axis=-1), strict=True))
+    split = (dict(zip(names, np.split(values, np.cumsum(widths)[:-1], axis=-1), strict=True))
+             if names else {})
     drawn = raster.triangle >= 0
     color = np.clip(split["color"], 0, 1)[..., :3] if "color" in split else np.ones(
         (height, width, 3))
