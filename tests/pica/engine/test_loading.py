@@ -172,3 +172,18 @@ def test_engine_jit_works_without_importing_its_module_first():
                           timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[1, 1]"
+
+
+def test_small_runs_do_not_import_numba():
+    """engine="auto" on a few vertices asks whether the JIT already has the kernel; that
+    question must not import Numba (about 0.6 s of a 10-vertex `pica run`)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np\n"
+            "from gpuisa.pica import Program, run\n"
+            "run(Program((0x4C000000, 0x88000000), (0x0006C36F,)), {'v0': np.ones((10, 4))})\n"
+            "print('numba' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=True)
+    assert done.stdout.strip() == "False"

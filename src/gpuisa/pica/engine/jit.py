@@ -279,9 +279,9 @@ def compiled(program: DecodedProgram, state: ShaderState, entry: int,
              precision: Precision) -> bool:
     """Whether this process has already compiled the kernel that runs ``state`` (what
     ``engine="auto"`` asks before choosing the JIT for a small input: loading a kernel
-    from the disk cache takes longer than the reference engine needs for a few lanes)."""
-    if needs_reference(program):
-        return False
+    from the disk cache takes longer than the reference engine needs for a few lanes).
+    Cheap, and imports no Numba: programs the JIT hands to the reference engine never
+    have a kernel in the cache."""
     missing = _missing(_analysis(program).reads, state)
     return _cached(_key(program, entry, precision, missing)) is not None
 
