@@ -98,15 +98,22 @@ def first_instruction(case: Case, mode: str, where: tuple[str, int] | None) -> s
         name, component = where
         letter = "xyzw"[component]
         for step in reversed(steps):
-            for reg, _ in step.changes:
-                base, _, mask = reg.partition(".")
-                if base == name and (not mask or letter in mask):
-                    return _line(step, f"produces {name}.{letter}")
+            if _writes(step.text, name, letter):
+                return _line(step, f"produces {name}.{letter}")
     for step in steps:
         if step.text.split()[0] in ("ifu", "ifc", "jmpc", "jmpu", "call", "callc", "callu",
                                     "loop", "break", "breakc", "emit", "setemit"):
             return _line(step, "first flow-control instruction")
     return _line(steps[-1], "last instruction") if steps else "(no instruction executed)"
+
+
+def _writes(text: str, register: str, letter: str) -> bool:
+    """Whether an instruction's text (picasso syntax) writes ``register.letter``."""
+    parts = text.split(None, 1)
+    if len(parts) < 2:
+        return False
+    base, _, mask = parts[1].split(",")[0].strip().partition(".")
+    return base == register and (not mask or letter in mask)
 
 
 def _line(step: Any, why: str) -> str:
