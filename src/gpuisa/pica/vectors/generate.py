@@ -76,7 +76,7 @@ class _Program:
         self.geometry = record.shader_type == ShaderType.GEOMETRY
         mask = record.output_map().mask
         self.outputs = tuple(f"o{n}" for n in range(16) if mask >> n & 1)
-        uniforms, rounded = {}, False
+        rounded = False
         self.float_uniforms: list[Register] = []
         self.int_uniforms: list[tuple[str, tuple[int, int, int, int]]] = []
         self.bools = 0
@@ -90,7 +90,6 @@ class _Program:
             elif value:
                 self.bools |= 1 << int(name[1:])
         self.uniforms_rounded = rounded
-        del uniforms
         names = [decode(w).mnemonic or "unknown" for w in self.shbin.program.code]
         used = [n for n in dict.fromkeys(names) if n not in _PLUMBING] or names[:1]
         self.op_tags = tuple(f"op:{n}" for n in used)
