@@ -1,0 +1,32 @@
+"""PICA200 conformance vectors (``pica vectors``): a versioned shader test suite with the
+provenance of every expected value.  See docs/vectors-format.md.
+
+>>> from gpuisa.pica import vectors
+>>> cases = vectors.build_suite()           # list[Case], deterministic
+>>> vectors.write_suite("suite", cases)     # cases.jsonl, cases.bin, manifest.json
+>>> report = vectors.check(cases, vectors.read_results("results.jsonl"), "f24")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from . import suite_io
+from .catalog import SUITE_VERSION, groups
+from .check import Report, check, render
+from .generate import build
+from .model import Case, Expected, Provenance, Register
+from .suite_io import read_results
+
+
+def build_suite(progress: Callable[[int], None] | None = None) -> list[Case]:
+    """Every case of the suite, in order (a pure function of gpuisa's version)."""
+    return list(build(groups(), progress))
+
+
+def write_suite(directory: str, cases: list[Case]) -> None:
+    suite_io.write_suite(directory, cases, SUITE_VERSION)
+
+
+__all__ = ["SUITE_VERSION", "Case", "Expected", "Provenance", "Register", "Report",
+           "build_suite", "check", "read_results", "render", "write_suite"]

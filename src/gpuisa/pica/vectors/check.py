@@ -1,0 +1,195 @@
+"""``pica vectors --check``: compare another implementation's results with the suite and
+say which cases diverge, grouped by what they exercise, with the instruction that
+produced the first differing value in gpuisa's trace."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...errors import InputError
+from .model import Case, Expected
+from .replay import case_trace
+from .suite_io import hex_pattern, parse_result
+
+#: Tags that say how a value reaches the outputs rather than what a case tests.
+_PLUMBING = ("op:mova", "op:ifc", "op:loop", "op:call")
+
+
+def is_nan(value: int, mode: str) -> bool:
+    if mode == "f24":
+        return (value >> 16) & 0x7F == 0x7F and value & 0xFFFF != 0
+    return (value >> 23) & 0xFF == 0xFF and value & 0x7FFFFF != 0
+
+
+def same(expected: int, got: int, mode: str) -> bool:
+    """Bit equality, except that any NaN matches an expected NaN (payloads are OPEN)."""
+    return expected == got or (is_nan(expected, mode) and is_nan(got, mode))
+
+
+@dataclass(slots=True)
+class Divergence:
+    case: Case
+    differences: list[str] = field(default_factory=list)
+    #: (register, component) of the first differing output value, if one differs.
+    first: tuple[str, int] | None = None
+
+
+def compare(case: Case, got: Expected, mode: str) -> Divergence | None:
+    exp = case.expected[mode]
+    div = Divergence(case)
+    if exp.status != got.status:
+        div.differences.append(f"status: expected {exp.status}, got {got.status}")
+        return div
+    given = dict(got.outputs)
+    for name, values in exp.outputs:
+        if name not in given:
+            div.differences.append(f"{name}: missing from the results")
+            continue
+        for k, (e, g) in enumerate(zip(values, given[name], strict=True)):
+            if not same(e, g, mode):
+                div.differences.append(f"{name}.{'xyzw'[k]}: expected {hex_pattern(e, mode)}, "
+                                       f"got {hex_pattern(g, mode)}")
+                div.first = div.first or (name, k)
+    if got.cmp is not None and exp.status == "ok" and tuple(got.cmp) != exp.cmp:
+        div.differences.append(f"cmp: expected {list(exp.cmp)}, got {list(got.cmp)}")
+    if got.address is not None and exp.status == "ok" and tuple(got.address) != exp.address:
+        div.differences.append(f"a0.x, a0.y, aL: expected {list(exp.address)}, got "
+                               f"{list(got.address)}")
+    if case.geometry:
+        _compare_geometry(exp, got, mode, div)
+    return div if div.differences else None
+
+
+def _compare_geometry(exp: Expected, got: Expected, mode: str, div: Divergence) -> None:
+    if len(exp.vertices) != len(got.vertices):
+        div.differences.append(f"emitted {len(got.vertices)} vertices, expected "
+                               f"{len(exp.vertices)}")
+    for v, (ev, gv) in enumerate(zip(exp.vertices, got.vertices, strict=False)):
+        for (name, _), e_row, g_row in zip(exp.outputs, ev, gv, strict=True):
+            for k, (e, g) in enumerate(zip(e_row, g_row, strict=True)):
+                if not same(e, g, mode):
+                    div.differences.append(f"vertex {v} {name}.{'xyzw'[k]}: expected "
+                                           f"{hex_pattern(e, mode)}, got {hex_pattern(g, mode)}")
+    if tuple(exp.primitives) != tuple(got.primitives):
+        div.differences.append(f"primitives: expected {[list(p) for p in exp.primitives]}, "
+                               f"got {[list(p) for p in got.primitives]}")
+
+
+def group_key(case: Case) -> str:
+    """What a divergence is filed under: a quirk, else a flow rule, else the opcode."""
+    for prefix in ("quirk:", "flow:"):
+        for tag in case.tags:
+            if tag.startswith(prefix):
+                return tag
+    ops = [t for t in case.tags if t.startswith("op:")]
+    preferred = [t for t in ops if t not in _PLUMBING]
+    return (preferred or ops or ["other"])[0]
+
+
+def first_instruction(case: Case, mode: str, where: tuple[str, int] | None) -> str:
+    """``pica trace``-style line of the instruction that produced the first differing
+    output value in gpuisa's trace (or the first flow instruction if that value is never
+    written)."""
+    record = case_trace(case, mode)
+    steps = record.steps
+    if where is not None:
+        name, component = where
+        letter = "xyzw"[component]
+        for step in reversed(steps):
+            if _writes(step.text, name, letter):
+                return _line(step, f"produces {name}.{letter}")
+    for step in steps:
+        if step.text.split()[0] in ("ifu", "ifc", "jmpc", "jmpu", "call", "callc", "callu",
+                                    "loop", "break", "breakc", "emit", "setemit"):
+            return _line(step, "first flow-control instruction")
+    return _line(steps[-1], "last instruction") if steps else "(no instruction executed)"
+
+
+def _writes(text: str, register: str, letter: str) -> bool:
+    """Whether an instruction's text (picasso syntax) writes ``register.letter``."""
+    parts = text.split(None, 1)
+    if len(parts) < 2:
+        return False
+    base, _, mask = parts[1].split(",")[0].strip().partition(".")
+    return base == register and (not mask or letter in mask)
+
+
+def _line(step: Any, why: str) -> str:
+    changes = " ".join(f"{n}={v}" for n, v in step.changes) or "-"
+    return (f"step {step.number}  pc {step.pc:03X}  {step.word:08X}  {step.text}  "
+            f"[{changes}]  ({why})")
+
+
+@dataclass(slots=True)
+class Report:
+    mode: str
+    checked: int
+    missing: list[str]
+    unknown: list[str]
+    divergences: list[Divergence]
+
+    def groups(self) -> dict[str, list[Divergence]]:
+        out: dict[str, list[Divergence]] = {}
+        for d in self.divergences:
+            out.setdefault(group_key(d.case), []).append(d)
+        return dict(sorted(out.items(), key=lambda kv: (-len(kv[1]), kv[0])))
+
+
+def check(cases: Iterable[Case], results: Iterable[tuple[int, Mapping[str, Any]]], mode: str,
+          where: str = "results") -> Report:
+    by_id = {case.id: case for case in cases}
+    seen: set[str] = set()
+    divergences, unknown = [], []
+    for number, record in results:
+        ident = record["id"]
+        case = by_id.get(ident)
+        if case is None:
+            unknown.append(ident)
+            continue
+        if ident in seen:
+            raise InputError(f"{where}:{number}: case {ident} appears twice")
+        seen.add(ident)
+        got = parse_result(record, mode, f"{where}:{number}", case.output_names)
+        div = compare(case, got, mode)
+        if div is not None:
+            divergences.append(div)
+    missing = [ident for ident in by_id if ident not in seen]
+    return Report(mode, len(seen), missing, unknown, divergences)
+
+
+def render(report: Report, disassemble: bool = True) -> str:
+    from ..disasm import disassemble as disasm
+
+    lines = [f"{len(report.divergences)} of {report.checked} checked cases diverge "
+             f"({report.mode} mode)"]
+    if report.missing:
+        lines.append(f"{len(report.missing)} cases of the suite have no result "
+                     f"(first: {report.missing[0]})")
+    if report.unknown:
+        lines.append(f"{len(report.unknown)} results name no case of the suite "
+                     f"(first: {report.unknown[0]})")
+    groups = report.groups()
+    for key, items in groups.items():
+        lines.append(f"  {key}: {len(items)}")
+    for key, items in groups.items():
+        lines.append("")
+        lines.append(f"== {key} ({len(items)} case{'s' if len(items) != 1 else ''}) ==")
+        for d in items:
+            case = d.case
+            p = case.provenance
+            lines.append(f"case {case.id}  [{p.kind}: {p.source}]")
+            if case.unknowns:
+                lines.append(f"  depends on: {', '.join(case.unknowns)}")
+            lines += [f"  {text}" for text in d.differences[:8]]
+            if len(d.differences) > 8:
+                lines.append(f"  ... and {len(d.differences) - 8} more")
+            lines.append(f"  first differing instruction: "
+                         f"{first_instruction(case, report.mode, d.first)}")
+            if disassemble:
+                from ..shbin import Shbin
+
+                text = disasm(Shbin.from_bytes(case.shbin))
+                lines += [f"    | {t}" for t in text.rstrip("\n").splitlines()]
+    return "\n".join(lines) + "\n"

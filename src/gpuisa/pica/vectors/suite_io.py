@@ -1,0 +1,266 @@
+"""The suite on disk: ``cases.jsonl`` (one JSON object per case), ``cases.bin`` (the same
+in a compact little-endian form) and ``manifest.json``; docs/vectors-format.md is the
+specification.  Writing goes to a temporary directory beside the target, renamed into
+place, so a failure never leaves half a suite."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import shutil
+import struct
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from ... import __version__
+from ...datafiles import read_input
+from ...errors import InputError
+from .model import MODES, PROVENANCE_KINDS, STATUSES, Case, Expected, Provenance, Register
+
+FORMAT = "gpuisa-pica-vectors"
+MAGIC = b"PICAVEC1"
+FILES = ("cases.jsonl", "cases.bin")
+
+
+def hex_pattern(value: int, mode: str) -> str:
+    return f"0x{value:06x}" if mode == "f24" else f"0x{value:08x}"
+
+
+def _row(values: Iterable[int], mode: str) -> list[str]:
+    return [hex_pattern(v, mode) for v in values]
+
+
+def expected_json(exp: Expected, mode: str) -> dict[str, Any]:
+    out: dict[str, Any] = {"status": exp.status}
+    if exp.status != "ok":
+        out["pc"] = exp.pc
+        return out
+    out["outputs"] = {name: _row(v, mode) for name, v in exp.outputs}
+    out["cmp"] = list(exp.cmp)
+    out["address"] = list(exp.address)
+    if exp.vertices or exp.primitives:
+        names = [name for name, _ in exp.outputs]
+        out["vertices"] = [{n: _row(v, mode) for n, v in zip(names, vertex, strict=True)}
+                           for vertex in exp.vertices]
+        out["primitives"] = [[a, b, c, int(w)] for a, b, c, w in exp.primitives]
+    return out
+
+
+def _register_json(reg: Register) -> dict[str, Any]:
+    return {"f32": [_row(r, "f32") for r in reg.f32], "f24": [_row(r, "f24") for r in reg.f24]}
+
+
+def case_json(case: Case) -> dict[str, Any]:
+    return {
+        "id": case.id,
+        "tags": list(case.tags),
+        "provenance": {"kind": case.provenance.kind, "source": case.provenance.source,
+                       **({"choice": case.provenance.choice} if case.provenance.choice else {})},
+        "unknowns": list(case.unknowns),
+        **({"note": case.note} if case.note else {}),
+        "program": {
+            "code": [f"0x{w:08x}" for w in case.code],
+            "opdescs": [f"0x{w:08x}" for w in case.opdescs],
+            "entry": case.entry, "dvle": case.dvle, "geometry": case.geometry,
+            "pipeline": case.pipeline or None,
+            "source": case.source,
+            "shbin": base64.b64encode(case.shbin).decode("ascii"),
+        },
+        "inputs": {reg.name: _register_json(reg) for reg in case.inputs},
+        "uniforms": {
+            "float": {reg.name: {"f32": _row(reg.f32[0], "f32"), "f24": _row(reg.f24[0], "f24")}
+                      for reg in case.float_uniforms},
+            "int": {name: list(v) for name, v in case.int_uniforms},
+            "bool": case.bool_uniforms,
+        },
+        "initial": {"cmp": list(case.cmp), "address": list(case.address)},
+        "expected": {mode: expected_json(case.expected[mode], mode) for mode in MODES},
+    }
+
+
+# -- binary form ----------------------------------------------------------------------------
+
+
+def _text(value: str) -> bytes:
+    data = value.encode("utf-8")
+    return struct.pack("<H", len(data)) + data
+
+
+def _reg_number(name: str) -> int:
+    return int(name[1:])
+
+
+def _expected_bin(exp: Expected) -> bytes:
+    out = [struct.pack("<Bi", STATUSES.index(exp.status), exp.pc),
+           struct.pack("<B3i", exp.cmp[0] | exp.cmp[1] << 1, *exp.address),
+           struct.pack("<B", len(exp.outputs))]
+    for name, values in exp.outputs:
+        out.append(struct.pack("<B4I", _reg_number(name), *values))
+    out.append(struct.pack("<H", len(exp.vertices)))
+    for vertex in exp.vertices:
+        for values in vertex:
+            out.append(struct.pack("<4I", *values))
+    out.append(struct.pack("<H", len(exp.primitives)))
+    for a, b, c, w in exp.primitives:
+        out.append(struct.pack("<3HB", a, b, c, int(w)))
+    return b"".join(out)
+
+
+def case_bin(case: Case) -> bytes:
+    flags = int(case.geometry) | int(bool(case.pipeline)) << 1
+    body = [_text(case.id), _text(",".join(case.tags)),
+            struct.pack("<B", PROVENANCE_KINDS.index(case.provenance.kind)),
+            _text(case.provenance.source), _text(",".join(case.unknowns)),
+            struct.pack("<BBHHH", flags, case.dvle, case.entry, len(case.code),
+                        len(case.opdescs)),
+            struct.pack(f"<{len(case.code)}I", *case.code),
+            struct.pack(f"<{len(case.opdescs)}I", *case.opdescs),
+            struct.pack("<I", len(case.shbin)), case.shbin,
+            struct.pack("<B3iH", case.cmp[0] | case.cmp[1] << 1, *case.address,
+                        case.bool_uniforms),
+            struct.pack("<B", len(case.int_uniforms))]
+    for name, values in case.int_uniforms:
+        body.append(struct.pack("<B4B", _reg_number(name), *values))
+    body.append(struct.pack("<B", len(case.float_uniforms)))
+    for reg in case.float_uniforms:
+        body.append(struct.pack("<B4I4I", _reg_number(reg.name), *reg.f32[0], *reg.f24[0]))
+    body.append(struct.pack("<BH", len(case.inputs), case.invocations))
+    for reg in case.inputs:
+        body.append(struct.pack("<B", _reg_number(reg.name)))
+        for row32, row24 in zip(reg.f32, reg.f24, strict=True):
+            body.append(struct.pack("<4I4I", *row32, *row24))
+    for mode in MODES:
+        body.append(_expected_bin(case.expected[mode]))
+    data = b"".join(body)
+    return struct.pack("<I", len(data)) + data
+
+
+# -- writing ----------------------------------------------------------------------------------
+
+
+def _jsonl(cases: Iterable[Case]) -> Iterator[bytes]:
+    for case in cases:
+        yield json.dumps(case_json(case), separators=(",", ":"), ensure_ascii=True).encode() + b"\n"
+
+
+def write_suite(directory: str | os.PathLike[str], cases: list[Case], version: int) -> None:
+    """Write the suite into ``directory`` (replaced as a whole, atomically)."""
+    target = Path(directory)
+    if target.exists() and not target.is_dir():
+        raise InputError(f"cannot write the suite to {target}: it exists and is not a "
+                         f"directory")
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.is_dir():
+        raise InputError(f"cannot write the suite to {target}: {parent} is not a directory")
+    try:
+        work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=parent))
+    except OSError as error:
+        raise InputError(f"cannot write the suite to {target}: {error.strerror}") from None
+    try:
+        contents = {
+            "cases.jsonl": b"".join(_jsonl(cases)),
+            "cases.bin": MAGIC + struct.pack("<II", version, len(cases))
+            + b"".join(case_bin(c) for c in cases),
+        }
+        for name, data in contents.items():
+            (work / name).write_bytes(data)
+        manifest = {
+            "format": FORMAT, "suite_version": version, "gpuisa": __version__,
+            "cases": len(cases), "modes": list(MODES),
+            "provenance": {kind: sum(c.provenance.kind == kind for c in cases)
+                           for kind in PROVENANCE_KINDS},
+            "files": {name: hashlib.sha256(data).hexdigest() for name, data in contents.items()},
+        }
+        (work / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+        os.chmod(work, 0o755)
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.", dir=parent))
+            os.replace(target, old / "suite")
+            os.replace(work, target)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(work, target)
+    except OSError as error:
+        shutil.rmtree(work, ignore_errors=True)
+        raise InputError(f"cannot write the suite to {target}: {error.strerror}") from None
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+
+
+# -- reading ----------------------------------------------------------------------------------
+
+
+def _bits(values: object, mode: str, where: str) -> tuple[int, ...]:
+    limit = 0xFFFFFF if mode == "f24" else 0xFFFFFFFF
+    if not isinstance(values, list) or len(values) != 4:
+        raise InputError(f"{where}: expected four bit patterns, got {values!r}")
+    out = []
+    for v in values:
+        try:
+            n = int(v, 16) if isinstance(v, str) else v
+        except ValueError:
+            n = None
+        if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= limit:
+            raise InputError(f"{where}: {v!r} is not a {mode} bit pattern")
+        out.append(n)
+    return tuple(out)
+
+
+def parse_result(record: Mapping[str, Any], mode: str, where: str,
+                 outputs: tuple[str, ...]) -> Expected:
+    """An implementation's result for one case: either ``{"status", "outputs", ...}`` or a
+    suite record whose ``expected`` holds ``mode``."""
+    if "expected" in record:
+        record = record["expected"]
+        if not isinstance(record, Mapping) or mode not in record:
+            raise InputError(f"{where}: 'expected' has no {mode} results")
+        record = record[mode]
+    if not isinstance(record, Mapping):
+        raise InputError(f"{where}: a result must be a JSON object")
+    status = record.get("status", "ok")
+    if status not in STATUSES:
+        raise InputError(f"{where}: status must be one of {', '.join(STATUSES)}, got "
+                         f"{status!r}")
+    if status != "ok":
+        return Expected(status, (), (False, False), (0, 0, 0), pc=int(record.get("pc", -1)))
+    given = record.get("outputs", {})
+    if not isinstance(given, Mapping):
+        raise InputError(f"{where}: 'outputs' must map output registers to bit patterns")
+    regs = tuple((name, _bits(given[name], mode, f"{where}: outputs.{name}"))
+                 for name in outputs if name in given)
+    cmp = record.get("cmp", None)
+    address = record.get("address", None)
+    vertices = tuple(
+        tuple(_bits(v.get(name), mode, f"{where}: vertices[{k}].{name}") for name in outputs)
+        for k, v in enumerate(record.get("vertices", [])) if isinstance(v, Mapping))
+    primitives = tuple((int(p[0]), int(p[1]), int(p[2]), bool(p[3]))
+                       for p in record.get("primitives", []))
+    return Expected("ok", regs,
+                    tuple(bool(c) for c in cmp) if isinstance(cmp, list) else None,  # type: ignore[arg-type]
+                    tuple(int(a) for a in address) if isinstance(address, list) else None,  # type: ignore[arg-type]
+                    vertices, primitives)
+
+
+def read_results(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) of each non-empty line of a JSON Lines file."""
+    text = read_input(path).decode("utf-8", errors="replace")
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise InputError(f"{path}:{number}: not JSON ({error.msg})") from None
+        if not isinstance(record, dict) or not isinstance(record.get("id"), str):
+            raise InputError(f"{path}:{number}: each line must be an object with an 'id'")
+        yield number, record
+
+
+def provenance_of(record: Mapping[str, Any]) -> Provenance:
+    p = record["provenance"]
+    return Provenance(p["kind"], p["source"], p.get("choice", ""))
