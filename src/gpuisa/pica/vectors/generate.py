@@ -13,7 +13,7 @@ from ...floats import f24_to_f32, f32_to_f24
 from .. import assemble
 from ..encoding import decode
 from ..engine import F24Bits
-from ..shbin import ShaderType, Shbin
+from ..shbin import ShaderType, Shbin, output_map
 from .model import HARDWARE, MODEL, MODES, SEED, Case, Expected, Register, exact_f24, f32_bits
 from .replay import execute, expectation, failure, register_values, uniform_values
 from .spec import F24, Group, Row, Spec
@@ -74,7 +74,7 @@ class _Program:
         self.dvle = 1 if group.pipeline else 0
         record = self.shbin.entries[self.dvle]
         self.geometry = record.shader_type == ShaderType.GEOMETRY
-        mask = record.output_map().mask
+        mask = output_map(record.outputs).mask
         self.outputs = tuple(f"o{n}" for n in range(16) if mask >> n & 1)
         rounded = False
         self.float_uniforms: list[Register] = []
