@@ -149,7 +149,8 @@ def test_output_banking_third_emit_sees_the_first_value(by_id):
 NOTES_FACTS = [("§3.1", "fp-tests"), ("§3.2", "fp-tests"), ("§3.3", "rcp/rsq"),
                ("§3.3", "ex2/lg2"), ("§3.5", "sge/slt"), ("§3.5", "PICA_LITP"),
                ("§3.6", "mova"), ("§4.3", "relative addressing"), ("§4.3", "mad-encoding"),
-               ("§3.1", "dph/dphi"), ("§6.2", "Azahar PR #2338")]
+               ("§3.1", "dph/dphi"), ("§6.2", "Azahar PR #2338"),
+               ("§4.2", "Citra PR #3787"), ("§6.3", "picasso manual")]
 
 
 @pytest.mark.parametrize("section,source", NOTES_FACTS)
@@ -159,7 +160,8 @@ def test_every_hardware_fact_of_the_notes_is_a_hardware_case(suite, section, sou
 
 
 def test_every_hardware_case_names_a_public_test_or_report(suite):
-    sources = ("aroulin/3ds-gpu-tests", "Panda3DS", "Azahar PR", "JayFoxRox", "3dbrew")
+    sources = ("aroulin/3ds-gpu-tests", "Panda3DS", "Azahar PR", "JayFoxRox", "3dbrew",
+               "Citra PR", "picasso manual")
     for case in suite:
         if case.provenance.kind == HARDWARE:
             assert any(s in case.provenance.source for s in sources), case.id

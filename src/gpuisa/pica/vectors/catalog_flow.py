@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from .catalog_facts import NOTES, splat
 from .catalog_ops import MASKS, REFERENCE, SWIZZLES, _random_value
-from .model import CHOICE, SEED, Provenance
+from .model import CHOICE, HARDWARE, SEED, Provenance
 from .spec import Group, vs
 
 FLOW = "3dbrew GPU/Shader Instruction Set, Control Flow"
@@ -189,14 +189,17 @@ def geometry_groups() -> Iterator[Group]:
     group.add("two-invocations", {"v0": [splat(1.0), splat(5.0)], "v1": [splat(2.0),
                                                                           splat(6.0)]},
               ("op:setemit", "op:emit", "quirk:b15", "quirk:buffer-not-cleared"),
-              Provenance(SEED, f"{source}; b15 after each invocation (picasso manual)"))
+              Provenance(HARDWARE, f"{NOTES} §6.3: b15 set after every invocation (picasso "
+                                   f"manual; Azahar); buffer entries not cleared ({source})"))
     yield group
     persist = (".gsh point c0\n.out - position o0\n.proc main\n    add r0, c0, r0\n"
                "    setemit 0\n    mov o0, r0\n    emit\n    end\n.end\n")
     group = Group("gs/registers-persist", persist, uniforms={"c0": splat(1.0)},
                   tags=("geometry",))
     group.add("three-invocations", {"v0": [splat(0.0)] * 3}, ("quirk:registers-persist",),
-              Provenance(SEED, f"{NOTES} §4.2 (Citra PR #3787)"))
+              Provenance(HARDWARE, f"{NOTES} §4.2: registers persist between invocations "
+                                   f"on one unit, which geometry shaders rely on (Citra PR "
+                                   f"#3787)"))
     yield group
     yield from _pipelines()
 
