@@ -10,7 +10,7 @@ import numpy as np
 
 from ...errors import GpuIsaError
 from ...floats import f24_to_f32, f32_to_f24
-from .. import assemble
+from ..asm import assemble
 from ..encoding import decode
 from ..engine import F24Bits
 from ..shbin import ShaderType, Shbin, output_map
