@@ -52,11 +52,13 @@ _PAD_AFTER_IN_FOR = frozenset({Opcode.BREAK, Opcode.BREAKC})
 @dataclass(frozen=True, slots=True)
 class Options:
     """``pad_nops``: insert picasso's padding NOPs (``-n`` turns them into warnings).
-    ``strict``: reproduce picasso's defects (§15).  ``werror``: warnings are errors."""
+    ``strict``: reproduce picasso's defects (§15).  ``werror``: warnings are errors.
+    ``lint``: run the path checks of :mod:`.lint` (``pica check`` runs its own)."""
 
     pad_nops: bool = True
     strict: bool = False
     werror: bool = False
+    lint: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +175,8 @@ class Assembler:
             return None
         shbin = Shbin(Program(self.code, self.opdescs.values),
                       tuple(self.build_dvle(d) for d in self.dvles if not d.nodvle))
-        lint(self, shbin)
+        if self.options.lint:
+            lint(self, shbin)
         if self.errors:  # --Werror
             return None
         return Output(shbin, header_text(self.dvles, self.global_uniforms),
