@@ -17,7 +17,7 @@ from ..cli_support import dispatch
 
 PROG = "pica"
 #: Subcommand modules, in the order their commands are listed by ``pica --help``.
-_COMMAND_MODULES = ("cli_asm", "cli_disasm", "cli_run")
+_COMMAND_MODULES = ("cli_asm", "cli_disasm", "cli_run", "cli_check")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -83,6 +83,9 @@ class Assembler:
         self.word_toks: list[Tok] = []
         #: Destination operand of each word that writes a register (for the linter).
         self.dst_toks: dict[int, Tok] = {}
+        #: Operand descriptor of each ALU word as written, before the allocator shares
+        #: one whose don't-care bits differ (for ``pica check``'s swizzle check).
+        self.written_descs: dict[int, int] = {}
         #: Positions of `.word` words: never rewritten, never looked at by padding rules.
         self.raw_words: set[int] = set()
         self.opdescs = DescriptorTable()
@@ -325,7 +328,9 @@ class Assembler:
         for n, op in enumerate(sources, start=1):
             values[f"neg{n}"] = int(op.neg)
             values[f"sel{n}"] = op.sel
-        return OPDESC_LAYOUT.pack(values), care_mask(base, mask)
+        value = OPDESC_LAYOUT.pack(values)
+        self.written_descs[len(self.code)] = value  # the word about to be emitted
+        return value, care_mask(base, mask)
 
     def allocate(self, value: int, mask: int, tok: Tok) -> int:
         try:

@@ -109,9 +109,6 @@ def path_checks(unit: Unit, ex: Exploration, decoded: list[Instruction],
         for kind in sorted(kinds):
             yield Raw("PICA304", f"two {kind} scopes end on this instruction: the outer one "
                       "never sees its end", ("word", pc), "put a 'nop' between the ends")
-    if ex.past_program:
-        yield Raw("PICA306", f"entry point '{unit.entry}' can run past the end of the program",
-                  ("entry", unit.index))
     emits = [pc for pc in ex.reached if decoded[pc].opcode in (Opcode.EMIT, Opcode.SETEMIT)]
     if unit.geometry:
         for pc in sorted(ex.emit_without_setemit):
