@@ -124,8 +124,10 @@ class Explorer:
             elif op is Opcode.EMIT:
                 if misc_un & NO_SETEMIT:
                     out.emit_without_setemit.add(pc)
-                _add(out.unwritten, pc, out_un)
-                written, out_un = 0, _ALL64  # a new vertex: outputs are written afresh
+                written = 0  # a new vertex: outputs are written afresh
+                if self.geometry:
+                    _add(out.unwritten, pc, out_un)
+                    out_un = _ALL64
             elif op is Opcode.LOOP:
                 misc_un &= ~AL
             after = (written, out_un, tmp_un, misc_un)
