@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..isa import CALL_POPS_EFFECTIVE, CALL_STACK_DEPTH, IF_STACK_DEPTH, LOOP_STACK_DEPTH, Opcode
-from .effects import AL, CMPX, CMPY, NO_SETEMIT, Effect
+from .effects import AL, NO_SETEMIT, Effect
 
 #: Default bounds: steps (one per state visit) and seconds per entry point.
 STATE_LIMIT = 200_000

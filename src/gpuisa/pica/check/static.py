@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from ..encoding import decode_opdesc
 from ..isa import (
     MAX_CODE_WORDS,
     MAX_OPDESCS,
@@ -17,7 +18,6 @@ from ..isa import (
     mask_components,
     selector_components,
 )
-from ..encoding import decode_opdesc
 from ..shbin import ConstantKind, GeometryMode, OutputSemantic
 from .effects import Effect, input_registers
 from .model import Raw, Unit
