@@ -8,9 +8,12 @@
   single ``mova``, a ``mova`` ending a then-part followed by one after the IF, a return
   from a procedure ending in ``mova`` ...
 
-All three explore every execution path of each DVLE's entry procedure with the
-control-flow rules of pica-emulation-notes.md §5 (conditions, loop counts and boolean
-uniforms are unknown, so every branch is taken both ways).  The state space is bounded;
+All three are checks of ``pica check`` (PICA305/306, PICA103, PICA403): the exploration
+(:mod:`..check.explore`) and the decisions (:mod:`..check.flow`) are that tool's; this
+module only turns them into the assembler's warnings.  The exploration follows every
+execution path of each DVLE's entry procedure with the control-flow rules of
+pica-emulation-notes.md §5 (conditions, loop counts and boolean uniforms are unknown, so
+every branch is taken both ways).  The state space is bounded;
 when a program is too large to explore, the first two checks are skipped and the third
 falls back to ``mova`` words that are neighbours in memory.
 """
