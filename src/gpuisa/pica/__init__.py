@@ -7,6 +7,7 @@
 """
 
 from .asm import AssemblyResult, assemble, assemble_with_warnings
+from .check import Finding, check
 from .disasm import disassemble
 from .encoding import (
     Instruction,
@@ -27,6 +28,7 @@ __all__ = [
     "Constant",
     "Dvle",
     "F24Bits",
+    "Finding",
     "Instruction",
     "Opcode",
     "OperandDescriptor",
@@ -38,6 +40,7 @@ __all__ = [
     "Uniform",
     "assemble",
     "assemble_with_warnings",
+    "check",
     "decode",
     "decode_opdesc",
     "disassemble",

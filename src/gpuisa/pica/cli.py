@@ -17,7 +17,8 @@ from ..cli_support import dispatch
 
 PROG = "pica"
 #: Subcommand modules, in the order their commands are listed by ``pica --help``.
-_COMMAND_MODULES = ("cli_asm", "cli_disasm", "cli_run", "cli_render", "cli_vectors", "cli_lsp")
+_COMMAND_MODULES = ("cli_asm", "cli_disasm", "cli_run", "cli_check", "cli_render",
+                    "cli_vectors", "cli_lsp")
 
 
 def build_parser() -> argparse.ArgumentParser:

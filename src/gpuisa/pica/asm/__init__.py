@@ -38,7 +38,7 @@ class AssemblyResult:
     word_locations: tuple[SourceLocation, ...]
 
 
-def _sources(sources: str | Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+def source_list(sources: str | Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
     if isinstance(sources, str):
         return [(DEFAULT_NAME, sources)]
     if isinstance(sources, bytes | bytearray) or not isinstance(sources, Sequence):
@@ -64,7 +64,7 @@ def assemble_with_warnings(sources: str | Sequence[tuple[str, str]], *, pad_nops
     :class:`SourceError` with every error (and the warnings before it) on failure.
     """
     asm = Assembler(Options(pad_nops=pad_nops, strict=strict, werror=werror))
-    output = asm.run(_sources(sources))
+    output = asm.run(source_list(sources))
     if output is None:
         raise SourceError(asm.diagnostics)
     locations = tuple(SourceLocation(t.line.file, t.line.number, t.col + 1)

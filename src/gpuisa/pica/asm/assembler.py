@@ -52,11 +52,13 @@ _PAD_AFTER_IN_FOR = frozenset({Opcode.BREAK, Opcode.BREAKC})
 @dataclass(frozen=True, slots=True)
 class Options:
     """``pad_nops``: insert picasso's padding NOPs (``-n`` turns them into warnings).
-    ``strict``: reproduce picasso's defects (§15).  ``werror``: warnings are errors."""
+    ``strict``: reproduce picasso's defects (§15).  ``werror``: warnings are errors.
+    ``lint``: run the path checks of :mod:`.lint` (``pica check`` runs its own)."""
 
     pad_nops: bool = True
     strict: bool = False
     werror: bool = False
+    lint: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +83,9 @@ class Assembler:
         self.word_toks: list[Tok] = []
         #: Destination operand of each word that writes a register (for the linter).
         self.dst_toks: dict[int, Tok] = {}
+        #: Operand descriptor of each ALU word as written, before the allocator shares
+        #: one whose don't-care bits differ (for ``pica check``'s swizzle check).
+        self.written_descs: dict[int, int] = {}
         #: Positions of `.word` words: never rewritten, never looked at by padding rules.
         self.raw_words: set[int] = set()
         self.opdescs = DescriptorTable()
@@ -180,7 +185,8 @@ class Assembler:
         shbin = Shbin(Program(self.code, self.opdescs.values),
                       tuple(self.build_dvle(d) for d in self.dvles if not d.nodvle),
                       self.dvlp_version, high)
-        lint(self, shbin)
+        if self.options.lint:
+            lint(self, shbin)
         if self.errors:  # --Werror
             return None
         return Output(shbin, header_text(self.dvles, self.global_uniforms),
@@ -329,7 +335,9 @@ class Assembler:
         for n, op in enumerate(sources, start=1):
             values[f"neg{n}"] = int(op.neg)
             values[f"sel{n}"] = op.sel
-        return OPDESC_LAYOUT.pack(values), care_mask(base, mask)
+        value = OPDESC_LAYOUT.pack(values)
+        self.written_descs[len(self.code)] = value  # the word about to be emitted
+        return value, care_mask(base, mask)
 
     def allocate(self, value: int, mask: int, tok: Tok) -> int:
         try:

@@ -1,0 +1,63 @@
+"""What ``pica check`` reports: one :class:`Finding` per problem, located in a source
+(``file:line:col`` and the line) or in a binary (program address, word, disassembly)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+
+class Severity(IntEnum):
+    """How bad a finding is; ``error`` makes ``pica check`` exit 1."""
+
+    NOTE = 0
+    WARNING = 1
+    ERROR = 2
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+
+@dataclass(frozen=True, slots=True)
+class SourceSpot:
+    """A place in an assembly source: line and column count from 1."""
+
+    file: str
+    line: int
+    column: int = 1
+    text: str | None = None
+    length: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class BinarySpot:
+    """A place in a SHBIN: the program address of an instruction (None for the whole
+    DVLE or file), its word and its disassembly."""
+
+    file: str
+    address: int | None = None
+    word: int | None = None
+    disassembly: str = ""
+    dvle: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One problem: the check that found it, how bad, what, where and an optional note."""
+
+    check: str
+    severity: Severity
+    message: str
+    where: SourceSpot | BinarySpot
+    note: str | None = None
+
+    @property
+    def file(self) -> str:
+        return self.where.file
+
+    def sort_key(self) -> tuple:
+        w = self.where
+        if isinstance(w, SourceSpot):
+            return (w.file, w.line, w.column, self.check, self.message)
+        return (w.file, -1 if w.address is None else w.address, self.check, self.message)

@@ -1,0 +1,165 @@
+"""pica check on SHBIN files, limits, bounded exploration, report formats, the CLI and the
+known-good shader shapes whose findings are real."""
+
+import json
+
+import pytest
+
+from gpuisa.errors import InputError
+from gpuisa.pica import Dvle, Program, Shbin, assemble, check
+from gpuisa.pica.check.findings import BinarySpot, Severity
+from gpuisa.pica.cli import main
+
+END = 0x88000000  # opcode 0x22 << 26
+NOP = 0x84000000  # opcode 0x21 << 26
+MOV_O0_V0 = 0x4C000000  # mov o0, v0: opcode 0x13, dst 0, src1 v0, descriptor 0
+IDENTITY = 0x0000036F  # mask xyzw (0xF), selector 1 .xyzw (0x1B << 5)
+
+SOURCE = (".constf k(1.0, 1.0, 1.0, 1.0)\n.out p position\n.proc main\n"
+          "    mov r0, k\n    .word 0x02000080\n    mov p, r0\n    end\n.end\n")
+
+
+def ids(findings):
+    return sorted({f.check for f in findings})
+
+
+def test_binary_findings_name_address_word_and_disassembly():
+    data = assemble(SOURCE).to_bytes()
+    found = [f for f in check(data, name="s.shbin") if f.check == "PICA404"]
+    assert len(found) == 1
+    where = found[0].where
+    assert isinstance(where, BinarySpot)
+    assert (where.file, where.address, where.word) == ("s.shbin", 1, 0x02000080)
+    # no picasso text exists for it: the fields (DST 0x10 = r0, SRC1 v0, SRC2 v1)
+    assert where.disassembly == "add desc=0, src2=1, src1=0, idx=0, dst=16"
+
+
+def _shbin(code, opdescs=(IDENTITY,), dvle=None):
+    dvle = dvle or Dvle(main_offset=0, endmain_offset=len(code))
+    return Shbin(Program(code, opdescs), (dvle,))
+
+
+def test_limits_on_binaries():
+    code = [NOP] * 600 + [END]
+    assert "PICA601" in ids(check(_shbin(code)))  # vertex shader over 512 words
+    assert "PICA602" in ids(check(_shbin([END], [IDENTITY] * 129)))
+    from gpuisa.pica import OutputEntry
+
+    many = Dvle(main_offset=0, endmain_offset=1,
+                outputs=tuple(OutputEntry(0, r % 16) for r in range(17)))
+    assert "PICA603" in ids(check(_shbin([END], dvle=many)))
+    assert "PICA604" in ids(check(_shbin([END])))
+
+
+def test_a_program_within_limits_is_clean():
+    from gpuisa.pica import Constant, OutputEntry
+
+    dvle = Dvle(main_offset=0, endmain_offset=2, outputs=(OutputEntry(0, 0),),
+                constants=(Constant.from_floats(0, (1.0, 1.0, 1.0, 1.0)),), output_mask=1)
+    assert check(_shbin([MOV_O0_V0, END], dvle=dvle)) == []
+
+
+def test_binary_scalar_swizzle_is_not_judged():
+    # rcp r0, v0 with descriptor .xyzw: in a binary the y/z/w selector bits may belong to
+    # a shared descriptor (don't-care), so PICA401 only looks at sources
+    rcp = (0x0E << 26) | (0x10 << 21)
+    assert "PICA401" not in ids(check(_shbin([rcp, END])))
+
+
+def test_exploration_stops_early_and_says_so():
+    text = ".constf k(1,1,1,1)\n.out p position\n.proc main\n    mov p, r5\n.end\n"
+    full = ids(check(text))
+    assert "PICA305" in full and "PICA201" in full
+    bounded = check(text, max_states=0)
+    assert ids(bounded) == ["PICA009"]
+    assert bounded[0].severity is Severity.NOTE
+
+
+def test_not_a_shbin_and_unknown_ids():
+    with pytest.raises(InputError):
+        check(b"nope")
+    with pytest.raises(InputError):
+        check(SOURCE, enable=["PICA999"])
+
+
+# -- known-good shapes whose findings are real ------------------------------------------
+
+def test_stale_w_read_into_a_dead_component_is_reported():
+    # 3ds-examples graphics/gpu/fragment_light/source/vshader.v.pica does
+    # "mul r5, half, r14" with only r14.xyz written: the hardware really reads the stale
+    # r14.w (into r5.w, which is never used afterwards); a real but harmless finding.
+    text = (".constf k(0.5, 0.5, 0.5, 0.5)\n.out p position\n.proc main\n"
+            "    mov r14.xyz, v0\n    mul r5, k, r14\n    mov p.xy, r5\n    mov p.zw, k\n"
+            "    end\n.end\n")
+    found = [(f.check, f.where.line, f.message) for f in check(text)]
+    assert found == [("PICA201", 5, "r14.w read before it is written on some path")]
+
+
+def test_stale_y_compared_in_a_particle_loop_is_reported():
+    # 3ds-examples graphics/gpu/particles/source/particle.g.pica compares r15 with itself
+    # (a NaN test, "cmp r15, ne, ne, r15") before r15.y is first written further down the
+    # loop: on the first particle cmp.y depends on the previous invocation's r15.y, and
+    # the "jmpc cmp.x || cmp.y" after it can skip the particle.  A real finding.
+    text = (".gsh point c0\n.constf k(1.0, 1.0, 1.0, 1.0)\n.out p position\n.proc main\n"
+            "    mov r15.x, k\n    cmp r15, ne, ne, r15\n    mov r15.y, k\n"
+            "    setemit 0\n    mov p.xy, r15\n    mov p.zw, k\n    emit\n    end\n.end\n")
+    found = [(f.check, f.where.line, f.message) for f in check(text)]
+    assert found == [("PICA201", 6, "r15.y read before it is written on some path")]
+
+
+# -- reports and the command line ------------------------------------------------------------
+
+@pytest.fixture
+def files(tmp_path):
+    bad = tmp_path / "bad.pica"
+    bad.write_text(".constf k(1,1,1,1)\n.out p position\n.proc main\n    mov p, k\n"
+                   "    break\n    end\n.end\n")
+    warn = tmp_path / "warn.pica"
+    warn.write_text(".constf k(1,1,1,1)\n.out p position\n.proc main\n    mov p.xyz, k\n"
+                    "    end\n.end\n")
+    return bad, warn
+
+
+def test_cli_exit_status_and_text(files, capsys):
+    bad, warn = files
+    assert main(["check", str(warn)]) == 0
+    out = capsys.readouterr().out
+    assert f"{warn}:5:5: warning: o0.w mapped by the DVLE but not written" in out
+    assert "[PICA101]" in out and "\n      end\n      ^~~\n" in out
+    assert main(["check", "--Werror", str(warn)]) == 1
+    assert main(["check", str(bad)]) == 1  # PICA302 is an error
+
+
+def test_cli_json_and_sarif(files, tmp_path, capsys):
+    _, warn = files
+    assert main(["check", "--format", "json", str(warn)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [(f["id"], f["line"], f["column"]) for f in doc["findings"]] == [("PICA101", 5, 5)]
+    out = tmp_path / "r.sarif"
+    assert main(["check", "--format", "sarif", "-o", str(out), str(warn)]) == 0
+    log = json.loads(out.read_text())
+    assert log["version"] == "2.1.0"
+    run = log["runs"][0]
+    rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
+    (result,) = run["results"]
+    assert result["ruleId"] == "PICA101" and rules[result["ruleIndex"]] == "PICA101"
+    assert result["level"] == "warning"
+    region = result["locations"][0]["physicalLocation"]["region"]
+    assert (region["startLine"], region["startColumn"]) == (5, 5)
+
+
+def test_cli_shbin_explain_and_errors(tmp_path, capsys):
+    path = tmp_path / "s.shbin"
+    path.write_bytes(assemble(SOURCE).to_bytes())
+    assert main(["check", str(path)]) == 1  # PICA404 is an error
+    out = capsys.readouterr().out
+    assert f"{path}:0x001: error: one instruction reads two different input registers" in out
+    assert "  001: 02000080  add desc=0, src2=1, src1=0, idx=0, dst=16" in out
+    assert main(["check", "--explain", "PICA604"]) == 0
+    assert "libctru issue #535" in capsys.readouterr().out
+    assert main(["check", "--explain", "PICA999"]) == 1
+    assert "pica: error: unknown check 'PICA999'" in capsys.readouterr().err
+    broken = tmp_path / "broken.pica"
+    broken.write_text(".proc main\n    foo\n.end\n")
+    assert main(["check", str(broken)]) == 1
+    assert "invalid instruction: foo" in capsys.readouterr().err
