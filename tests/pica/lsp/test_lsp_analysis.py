@@ -5,12 +5,10 @@ hover, completion.  Expected values are derived by hand from pica-assembly-langu
 from __future__ import annotations
 
 import sys
-import types as pytypes
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpuisa.errors import SourceLocation
 from gpuisa.pica.lsp.analysis import analyse
 from gpuisa.pica.lsp.completion import complete, signature_help
 from gpuisa.pica.lsp.hover import hover_text, mnemonic_hover
@@ -78,19 +76,26 @@ def test_unclosed_block_note_is_related_information():
     assert (note.line, note.col, note.message) == (0, 6, "this .proc block is not closed")
 
 
-def test_findings_of_pica_check_are_added_with_their_ids(monkeypatch):
-    finding = pytypes.SimpleNamespace(id="PICA042", severity="warning", message="odd",
-                                      location=SourceLocation("a.pica", 2, 5), length=3)
-    fake = pytypes.ModuleType("gpuisa.pica.check")
-    fake.check = lambda sources: [finding] if sources[0][0] == "a.pica" else []
-    monkeypatch.setitem(sys.modules, "gpuisa.pica.check", fake)
-    good = ".proc main\n    nop\n    end\n.end\n"
-    (problem,) = analyse([("a.pica", good)]).problems["a.pica"]
-    assert (problem.line, problem.col, problem.length, problem.code, problem.message) == (
-        1, 4, 3, "PICA042", "odd")
+def test_findings_of_pica_check_are_added_with_their_ids():
+    # `rcp r0, r1` (line 4, 0-based 3; column 5, 0-based 4; "rcp" 3 long): RCP reads only
+    # r1.x (notes §3.3), so writing r0.xyzw from "r1" is PICA401; r1 is never written
+    # (PICA201).  `.constf` gives the DVLE a constant table (no PICA604).
+    source = (".constf one(1, 1, 1, 1)\n.out o position\n.proc main\n    rcp r0, r1\n"
+              "    mov o, r0\n    end\n.end\n")
+    problems = analyse([("a.pica", source)]).problems["a.pica"]
+    found = sorted((p.code, p.line, p.col, p.length, p.severity) for p in problems)
+    assert found == [("PICA201", 3, 4, 3, "warning"), ("PICA401", 3, 4, 3, "warning")]
     # only for programs that assemble
-    broken = analyse([("a.pica", good + "frob\n")]).problems["a.pica"]
+    broken = analyse([("a.pica", source + "frob\n")]).problems["a.pica"]
     assert [p.code for p in broken] == [None]
+
+
+def test_assembler_warnings_are_not_reported_twice():
+    # two consecutive mova: an assembler warning, which pica check also carries (PICA001)
+    source = (".constf one(1, 1, 1, 1)\n.proc main\n    mova a0.x, one\n    mova a0.y, one\n"
+              "    end\n.end\n")
+    codes = [p.code for p in analyse([("a.pica", source)]).problems["a.pica"]]
+    assert codes.count(None) == 1 and "PICA001" not in codes
 
 
 def test_hover_of_constant_array_and_register():

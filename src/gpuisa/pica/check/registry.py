@@ -26,8 +26,11 @@ class CheckInfo:
 
 _W, _E, _N = Severity.WARNING, Severity.ERROR, Severity.NOTE
 
+#: The check that carries the assembler's own warnings (`pica asm` prints them too).
+ASSEMBLER_WARNINGS = "PICA001"
+
 _CHECKS = (
-    CheckInfo("PICA001", _W, "assembler warning",
+    CheckInfo(ASSEMBLER_WARNINGS, _W, "assembler warning",
               "A warning of the assembler itself (destination swizzle order, duplicate input "
               "declaration, a constant that is not a number, a required padding NOP with -n).",
               "pica-assembly-language.md (the warnings picasso prints)"),

@@ -15,7 +15,7 @@ from ..shbin import Shbin
 from .effects import Effect, effects
 from .findings import BinarySpot, Finding, SourceSpot
 from .model import Anchor, Unit
-from .registry import CHECKS
+from .registry import ASSEMBLER_WARNINGS, CHECKS
 
 Spot = SourceSpot | BinarySpot
 
@@ -72,7 +72,7 @@ def from_sources(sources: str | Sequence[tuple[str, str]], *, strict: bool = Fal
 
     findings = []
     diags = asm.diagnostics
-    info = CHECKS["PICA001"]
+    info = CHECKS[ASSEMBLER_WARNINGS]
     for k, d in enumerate(diags):
         if d.severity == "warning":
             note = diags[k + 1].message if k + 1 < len(diags) and diags[k + 1].severity == "note" \

@@ -13,7 +13,6 @@ keeps a copy, so hover can say which register, swizzle and constant a name stand
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -21,6 +20,9 @@ from ...errors import Diagnostic, GpuIsaError, SourceLocation
 from ..asm.assembler import Assembler, Options
 from ..asm.operands import Alias
 from ..asm.source import Tok
+from ..check import check
+from ..check.findings import Severity, SourceSpot
+from ..check.registry import ASSEMBLER_WARNINGS
 from ..shbin_records import Constant
 from .index import ProgramIndex, build_index
 
@@ -90,19 +92,24 @@ class _Recorder(Assembler):
 
 
 def _check_diagnostics(sources: Sequence[tuple[str, str]]) -> list[tuple[Diagnostic, str]]:
-    """Findings of ``pica check`` as (diagnostic, finding ID), or none while that module
-    does not exist.  A finding is read through the attributes ``id``, ``severity``,
-    ``message``, ``location`` (a :class:`SourceLocation`) and optionally ``length``."""
+    """Findings of ``pica check`` as (diagnostic, check ID).  PICA001 is skipped: it is
+    the assembler's own warnings, which the assembler's diagnostics already hold."""
     try:
-        module = importlib.import_module("gpuisa.pica.check")
-    except ImportError:
-        return []
-    try:
-        findings = module.check(list(sources))
+        findings = check(list(sources))
     except GpuIsaError:
         return []
-    return [(Diagnostic(f.severity, f.message, f.location, None, getattr(f, "length", 1)),
-             str(f.id)) for f in findings]
+    out = []
+    for finding in findings:
+        spot = finding.where
+        if finding.check == ASSEMBLER_WARNINGS or not isinstance(spot, SourceSpot):
+            continue
+        location = SourceLocation(spot.file, spot.line, spot.column)
+        # A note-level finding is information of its own, not a note of the previous one.
+        severity = "information" if finding.severity is Severity.NOTE else \
+            finding.severity.label
+        out.append((Diagnostic(severity, finding.message, location, None, spot.length),
+                    finding.check))
+    return out
 
 
 def _place(diagnostic: Diagnostic, texts: Mapping[str, str], first: str) -> tuple[str, int, int]:
