@@ -39,6 +39,8 @@ class AssemblyResult:
 
 
 def source_list(sources: str | Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``sources`` as (file name, text) pairs in assembly order: one text is one file
+    named ``<source>``; anything else is an :class:`InputError`."""
     if isinstance(sources, str):
         return [(DEFAULT_NAME, sources)]
     if isinstance(sources, bytes | bytearray) or not isinstance(sources, Sequence):

@@ -9,8 +9,8 @@
   from a procedure ending in ``mova`` ...
 
 All three are checks of ``pica check`` (PICA305/306, PICA103, PICA403): the exploration
-(:mod:`..check.explore`) and the decisions (:mod:`..check.flow`) are that tool's; this
-module only turns them into the assembler's warnings.  The exploration follows every
+(:mod:`..analysis.explore`) and the decisions (:mod:`..analysis.flow`) are shared with
+that tool; this module only turns them into the assembler's warnings.  The exploration follows every
 execution path of each DVLE's entry procedure with the control-flow rules of
 pica-emulation-notes.md §5 (conditions, loop counts and boolean uniforms are unknown, so
 every branch is taken both ways).  The state space is bounded;
@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..check.effects import Effect, effects
-from ..check.explore import Exploration, Explorer
-from ..check.flow import entry_end, mova_pairs, written_twice
+from ..analysis.effects import Effect, effects
+from ..analysis.explore import Exploration, Explorer
+from ..analysis.flow import entry_end, mova_pairs, written_twice
 from ..shbin import Shbin
 
 if TYPE_CHECKING:

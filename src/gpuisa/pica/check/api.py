@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ...errors import InputError
+from ..analysis import flow
+from ..analysis.explore import Exploration, Explorer
+from ..analysis.model import Raw
 from ..shbin import Shbin
-from . import flow, static
-from .explore import Exploration, Explorer
+from . import static
 from .findings import BinarySpot, Finding
-from .model import Raw
 from .registry import CHECKS, lookup
 from .target import Target, from_shbin, from_sources
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from ..analysis.effects import Effect, input_registers
+from ..analysis.model import Raw, Unit
 from ..encoding import decode_opdesc
 from ..isa import (
     MAX_CODE_WORDS,
@@ -19,8 +21,6 @@ from ..isa import (
     selector_components,
 )
 from ..shbin import ConstantKind, GeometryMode, OutputSemantic
-from .effects import Effect, input_registers
-from .model import Raw, Unit
 
 _SCALAR = frozenset({Opcode.RCP, Opcode.RSQ, Opcode.EX2, Opcode.LG2})
 _BOOL_TESTS = frozenset({Opcode.IFU, Opcode.CALLU, Opcode.JMPU})

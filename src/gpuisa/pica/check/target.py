@@ -7,14 +7,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ...errors import Diagnostic, SourceError
+from ..analysis.effects import Effect, effects
+from ..analysis.model import Anchor, Unit
 from ..asm import source_list
 from ..asm.assembler import Assembler, Options
 from ..asm.source import Tok
 from ..disasm_syntax import UnitNames, instruction_text
 from ..shbin import Shbin
-from .effects import Effect, effects
 from .findings import BinarySpot, Finding, SourceSpot
-from .model import Anchor, Unit
 from .registry import ASSEMBLER_WARNINGS, CHECKS
 
 Spot = SourceSpot | BinarySpot
