@@ -52,6 +52,8 @@ typedef struct {
     const uint8_t *vertices;
     uint16_t nprimitives;      /* geometry: u16 i, j, k; u8 winding */
     const uint8_t *primitives;
+    uint8_t nsemantics;        /* attributes after the output map (format version 2): */
+    const uint8_t *semantics;  /* nsemantics x (u16 length, name, u8 k, u32 value[k]) */
 } pv_expected;
 
 typedef struct {
@@ -144,6 +146,12 @@ static void pv_read_expected(pv_cursor *c, pv_expected *e) {
     e->vertices = pv_take(c, (size_t)e->nvertices * e->noutputs * 16);
     e->nprimitives = pv_u16(c);
     e->primitives = pv_take(c, (size_t)e->nprimitives * 7);
+    e->nsemantics = pv_u8(c);
+    e->semantics = c->p;
+    for (unsigned k = 0; k < e->nsemantics; k++) {
+        pv_text(c);
+        pv_take(c, 4 * (size_t)pv_u8(c));
+    }
 }
 
 int pv_open(pv_suite *suite, const char *path) {

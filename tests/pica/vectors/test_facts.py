@@ -150,7 +150,8 @@ NOTES_FACTS = [("§3.1", "fp-tests"), ("§3.2", "fp-tests"), ("§3.3", "rcp/rsq"
                ("§3.3", "ex2/lg2"), ("§3.5", "sge/slt"), ("§3.5", "PICA_LITP"),
                ("§3.6", "mova"), ("§4.3", "relative addressing"), ("§4.3", "mad-encoding"),
                ("§3.1", "dph/dphi"), ("§6.2", "Azahar PR #2338"),
-               ("§4.2", "Citra PR #3787"), ("§6.3", "picasso manual")]
+               ("§4.2", "Citra PR #3787"), ("§6.3", "picasso manual"),
+               ("§7", "output_vertex.cpp")]
 
 
 @pytest.mark.parametrize("section,source", NOTES_FACTS)
@@ -161,8 +162,24 @@ def test_every_hardware_fact_of_the_notes_is_a_hardware_case(suite, section, sou
 
 def test_every_hardware_case_names_a_public_test_or_report(suite):
     sources = ("aroulin/3ds-gpu-tests", "Panda3DS", "Azahar PR", "JayFoxRox", "3dbrew",
-               "Citra PR", "picasso manual")
+               "Citra PR", "picasso manual", "Azahar output_vertex.cpp")
     for case in suite:
         if case.provenance.kind == HARDWARE:
             assert any(s in case.provenance.source for s in sources), case.id
             assert not case.unknowns or case.unknowns == ("f32-to-f24-conversion",), case.id
+
+
+def test_unmapped_semantic_slots_read_one(by_id):
+    """Notes §7 (Azahar output_vertex.cpp, citing hardware tests): o1 feeds only color.xy,
+    so color.zw, texcoord0 and view read 1.0.  Patterns by hand: 1.0 is 0x3F0000 in
+    float24 (exponent bias 63) and 0x3F800000 in float32; 0.125 = 2^-3 is 0x3C0000 /
+    0x3E000000, 0.375 = 1.5 * 2^-2 is 0x3D8000 / 0x3EC00000."""
+    case = by_id["hw/output-map/unmapped-slots-read-one"]
+    one = {"f24": 0x3F0000, "f32": 0x3F800000}
+    colour = {"f24": (0x3C0000, 0x3D8000), "f32": (0x3E000000, 0x3EC00000)}
+    for mode in ("f24", "f32"):
+        semantics = dict(case.expected[mode].semantics)
+        assert semantics["color"] == (*colour[mode], one[mode], one[mode])
+        assert semantics["texcoord0"] == (one[mode],) * 2
+        assert semantics["view"] == (one[mode],) * 3
+        assert dict(case.expected[mode].outputs)["o1"][2:] == (0, 0)  # the registers: 0

@@ -162,3 +162,20 @@ def test_cli_needs_an_action_and_a_writable_target(tmp_path, capsys):
     assert cli.main(["vectors", "-o", str(blocker)]) == 1
     assert "is not a directory" in capsys.readouterr().err
     assert blocker.read_text() == "x"
+
+
+def test_check_compares_semantic_attributes_when_results_give_them(suite, tmp_path, capsys):
+    """An emulator filling unmapped slots with 0 instead of 1.0 (notes §7) is found when
+    its results include the attributes after the output map."""
+    target = "hw/output-map/unmapped-slots-read-one"
+    cases = [case for case in suite if case.id == target]
+
+    def zero_fill(case, record):
+        record["semantics"]["color"][2] = "0x000000"
+
+    path = tmp_path / "results.jsonl"
+    _results(cases, path, "f24", zero_fill)
+    assert cli.main(["vectors", "--check", str(path), "--no-disasm"]) == 1
+    assert "semantic color[2]: expected 0x3f0000, got 0x000000" in capsys.readouterr().out
+    _results(cases, path, "f24", lambda case, record: record.pop("semantics"))
+    assert cli.main(["vectors", "--check", str(path), "--no-disasm"]) == 0  # not given

@@ -226,6 +226,15 @@ def hardware_groups() -> Iterator[Group]:
     group.add("third-emit-sees-first-value", {"v0": [splat(1.0)], "v1": [splat(2.0)]},
               ("op:emit", "quirk:output-banking"), Provenance(HARDWARE, bank))
     yield group
+    slots = (f"{NOTES} §7: semantic slots no output component maps read 1.0 (Azahar "
+             f"output_vertex.cpp, citing hardware tests)")
+    group = Group("hw/output-map", ".out - position o0\n.out - color o1.xy\n.proc main\n"
+                  "    mov o0, v0\n    mov o1, v1\n    end\n.end\n",
+                  semantics=("position", "color", "texcoord0", "view"))
+    group.add("unmapped-slots-read-one", {"v0": [(0.5, -0.25, 0.75, 1.0)],
+                                          "v1": [(0.125, 0.375, 0.0, 0.0)]},
+              ("quirk:unmapped-slots-read-one",), Provenance(HARDWARE, slots))
+    yield group
 
 
 def choice_groups() -> Iterator[Group]:

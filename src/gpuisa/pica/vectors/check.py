@@ -59,6 +59,16 @@ def compare(case: Case, got: Expected, mode: str) -> Divergence | None:
                                f"{list(got.address)}")
     if case.geometry:
         _compare_geometry(exp, got, mode, div)
+    given_semantics = dict(got.semantics)
+    for name, values in exp.semantics if given_semantics else ():
+        got_values = given_semantics.get(name)
+        if got_values is None or len(got_values) != len(values):
+            div.differences.append(f"semantic {name}: missing or of the wrong size")
+            continue
+        for k, (e, g) in enumerate(zip(values, got_values, strict=True)):
+            if not same(e, g, mode):
+                div.differences.append(f"semantic {name}[{k}]: expected "
+                                       f"{hex_pattern(e, mode)}, got {hex_pattern(g, mode)}")
     return div if div.differences else None
 
 

@@ -103,7 +103,8 @@ class _Program:
                        group.cmp, group.address)
 
     def expectation(self, result, row: int, mode: str, where: str) -> Expected:
-        return expectation(result, self.outputs, self.geometry, row, mode, where)
+        return expectation(result, self.outputs, self.geometry, row, mode, where,
+                           self.group.semantics)
 
 
 def _run_group(program: _Program, regs: list[dict[str, Register]], mode: str

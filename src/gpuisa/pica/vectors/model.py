@@ -73,6 +73,9 @@ class Expected:
     vertices: tuple[tuple[tuple[int, int, int, int], ...], ...] = ()
     primitives: tuple[tuple[int, int, int, bool], ...] = ()
     pc: int = -1
+    #: Semantic attributes after the output map (``"color"`` -> its components), for the
+    #: cases about the map itself (unmapped slots read 1.0, notes §7).
+    semantics: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +110,10 @@ class Case:
     @property
     def output_names(self) -> tuple[str, ...]:
         return tuple(name for name, _ in self.expected[MODES[0]].outputs)
+
+    @property
+    def semantic_names(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.expected[MODES[0]].semantics)
 
 
 # -- exact float24 patterns --------------------------------------------------------------

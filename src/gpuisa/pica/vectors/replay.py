@@ -46,7 +46,7 @@ def execute(shbin: Shbin, dvle: int, pipeline: str, inputs: dict[str, object],
                cmp=cmp, address=address, engine=engine, max_steps=MAX_STEPS)
 
 
-def pattern(value: np.ndarray, mode: str, where: str) -> tuple[int, int, int, int]:
+def pattern(value: np.ndarray, mode: str, where: str) -> tuple[int, ...]:
     """Bit patterns of one register row: float32 bits, or the exact float24 patterns."""
     bits = np.asarray(value, dtype=np.float32).view(np.uint32)
     if mode == "f32":
@@ -61,13 +61,16 @@ def pattern(value: np.ndarray, mode: str, where: str) -> tuple[int, int, int, in
 
 
 def expectation(result: RunResult, outputs: Sequence[str], geometry: bool, row: int,
-                mode: str, where: str) -> Expected:
-    """The Expected of lane ``row`` of ``result`` (geometry: everything emitted)."""
+                mode: str, where: str, semantics: Sequence[str] = ()) -> Expected:
+    """The Expected of lane ``row`` of ``result`` (geometry: everything emitted;
+    ``semantics``: attributes after the output map, vertex shaders only)."""
     regs = tuple((name, pattern(result.outputs[name][row], mode, where)) for name in outputs)
     cmp = (bool(result.cmp[row][0]), bool(result.cmp[row][1]))
     address = tuple(int(v) for v in result.address[row])
     if not geometry:
-        return Expected("ok", regs, cmp, address)  # type: ignore[arg-type]
+        attributes = tuple((name, pattern(result.outputs_by_semantic[name][row], mode, where))
+                           for name in semantics)
+        return Expected("ok", regs, cmp, address, semantics=attributes)  # type: ignore[arg-type]
     count = len(result.vertices[outputs[0]]) if outputs else 0
     vertices = tuple(tuple(pattern(result.vertices[name][v], mode, where) for name in outputs)
                      for v in range(count))
@@ -105,7 +108,8 @@ def rerun(case: Case, mode: str, engine: str = "reference") -> Expected:
         return failed
     geometry = case.geometry or bool(case.pipeline)
     row = len(result.steps) - 1 if geometry else 0
-    return expectation(result, case.output_names, case.geometry, row, mode, case.id)
+    return expectation(result, case.output_names, case.geometry, row, mode, case.id,
+                       case.semantic_names)
 
 
 def case_trace(case: Case, mode: str) -> Trace:

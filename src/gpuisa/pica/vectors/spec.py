@@ -57,6 +57,8 @@ class Group:
     pad_nops: bool = True
     tags: tuple[str, ...] = ()
     pipeline: str = ""
+    #: Semantic attributes whose values after the output map are expected too.
+    semantics: tuple[str, ...] = ()
 
     def add(self, name: str, inputs: Mapping[str, Sequence[Row]], tags: Sequence[str],
             provenance: Provenance, note: str = "", unknowns: Sequence[str] = ()) -> None:

@@ -47,6 +47,8 @@ def expected_json(exp: Expected, mode: str) -> dict[str, Any]:
         out["vertices"] = [{n: _row(v, mode) for n, v in zip(names, vertex, strict=True)}
                            for vertex in exp.vertices]
         out["primitives"] = [[a, b, c, int(w)] for a, b, c, w in exp.primitives]
+    if exp.semantics:
+        out["semantics"] = {name: _row(v, mode) for name, v in exp.semantics}
     return out
 
 
@@ -107,6 +109,9 @@ def _expected_bin(exp: Expected) -> bytes:
     out.append(struct.pack("<H", len(exp.primitives)))
     for a, b, c, w in exp.primitives:
         out.append(struct.pack("<3HB", a, b, c, int(w)))
+    out.append(struct.pack("<B", len(exp.semantics)))
+    for name, values in exp.semantics:
+        out += [_text(name), struct.pack(f"<B{len(values)}I", len(values), *values)]
     return b"".join(out)
 
 
@@ -195,10 +200,11 @@ def write_suite(directory: str | os.PathLike[str], cases: list[Case], version: i
 # -- reading ----------------------------------------------------------------------------------
 
 
-def _bits(values: object, mode: str, where: str) -> tuple[int, ...]:
+def _bits(values: object, mode: str, where: str, count: int = 4) -> tuple[int, ...]:
     limit = 0xFFFFFF if mode == "f24" else 0xFFFFFFFF
-    if not isinstance(values, list) or len(values) != 4:
-        raise InputError(f"{where}: expected four bit patterns, got {values!r}")
+    if not isinstance(values, list) or len(values) != count:
+        words = ("one", "two", "three", "four")[count - 1] if 1 <= count <= 4 else count
+        raise InputError(f"{where}: expected {words} bit patterns, got {values!r}")
     out = []
     for v in values:
         try:
@@ -240,10 +246,17 @@ def parse_result(record: Mapping[str, Any], mode: str, where: str,
         for k, v in enumerate(record.get("vertices", [])) if isinstance(v, Mapping))
     primitives = tuple((int(p[0]), int(p[1]), int(p[2]), bool(p[3]))
                        for p in record.get("primitives", []))
+    given_semantics = record.get("semantics", {})
+    if not isinstance(given_semantics, Mapping):
+        raise InputError(f"{where}: 'semantics' must map attribute names to bit patterns")
+    semantics = tuple(
+        (name, _bits(values, mode, f"{where}: semantics.{name}",
+                     len(values) if isinstance(values, list) else 4))
+        for name, values in given_semantics.items())
     return Expected("ok", regs,
                     tuple(bool(c) for c in cmp) if isinstance(cmp, list) else None,  # type: ignore[arg-type]
                     tuple(int(a) for a in address) if isinstance(address, list) else None,  # type: ignore[arg-type]
-                    vertices, primitives)
+                    vertices, primitives, semantics=semantics)
 
 
 def read_results(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
