@@ -128,7 +128,7 @@ def test_empty_destination_mask_on_every_engine(lanes):
     shbin = assemble(".opdesc 0x0\n.proc main\n.word 0x4FE00000\n    end\n.end\n")
     values = np.arange(4 * lanes, dtype=np.float32).reshape(lanes, 4)
     for engine in ("reference", "batch", "jit"):
-        result = run(shbin, {"v0": values}, engine=engine)
+        result = run(shbin, {"v0": values}, engine=engine, registers=True)
         assert not result.temporaries["r15"].any(), engine
         assert result.steps.tolist() == [2] * lanes, engine
 

@@ -257,14 +257,14 @@ def _run(args: argparse.Namespace) -> int:
     if args.gsh is None:
         dvle = args.dvle or 0
         result = run(shader, inputs, uniforms=uniforms, dvle=dvle, precision=args.precision,
-                     engine=args.engine, max_steps=args.max_steps)
+                     engine=args.engine, max_steps=args.max_steps, registers=args.registers)
     else:
         if not isinstance(shader, Shbin):
             raise InputError("--gsh needs a SHBIN or source with a geometry shader DVLE")
         dvle = args.gsh
         result = run_pipeline(shader, inputs, uniforms=uniforms, precision=args.precision,
                               engine=args.engine, max_steps=args.max_steps,
-                              **pipeline_arguments(args)).geometry
+                              registers=args.registers, **pipeline_arguments(args)).geometry
     if args.format == "npz":
         chunks: Iterable[bytes] = (npz_bytes(result, shader, dvle,
                                              registers=args.registers),)
@@ -428,7 +428,7 @@ def table_chunks(result: RunResult, shader: object, dvle: int) -> Iterator[str]:
     what = "invocation" if result.vertices is not None else "vertex"
     columns = _Columns()
     rows = [[what, "register", "semantic", "x", "y", "z", "w"]]
-    for lane in range(result.steps.shape[0]):
+    for lane in range(len(next(iter(result.outputs.values())))):
         for r in registers:
             values = result.outputs[f"o{r}"][lane]
             rows.append([str(lane), f"o{r}", semantics.get(r, ""),

@@ -119,4 +119,4 @@ def one_op(engine, mnemonic, dst, *sources, uniforms=None, inputs=None, precisio
     a.op(mnemonic, dst, *sources, **fields)
     a.end()
     return run(a.program(), inputs or {}, uniforms=uniforms or {}, engine=engine,
-               precision=precision)
+               precision=precision, registers=True)

@@ -53,7 +53,7 @@ UNIFORMS = {"c0": [0.0] * 4, "c1": [10.0] * 4, "c2": [20.0] * 4, "c3": ONES}
 
 def test_lanes_take_their_own_branch_and_reconverge(small_chunks):
     v0 = np.array([[-1, 2, 3, 4], [5, 6, 7, 8], [-9, 1, 1, 1]] * 7, dtype=float)
-    result = run(divergent_if(), {"v0": v0}, uniforms=UNIFORMS, engine="batch")
+    result = run(divergent_if(), {"v0": v0}, uniforms=UNIFORMS, engine="batch", registers=True)
     assert_same(result.outputs["o0"], v0 + np.where(v0[:, :1] < 0, 10, 20))
     assert result.temporaries["r1"][:, 0].tolist() == [1.0] * len(v0)
     # then: cmp, ifc, mov, nop, add, add, end = 7; else: cmp, ifc, mov, nop, add, add, end
@@ -70,7 +70,7 @@ def test_reconverged_lanes_execute_together(monkeypatch):
 
     monkeypatch.setattr(batch_runner, "execute", spy)
     v0 = np.array([[-1, 0, 0, 0], [1, 0, 0, 0]] * 32, dtype=float)
-    run(divergent_if(), {"v0": v0}, uniforms=UNIFORMS, engine="batch")
+    run(divergent_if(), {"v0": v0}, uniforms=UNIFORMS, engine="batch", registers=True)
     assert sorted(executed) == sorted([(0, 64), (2, 32), (4, 32), (6, 64), (7, 64)])
 
 
@@ -85,7 +85,7 @@ def test_uniform_control_flow_is_one_group(monkeypatch):
 
     monkeypatch.setattr(batch.Runner, "_flow", spy)
     v0 = np.ones((100, 4))
-    result = run(divergent_if(), {"v0": v0}, uniforms=UNIFORMS, engine="batch")
+    result = run(divergent_if(), {"v0": v0}, uniforms=UNIFORMS, engine="batch", registers=True)
     assert splits == [1]
     assert_same(result.outputs["o0"], v0 + 20)
 
@@ -108,7 +108,7 @@ def test_loops_left_at_different_iterations(small_chunks):
     v0 = np.zeros((len(limits), 4))
     v0[:, 0] = limits
     result = run(breaking_loop(), {"v0": v0}, uniforms={"c0": ONES, "i0": [9, 0, 2, 0]},
-                 engine="batch")
+                 engine="batch", registers=True)
     iterations = np.minimum(limits, 10)
     assert result.outputs["o0"][:, 0].tolist() == iterations.tolist()
     broke = limits <= 10
@@ -125,7 +125,7 @@ def test_max_steps_stops_the_lowest_lane_that_runs_too_long(small_chunks):
     v0[:, 0] = limits
     with pytest.raises(ShaderHang, match=r"max_steps=30 .*\(vertex 2\)") as info:
         run(breaking_loop(), {"v0": v0}, uniforms={"c0": ONES, "i0": [9, 0, 2, 0]},
-            engine="batch", max_steps=30)
+            engine="batch", max_steps=30, registers=True)
     # lane 2 runs 4 * 10 + 3 = 43 instructions; the 31st is at pc 2 of iteration 8
     assert info.value.pc == 2
 
@@ -146,10 +146,10 @@ def test_the_lowest_failing_lane_is_reported(small_chunks):
     v1[9, 0] = v1[20:, 0] = 1
     uniforms = {"c0": ONES, "c1": ONES}
     with pytest.raises(ShaderHang, match=r"BREAK with an empty LOOP stack \(vertex 9\)"):
-        run(a.program(), {"v0": v0, "v1": v1}, uniforms=uniforms, engine="batch")
+        run(a.program(), {"v0": v0, "v1": v1}, uniforms=uniforms, engine="batch", registers=True)
     v1[9, 0] = 0
     with pytest.raises(InputError, match="float uniform c50 is read at pc 0x001"):
-        run(a.program(), {"v0": v0, "v1": v1}, uniforms=uniforms, engine="batch")
+        run(a.program(), {"v0": v0, "v1": v1}, uniforms=uniforms, engine="batch", registers=True)
 
 
 def test_relative_addressing_per_lane(small_chunks):
@@ -160,7 +160,7 @@ def test_relative_addressing_per_lane(small_chunks):
     a.end()
     table = {f"c{k}": [float(k)] * 4 for k in range(96)}
     v0 = np.array([[k % 7, (3 * k) % 11 - 5, 0, 0] for k in range(30)], dtype=float)
-    result = run(a.program(), {"v0": v0}, uniforms=table, engine="batch")
+    result = run(a.program(), {"v0": v0}, uniforms=table, engine="batch", registers=True)
     assert result.outputs["o0"][:, 0].tolist() == (10 + v0[:, 0]).tolist()
     assert result.outputs["o1"][:, 0].tolist() == (10 + v0[:, 1]).tolist()
 
@@ -175,7 +175,7 @@ def test_per_lane_calls(small_chunks):
     a.op("add", "r0", "r0", "r0")  # 5
     v0 = np.array([[k - 10.0, 0, 0, 0] for k in range(25)])
     result = run(a.program(), {"v0": v0}, uniforms={"c0": [0.0] * 4, "c1": ONES},
-                 engine="batch")
+                 engine="batch", registers=True)
     called = v0[:, 0] > 0
     assert result.outputs["o0"][:, 0].tolist() == np.where(called, 1 + 2 * v0[:, 0],
                                                            1).tolist()

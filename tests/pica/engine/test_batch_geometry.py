@@ -54,7 +54,7 @@ CORNERS = {f"c{k}": [dx, dy, 0, 0] for k, (dx, dy) in enumerate(((0, 0), (1, 0),
 
 def test_independent_invocations_run_once(reruns):
     points = np.array([[10 * k, 20 * k, 0, 1] for k in range(40)], dtype=float)
-    result = run(quads(), {"v0": points}, uniforms=CORNERS, engine="batch")
+    result = run(quads(), {"v0": points}, uniforms=CORNERS, engine="batch", registers=True)
     assert reruns == [0]
     corners = np.array([[0, 0, 0, 0], [1, 0, 0, 0], [0, 1, 0, 0], [1, 1, 0, 0]])
     assert_same(result.vertices["o0"], (points[:, None, :] + corners).reshape(-1, 4))
@@ -75,7 +75,7 @@ def test_a_value_carried_from_invocation_to_invocation(reruns):
     a.flow("emit")
     a.end()
     v0 = np.array([[k, 1, 0, 0] for k in range(12)], dtype=float)
-    result = run(gs_shbin(a), {"v0": v0}, engine="batch")
+    result = run(gs_shbin(a), {"v0": v0}, engine="batch", registers=True)
     totals = np.cumsum(v0, axis=0)
     assert_same(result.temporaries["r0"], totals)
     assert_same(result.vertices["o0"], totals)
@@ -99,7 +99,8 @@ def test_bank_parity_decides_which_invocations_must_rerun(reruns):
     a.end()  # 5
     v0 = np.array([[k, 0, 0, 0] for k in range(8)], dtype=float)
     v0[0, 0] = 100
-    result = run(gs_shbin(a, (0, 1)), {"v0": v0}, uniforms={"b15": False}, engine="batch")
+    result = run(gs_shbin(a, (0, 1)), {"v0": v0}, uniforms={"b15": False}, engine="batch",
+        registers=True)
     assert_same(result.vertices["o0"], v0)
     assert result.vertices["o1"][:, 0].tolist() == [100, 0, 100, 0, 100, 0, 100, 0]
     assert reruns == [0, 2, 4, 6]
@@ -115,5 +116,6 @@ def test_a_primitive_with_an_unwritten_entry_in_a_later_invocation_faults():
     a.flow("emit")  # 5
     a.end()  # 6
     with pytest.raises(ShaderFault, match="entry 2") as info:
-        run(gs_shbin(a), {"v0": np.zeros((5, 4))}, uniforms={"b15": False}, engine="batch")
+        run(gs_shbin(a), {"v0": np.zeros((5, 4))}, uniforms={"b15": False}, engine="batch",
+            registers=True)
     assert info.value.pc == 5

@@ -359,7 +359,7 @@ def case(seed: int):
 def _outcome(program, inputs, uniforms, precision, cmp, engine):
     try:
         return run(program, inputs, uniforms=uniforms, precision=precision, cmp=cmp,
-                   engine=engine, max_steps=2000)
+                   engine=engine, max_steps=2000, registers=True)
     except GpuIsaError as error:
         return error
 

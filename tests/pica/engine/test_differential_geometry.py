@@ -49,7 +49,7 @@ def case(seed: int):
 def _outcome(shbin, inputs, uniforms, precision, engine):
     try:
         return run(shbin, inputs, uniforms=uniforms, precision=precision, engine=engine,
-                   max_steps=2000)
+                   max_steps=2000, registers=True)
     except GpuIsaError as error:
         return error
 

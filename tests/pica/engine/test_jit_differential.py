@@ -239,7 +239,7 @@ def outcome(program, precision, engine, args, max_steps=MAX_STEPS):
         result = run(program, args["inputs"], uniforms=args["uniforms"],
                      temporaries=args["temporaries"], address=args["address"],
                      cmp=args["cmp"], precision=precision, engine=engine,
-                     max_steps=max_steps)
+                     max_steps=max_steps, registers=True)
     except GpuIsaError as error:
         return type(error).__name__, str(error)
     registers = {**result.outputs, **result.temporaries}
@@ -302,13 +302,13 @@ def test_kernels_are_cached_on_disk(monkeypatch, tmp_path):
                                   uniforms=args["uniforms"], precision="f24")
     assert not jit.ready(decoded, state(), 0, "f24")
     monkeypatch.setattr(jit, "COMPILE_THRESHOLD", 0)
-    first = run(program, args["inputs"], uniforms=args["uniforms"], engine="jit")
+    first = run(program, args["inputs"], uniforms=args["uniforms"], engine="jit", registers=True)
     assert first.outputs["o0"].tolist() == [[1.25, -1.75, 0.0, 4.0]] * 3
     assert list(tmp_path.glob("pica_kernel_*.py"))
     jit._cache.clear()
     monkeypatch.setattr(jit, "COMPILE_THRESHOLD", 10**9)
     assert jit.ready(decoded, state(), 0, "f24")
-    again = run(program, args["inputs"], uniforms=args["uniforms"], engine="jit")
+    again = run(program, args["inputs"], uniforms=args["uniforms"], engine="jit", registers=True)
     assert again.outputs["o0"].tolist() == first.outputs["o0"].tolist()
     assert jit._cache  # loaded the program's kernel, not the interpreter
 
@@ -449,9 +449,10 @@ def test_auto_takes_the_jit_for_one_vertex_once_its_kernel_is_compiled(monkeypat
 
     monkeypatch.setattr(api, "choose_engine", spy)
     monkeypatch.setattr(jit, "_cache", type(jit._cache)())  # nothing compiled yet
-    first = api.run(program, inputs, uniforms=uniforms)
-    api.run(program, {"v0": np.ones((200_000, 4), dtype=np.float32)}, uniforms=uniforms)
-    again = api.run(program, inputs, uniforms=uniforms)
+    first = api.run(program, inputs, uniforms=uniforms, registers=True)
+    api.run(program, {"v0": np.ones((200_000, 4), dtype=np.float32)}, uniforms=uniforms,
+        registers=True)
+    again = api.run(program, inputs, uniforms=uniforms, registers=True)
     assert chosen == ["reference", "jit", "jit"]
     # 1*1 + 1*2 + 1*3 + 1*4 = 10, exact in float24
     assert first.outputs["o0"][0, 0] == again.outputs["o0"][0, 0] == 10.0

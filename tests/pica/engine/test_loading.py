@@ -147,9 +147,9 @@ def test_run_uses_the_loader_of_the_engine_it_picks(monkeypatch):
 
     program = Program([encode(Instruction.make("end"))], [])
     inputs = {"v0": np.ones((3, 4)), "v1": [1.0, 2.0, 3.0, 4.0]}
-    api.run(program, inputs, engine="spy")
+    api.run(program, inputs, engine="spy", registers=True)
     assert calls == [(3, 4)]  # a single row for every vertex is converted once, directly
-    api.run(program, inputs, engine="batch")
+    api.run(program, inputs, engine="batch", registers=True)
     assert calls == [(3, 4)]
 
 
@@ -167,7 +167,7 @@ def test_engine_jit_works_without_importing_its_module_first():
             "from gpuisa.pica import Program, run\n"
             "from gpuisa.pica.encoding import Instruction, encode\n"
             "p = Program([encode(Instruction.make('end'))], [])\n"
-            "print(run(p, {'v0': np.ones((2, 4))}, engine='jit').steps.tolist())\n")
+            "print(run(p, {'v0': np.ones((2, 4))}, engine='jit', registers=True).steps.tolist())\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stderr

@@ -42,7 +42,7 @@ MVP = np.arange(16, dtype=float).reshape(4, 4)
 
 def test_names_constants_and_results(engine):
     result = run(shader(), {"pos": [[1, 2, 3, 4], [5, 6, 7, 8]], "offset": [1, 1, 1, 1]},
-                 uniforms={"scale": [2, 2, 2, 2], "mvp": MVP}, engine=engine)
+                 uniforms={"scale": [2, 2, 2, 2], "mvp": MVP}, engine=engine, registers=True)
     assert_same(result.outputs["o0"], [[3, 5, 7, 9], [11, 13, 15, 17]])
     assert_same(result.outputs["o1"], [MVP[1], MVP[1]])
     # constant i1 = (2, 1, 2, 0): 3 iterations adding constant c1 = (1, 2, 0.5, -1)
@@ -58,7 +58,7 @@ def test_names_constants_and_results(engine):
 
 def test_outputs_by_semantic_fill_unmapped_slots_with_one(engine):
     result = run(shader(), {"pos": [1, 2, 3, 4], "offset": [1, 1, 1, 1]},
-                 uniforms={"scale": [2, 2, 2, 2], "mvp": MVP}, engine=engine)
+                 uniforms={"scale": [2, 2, 2, 2], "mvp": MVP}, engine=engine, registers=True)
     sem = result.outputs_by_semantic
     assert_same(sem["position"], [[3, 5, 7, 9]])
     assert_same(sem["color"], [[4, 5, 6, 1]])  # o1 = (4, 5, 6, 7); alpha unmapped -> 1
@@ -74,7 +74,7 @@ def test_user_uniforms_override_constants_and_registers_work_too(engine):
                  uniforms={"c0": [1, 1, 1, 1], "c8": MVP[0], "c9": [7, 7, 7, 7], "c10": MVP[2],
                            "c11": MVP[3], "loops": [0, 0, 0, 0], "flag": False,
                            "c1": F24Bits([0x3F0000] * 4)},
-                 engine=engine)
+                 engine=engine, registers=True)
     assert_same(result.outputs["o1"], [[7] * 4])
     assert_same(result.outputs["o2"], [[0] * 4])  # b4 false: skipped
     assert_same(result.outputs["o3"], [[1] * 4])
@@ -82,7 +82,7 @@ def test_user_uniforms_override_constants_and_registers_work_too(engine):
 
 def test_entry_offset_and_label(engine):
     for entry in (6, "tail"):
-        result = run(shader(), {}, entry=entry, engine=engine)
+        result = run(shader(), {}, entry=entry, engine=engine, registers=True)
         assert_same(result.outputs["o3"], [[1, 2, 0.5, -1]])
         assert result.steps.tolist() == [2]
 
@@ -95,7 +95,7 @@ def test_initial_registers(engine):
     a.op("mov", "o1", "r3")
     a.end()
     result = run(a.program(), {}, temporaries={"r3": [1, 2, 3, 4]}, cmp=(False, True),
-                 address=(-5, 7, 300), outputs={"o2": [9, 9, 9, 9]}, engine=engine)
+                 address=(-5, 7, 300), outputs={"o2": [9, 9, 9, 9]}, engine=engine, registers=True)
     assert_same(result.outputs["o0"], [[1, 2, 3, 4]])
     assert_same(result.outputs["o1"], [[1, 2, 3, 4]])
     assert_same(result.outputs["o2"], [[9] * 4])
@@ -114,7 +114,7 @@ def test_f24_bits_and_upload_words(engine):
     for value in (F24Bits([x, y, z, w]), F24Bits.from_upload_words(*words)):
         for precision in ("f24", "f32"):
             result = run(a.program(), {}, uniforms={"c0": value}, precision=precision,
-                         engine=engine)
+                         engine=engine, registers=True)
             assert_same(result.outputs["o0"], [[1, 2, 0.5, -1]])
 
 
@@ -156,7 +156,7 @@ def test_bad_arguments_raise_input_error(engine, kwargs, message):
     args.update(kwargs)
     inputs = args.pop("inputs")
     with pytest.raises(InputError, match=message):
-        run(MOV, inputs, **args)
+        run(MOV, inputs, **args, registers=True)
 
 
 def test_bad_f24_bits():
@@ -167,13 +167,13 @@ def test_bad_f24_bits():
 
 def test_reading_a_missing_uniform_or_input_names_it(engine):
     with pytest.raises(InputError, match=r"c0 is read at pc 0x000"):
-        run(MOV, {}, engine=engine)
+        run(MOV, {}, engine=engine, registers=True)
     a = Asm()
     a.nop()
     a.op("mov", "o0", "v3")
     a.end()
     with pytest.raises(InputError, match=r"input v3 is read at pc 0x001"):
-        run(a.program(), {"v0": [1, 2, 3, 4]}, engine=engine)
+        run(a.program(), {"v0": [1, 2, 3, 4]}, engine=engine, registers=True)
 
 
 def test_reading_beyond_c95_is_not_a_missing_uniform(engine):
@@ -181,23 +181,42 @@ def test_reading_beyond_c95_is_not_a_missing_uniform(engine):
     a.op("mova", "a0.x", "v0")
     a.op("mov", "o0", "c95", idx=1)
     a.end()
-    result = run(a.program(), {"v0": [3, 0, 0, 0]}, engine=engine)
+    result = run(a.program(), {"v0": [3, 0, 0, 0]}, engine=engine, registers=True)
     assert_same(result.outputs["o0"], [[1, 1, 1, 1]])
 
 
 def test_the_same_register_given_twice(engine):
     with pytest.raises(InputError, match="already given"):
-        run(shader(), {}, uniforms={"mvp": MVP, "c9": [1, 2, 3, 4]}, engine=engine)
+        run(shader(), {}, uniforms={"mvp": MVP, "c9": [1, 2, 3, 4]}, engine=engine, registers=True)
     with pytest.raises(InputError, match="given twice"):
-        run(shader(), {"pos": [1, 2, 3, 4], "v0": [1, 2, 3, 4]}, engine=engine)
+        run(shader(), {"pos": [1, 2, 3, 4], "v0": [1, 2, 3, 4]}, engine=engine, registers=True)
 
 
 def test_shader_argument_checks(engine):
     with pytest.raises(InputError, match="Shbin or a Program"):
-        run(b"\x00" * 16, {}, engine=engine)
+        run(b"\x00" * 16, {}, engine=engine, registers=True)
     with pytest.raises(InputError, match="no DVLE"):
-        run(Shbin(MOV), {}, engine=engine)
+        run(Shbin(MOV), {}, engine=engine, registers=True)
     with pytest.raises(InputError, match=r"dvle must be 0\.\.0"):
-        run(shader(), {}, dvle=1, engine=engine)
+        run(shader(), {}, dvle=1, engine=engine, registers=True)
     with pytest.raises(InputError, match="no label 'nope'"):
-        run(shader(), {}, entry="nope", engine=engine)
+        run(shader(), {}, entry="nope", engine=engine, registers=True)
+
+
+@pytest.mark.parametrize("engine", ["reference", "batch", "jit"])
+def test_results_hold_the_outputs_and_registers_only_on_request(engine):
+    """By default a run returns what the shader outputs; temporaries, flags, address
+    registers and step counts only with registers=True (gpuisa issue 11)."""
+    from gpuisa.pica import assemble, run
+
+    shbin = assemble(".out o position\n.proc main\n    mov r3, v0\n    mova a0.x, v0\n"
+                     "    mov o, r3\n    end\n.end\n")
+    values = np.array([[2.0, 3.0, 4.0, 5.0]] * 3)
+    plain = run(shbin, {"v0": values}, engine=engine)
+    assert plain.outputs["o0"].tolist() == values.tolist()
+    assert (plain.temporaries, plain.cmp, plain.address, plain.steps) == (None,) * 4
+    full = run(shbin, {"v0": values}, engine=engine, registers=True)
+    assert full.temporaries["r3"].tolist() == values.tolist()
+    assert full.address.tolist() == [[2, 0, 0]] * 3  # mova a0.x from 2.0
+    assert full.steps.tolist() == [4] * 3  # mov, mova, mov, end
+    assert full.cmp.tolist() == [[False, False]] * 3

@@ -28,7 +28,7 @@ def counts(result):
 
 def execute(a, engine, uniforms=None, inputs=None, **kw):
     return run(a.program(), inputs or {}, uniforms={**ONE, **(uniforms or {})},
-               engine=engine, **kw)
+               engine=engine, **kw, registers=True)
 
 
 # -- CALL ------------------------------------------------------------------------------

@@ -80,7 +80,7 @@ def test_rsq_of_rcp_of_negative_infinity(engine):
     a.op("rcp", "r0", "c0")
     a.op("rsq", "o0", "r0")
     a.end()
-    result = run(a.program(), {}, uniforms={"c0": vec(-INF)}, engine=engine)
+    result = run(a.program(), {}, uniforms={"c0": vec(-INF)}, engine=engine, registers=True)
     assert_same(result.temporaries["r0"][0], vec(0.0))
     assert_same(result.outputs["o0"][0], vec(INF))
 
@@ -181,7 +181,8 @@ def test_one_halved_63_times_equals_zero(engine):
         a.end()
         return run(a.program(), {}, temporaries={"r0": vec(1.0)}, engine=engine,
                    precision=precision,
-                   uniforms={"i0": [times - 1, 0, 0, 0], "c1": vec(0.5), "c2": vec(0)})
+                   uniforms={"i0": [times - 1, 0, 0, 0], "c1": vec(0.5), "c2": vec(0)},
+                       registers=True)
 
     assert halve(62, "f24").cmp[0].tolist() == [False, False]
     assert halve(62, "f24").temporaries["r0"][0, 0] == 2.0**-62

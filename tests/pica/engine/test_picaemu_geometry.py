@@ -36,7 +36,7 @@ def test_triangle_strip_with_alternating_winding(engine):
         a.flow("emit")
     a.end()
     inputs = {f"v{i}": [float(i), 10.0 + i, 0, 1] for i in range(6)}
-    result = run(gs_shbin(a), inputs, engine=engine)
+    result = run(gs_shbin(a), inputs, engine=engine, registers=True)
     assert_same(result.vertices["o0"], [[i, 10 + i, 0, 1] for i in range(6)])
     # buffer (entry 0, 1, 2) when each primitive is emitted, reversed if winding:
     # (0, 1, 2); (3, 1, 2) -> (2, 1, 3); (3, 4, 2); (3, 4, 5) -> (5, 4, 3)
@@ -58,7 +58,8 @@ def test_emit_flips_the_output_bank(engine):
     a.flow("emit")  # B; -> bank 0
     a.flow("emit")  # bank 0 still holds A
     a.end()
-    result = run(gs_shbin(a), {"v0": [1, 1, 1, 1], "v1": [2, 2, 2, 2]}, engine=engine)
+    result = run(gs_shbin(a), {"v0": [1, 1, 1, 1], "v1": [2, 2, 2, 2]}, engine=engine,
+        registers=True)
     assert_same(result.vertices["o0"], [[1] * 4, [2] * 4, [1] * 4])
     assert result.primitives.shape == (0, 3)
 
@@ -70,7 +71,7 @@ def test_b15_is_set_after_each_invocation_and_registers_persist(engine):
     a.op("add", "r1", "c0", "r1")  # 2
     a.end()  # 3
     result = run(gs_shbin(a), {"v0": np.zeros((3, 4))},
-                 uniforms={"b15": False, "c0": [1, 1, 1, 1]}, engine=engine)
+                 uniforms={"b15": False, "c0": [1, 1, 1, 1]}, engine=engine, registers=True)
     # first run: b15 false (else block); later runs see b15 = true; r0/r1 carry over
     assert result.temporaries["r0"][:, 0].tolist() == [0, 1, 2]
     assert result.temporaries["r1"][:, 0].tolist() == [1, 1, 1]
@@ -95,7 +96,7 @@ def test_vertex_buffer_is_not_cleared_between_invocations(engine):
     a.flow("emit")  # 11
     a.end()  # 12
     result = run(gs_shbin(a), {"v0": [[1] * 4, [2] * 4]}, uniforms={"b15": False},
-                 engine=engine)
+                 engine=engine, registers=True)
     assert_same(result.vertices["o0"], [[1] * 4, [1] * 4, [2] * 4])
     assert result.primitives.tolist() == [[0, 1, 2]]
 
@@ -107,7 +108,7 @@ def test_primitive_with_an_unwritten_entry_faults(engine):
     a.flow("emit")
     a.end()
     with pytest.raises(ShaderFault, match="entry 0"):
-        run(gs_shbin(a), {"v0": [1, 1, 1, 1]}, engine=engine)
+        run(gs_shbin(a), {"v0": [1, 1, 1, 1]}, engine=engine, registers=True)
 
 
 def test_emit_copies_only_the_output_mask(engine):
@@ -119,7 +120,7 @@ def test_emit_copies_only_the_output_mask(engine):
     a.flow("emit")
     a.end()
     result = run(gs_shbin(a, outputs=((POS, 0), (COLOR, 3))), {"v0": [1, 2, 3, 4]},
-                 engine=engine)
+                 engine=engine, registers=True)
     assert sorted(result.vertices) == ["o0", "o3"]
 
 
@@ -158,7 +159,7 @@ def test_point_mode(engine):
 
     result = run_pipeline(pipeline_shbin(gs, GeometryMode.POINT),
                           {"v0": POSITIONS, "v1": COLORS}, uniforms=VS_UNIFORMS, stride=6,
-                          engine=engine)
+                          engine=engine, registers=True)
     assert_same(result.vertex.outputs["o0"], MOVED)
     assert_same(result.vertices["o0"], MOVED)
     assert_same(result.vertices["o1"], COLORS)
@@ -178,7 +179,7 @@ def test_point_mode_default_stride_is_one_vertex(engine):
 
     result = run_pipeline(pipeline_shbin(gs, GeometryMode.POINT),
                           {"v0": POSITIONS[:2], "v1": COLORS[:2]}, uniforms=VS_UNIFORMS,
-                          engine=engine)
+                          engine=engine, registers=True)
     assert_same(result.vertices["o0"], COLORS[:2])
     assert_same(result.vertices["o1"], MOVED[:2])
 
@@ -195,7 +196,7 @@ def test_fixed_mode(engine):
 
     shbin = pipeline_shbin(gs, GeometryMode.FIXED, fixed_vertex_start=10, fixed_vertex_count=3)
     result = run_pipeline(shbin, {"v0": POSITIONS, "v1": COLORS}, uniforms=VS_UNIFORMS,
-                          engine=engine)
+                          engine=engine, registers=True)
     assert_same(result.vertices["o0"], MOVED)
     assert_same(result.vertices["o1"], COLORS)
     assert result.primitives.tolist() == [[0, 1, 2], [3, 4, 5]]
@@ -215,7 +216,7 @@ def test_variable_mode(engine):
     shbin = pipeline_shbin(gs, GeometryMode.VARIABLE, variable_vertex_count=1,
                            outputs=outputs)
     result = run_pipeline(shbin, {"v0": POSITIONS[:5], "v1": COLORS[:5]}, uniforms=VS_UNIFORMS,
-                          primitive_sizes=[3, 2], engine=engine)
+                          primitive_sizes=[3, 2], engine=engine, registers=True)
     v = result.vertices
     assert_same(v["o0"], [[3] * 4, [2] * 4])
     assert_same(v["o1"], [MOVED[0], MOVED[3]])
@@ -231,11 +232,12 @@ def test_pipeline_input_checks(engine):
 
     shbin = pipeline_shbin(gs, GeometryMode.POINT)
     with pytest.raises(InputError, match="stride 3 must be a multiple"):
-        run_pipeline(shbin, {"v0": POSITIONS, "v1": COLORS}, uniforms=VS_UNIFORMS, stride=3)
+        run_pipeline(shbin, {"v0": POSITIONS, "v1": COLORS}, uniforms=VS_UNIFORMS, stride=3,
+            registers=True)
     with pytest.raises(InputError, match="do not fill whole"):
         run_pipeline(shbin, {"v0": POSITIONS[:5], "v1": COLORS[:5]}, uniforms=VS_UNIFORMS,
-                     stride=4)
+                     stride=4, registers=True)
     variable = pipeline_shbin(gs, GeometryMode.VARIABLE, variable_vertex_count=1)
     with pytest.raises(InputError, match="add up to 5"):
         run_pipeline(variable, {"v0": POSITIONS, "v1": COLORS}, uniforms=VS_UNIFORMS,
-                     primitive_sizes=[2, 3])
+                     primitive_sizes=[2, 3], registers=True)

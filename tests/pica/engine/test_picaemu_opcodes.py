@@ -114,7 +114,7 @@ def test_destination_mask_and_masked_source_components(engine):
     a.op("add", "o0.xz", "c0", "v0")
     a.end()
     result = run(a.program(), {"v0": [1, NAN, 2, NAN]}, uniforms={"c0": [10, NAN, 20, NAN]},
-                 outputs={"o0": [7, 7, 7, 7]}, engine=engine)
+                 outputs={"o0": [7, 7, 7, 7]}, engine=engine, registers=True)
     assert_same(o0(result), [11, 7, 22, 7])
 
 
@@ -123,7 +123,7 @@ def test_writes_go_to_temporaries_and_outputs(engine):
     a.op("mov", "r5.y", "c0")
     a.op("mov", "o15.w", "r5.y")
     a.end()
-    result = run(a.program(), {}, uniforms={"c0": [1, 2, 3, 4]}, engine=engine)
+    result = run(a.program(), {}, uniforms={"c0": [1, 2, 3, 4]}, engine=engine, registers=True)
     assert_same(result.temporaries["r5"][0], [0, 2, 0, 0])
     assert_same(result.outputs["o15"][0], [0, 0, 0, 2])
 
@@ -197,7 +197,7 @@ def addressed(engine, a0, source, idx, **kw):
     a.op("mov", "o0", source, idx=idx)
     a.end()
     return run(a.program(), {"v0": [a0[0], a0[1], 0, 0], "v1": [-7] * 4, **kw.pop("inputs", {})},
-               uniforms=TABLE, engine=engine, **kw)
+               uniforms=TABLE, engine=engine, **kw, registers=True)
 
 
 @pytest.mark.parametrize(
@@ -214,7 +214,7 @@ def test_mova_respects_the_mask(engine):
     a.op("mova", "a0.y", "c0.yx")  # a0.y = trunc(c0.x) via the swizzle; a0.x untouched
     a.end()
     result = run(a.program(), {}, uniforms={"c0": [5.5, 9, 0, 0]}, address=(3, 4, 6),
-                 engine=engine)
+                 engine=engine, registers=True)
     assert result.address[0].tolist() == [3, 5, 6]
 
 
@@ -246,7 +246,7 @@ def test_index_register_is_ignored_on_inputs_and_temporaries(engine):
     a.op("mov", "o0", "v1", idx=1)  # v1 + a0.x would be v3: ignored
     a.op("mov", "o1", "r1", idx=1)
     a.end()
-    result = run(a.program(), {"v0": [2, 0, 0, 0], "v1": [5] * 4}, engine=engine)
+    result = run(a.program(), {"v0": [2, 0, 0, 0], "v1": [5] * 4}, engine=engine, registers=True)
     assert_same(o0(result), [5] * 4)
     assert_same(result.outputs["o1"][0], [5] * 4)
 
@@ -258,7 +258,7 @@ def test_index_applies_to_the_wide_source_of_inverted_forms(engine):
     a.op("madi", "o1", "v1", "v1", "c2", idx=1)  # v1 * v1 + c5
     a.end()
     result = run(a.program(), {"v0": [3, 0, 0, 0], "v1": [4, 5, 6, 7]}, uniforms=TABLE,
-                 engine=engine)
+                 engine=engine, registers=True)
     assert_same(o0(result), [0, 1, 1, 1])
     assert_same(result.outputs["o1"][0], [21, 30, 41, 54])
 
@@ -272,7 +272,7 @@ def test_nop_does_nothing_and_end_stops(engine):
     a.op("mov", "o0", "c0")
     a.end()
     a.op("mov", "o1", "c0")
-    result = run(a.program(), {}, uniforms={"c0": [1, 2, 3, 4]}, engine=engine)
+    result = run(a.program(), {}, uniforms={"c0": [1, 2, 3, 4]}, engine=engine, registers=True)
     assert_same(o0(result), [1, 2, 3, 4])
     assert_same(result.outputs["o1"][0], [0, 0, 0, 0])
     assert result.steps.tolist() == [3]
@@ -281,7 +281,7 @@ def test_nop_does_nothing_and_end_stops(engine):
 @pytest.mark.parametrize("word", [0x40000000, 0x44000000, 0x5C000000, 0x7C000000])
 def test_unknown_opcodes_fault(engine, word):
     with pytest.raises(ShaderFault, match="no known function") as info:
-        run(Program([0x84000000, word, 0x88000000]), {}, engine=engine)
+        run(Program([0x84000000, word, 0x88000000]), {}, engine=engine, registers=True)
     assert info.value.pc == 1
 
 
@@ -291,7 +291,7 @@ def test_missing_operand_descriptor_faults(engine):
     a.end()
     program = Program(a.code, [])  # the descriptor table is empty
     with pytest.raises(ShaderFault, match="operand descriptor 0"):
-        run(program, {}, uniforms={"c0": [1, 2, 3, 4]}, engine=engine)
+        run(program, {}, uniforms={"c0": [1, 2, 3, 4]}, engine=engine, registers=True)
 
 
 @pytest.mark.parametrize("mnemonic", ["emit", "setemit"])
@@ -300,7 +300,7 @@ def test_geometry_instructions_fault_in_a_vertex_shader(engine, mnemonic):
     a.flow(mnemonic)
     a.end()
     with pytest.raises(ShaderFault, match="vertex shader"):
-        run(a.program(), {}, engine=engine)
+        run(a.program(), {}, engine=engine, registers=True)
 
 
 def test_vertices_run_independently(engine):
@@ -309,5 +309,5 @@ def test_vertices_run_independently(engine):
     a.op("mul", "o0", "r0", "v0")
     a.end()
     result = run(a.program(), {"v0": [[1, 2, 3, 4], [5, 6, 7, 8]]},
-                 uniforms={"c0": [2, 2, 2, 2]}, engine=engine)
+                 uniforms={"c0": [2, 2, 2, 2]}, engine=engine, registers=True)
     assert_same(result.outputs["o0"], [[2, 4, 6, 8], [10, 12, 14, 16]])

@@ -126,7 +126,7 @@ def test_inputs_that_need_converting_are_copied(precision, values):
 def test_inputs_used_in_place_give_the_same_results_and_stay_unchanged(engine):
     v0 = positions()
     before = v0.copy()
-    result = run(copy_program(), {"v0": v0}, precision="f32", engine=engine)
+    result = run(copy_program(), {"v0": v0}, precision="f32", engine=engine, registers=True)
     assert np.array_equal(v0, before)
     assert result.outputs["o0"].view(np.uint32).tolist() == v0.view(np.uint32).tolist()
     assert result.outputs["o1"][:, :2].tolist() == (2 * v0[:, :2]).tolist()
@@ -134,7 +134,8 @@ def test_inputs_used_in_place_give_the_same_results_and_stay_unchanged(engine):
 
 
 def test_what_a_run_never_touched_reads_as_zeros(engine):
-    result = run(copy_program(), {"v0": positions()}, precision="f32", engine=engine)
+    result = run(copy_program(), {"v0": positions()}, precision="f32", engine=engine,
+        registers=True)
     for name in ("o2", "o15"):
         assert result.outputs[name].shape == (LANES, 4) and not result.outputs[name].any()
     for name in ("r0", "r15"):
@@ -148,7 +149,7 @@ def test_what_a_run_never_touched_reads_as_zeros(engine):
 def test_given_initial_registers_come_back_where_the_shader_left_them(engine):
     r7 = np.full((LANES, 4), -3.0, np.float32)
     result = run(copy_program(), {"v0": positions()}, precision="f32", engine=engine,
-                 temporaries={"r7": r7}, address=(1, 2, 3), cmp=(True, False))
+                 temporaries={"r7": r7}, address=(1, 2, 3), cmp=(True, False), registers=True)
     assert result.temporaries["r7"].tolist() == r7.tolist()
     assert result.address.tolist() == [[1, 2, 3]] * LANES
     assert result.cmp.tolist() == [[True, False]] * LANES
@@ -182,7 +183,8 @@ def test_registers_written_in_part_keep_zeros_in_the_rest(engine):
     for _ in range(3):  # leave garbage in memory the allocator may hand out again
         garbage = np.full((LANES, 4), np.nan, np.float32)
         del garbage
-    result = run(partial_writes_program(), {"v0": v0}, precision="f32", engine=engine)
+    result = run(partial_writes_program(), {"v0": v0}, precision="f32", engine=engine,
+        registers=True)
     assert result.outputs["o0"].tolist() == v0.tolist()
     assert result.outputs["o1"][:, 0].tolist() == v0[:, 0].tolist()
     assert not result.outputs["o1"][:, 1:].any()
@@ -201,9 +203,10 @@ def test_recycled_memory_is_zero_where_a_run_does_not_write(engine):
         run(partial_writes_program(), {"v0": nans}, precision="f32", engine=engine,
             temporaries={f"r{n}": nans for n in range(16)},
             outputs={f"o{n}": nans for n in range(16)}, address=(5, 6, 7),
-            cmp=(True, True))
+            cmp=(True, True), registers=True)
     v0 = positions(lanes)
-    result = run(partial_writes_program(), {"v0": v0}, precision="f32", engine=engine)
+    result = run(partial_writes_program(), {"v0": v0}, precision="f32", engine=engine,
+        registers=True)
     assert np.array_equal(result.outputs["o0"], v0)
     assert np.array_equal(result.outputs["o1"][:, 0], v0[:, 0])
     assert not result.outputs["o1"][:, 1:].any()

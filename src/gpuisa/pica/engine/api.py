@@ -206,9 +206,10 @@ class RunResult:
     active at END); ``outputs_by_semantic`` maps 'position', 'normalquat', 'color',
     'texcoord0', 'texcoord0w', 'texcoord1', 'texcoord2', 'view' to float32 ``(N, k)``
     through the DVLE's output map, slots no output feeds reading 1.0 (notes §7) — empty
-    without a DVLE.  ``temporaries`` maps 'r0'-'r15' to ``(N, 4)``; ``cmp`` is bool
-    ``(N, 2)`` (cmp.x, cmp.y); ``address`` int64 ``(N, 3)`` (a0.x, a0.y, aL); ``steps``
-    the instructions each vertex executed.  Geometry shaders also give ``vertices`` (one
+    without a DVLE.  With ``run(..., registers=True)`` only (None otherwise, so that a
+    result holds no more than the outputs): ``temporaries`` maps 'r0'-'r15' to
+    ``(N, 4)``; ``cmp`` is bool ``(N, 2)`` (cmp.x, cmp.y); ``address`` int64 ``(N, 3)``
+    (a0.x, a0.y, aL); ``steps`` the instructions each vertex executed.  Geometry shaders also give ``vertices`` (one
     entry per EMIT: output register name -> float32 ``(V, 4)``), ``primitives`` (int
     ``(P, 3)`` indices into the vertices, winding applied) and ``windings`` (bool ``(P,)``,
     FLAG_WINDING of each primitive); they are None for vertex shaders.
@@ -222,10 +223,10 @@ class RunResult:
 
     outputs: dict[str, np.ndarray]
     outputs_by_semantic: Mapping[str, np.ndarray]
-    temporaries: dict[str, np.ndarray]
-    cmp: np.ndarray
-    address: np.ndarray
-    steps: np.ndarray
+    temporaries: dict[str, np.ndarray] | None
+    cmp: np.ndarray | None
+    address: np.ndarray | None
+    steps: np.ndarray | None
     precision: str
     vertices: dict[str, np.ndarray] | None = None
     primitives: np.ndarray | None = None
@@ -250,7 +251,7 @@ def run(shader: Shbin | Program, inputs: Mapping[str, object], *,
         engine: str = AUTO, cmp: Sequence[bool] = (False, False),
         max_steps: int = 100_000, temporaries: Mapping[str, object] | None = None,
         outputs: Mapping[str, object] | None = None,
-        address: Sequence[int] = (0, 0, 0)) -> RunResult:
+        address: Sequence[int] = (0, 0, 0), registers: bool = False) -> RunResult:
     """Run a vertex shader on N vertices, or a geometry shader N times.
 
     ``shader`` is a :class:`~gpuisa.pica.shbin.Shbin` (``dvle`` picks the executable,
@@ -262,7 +263,9 @@ def run(shader: Shbin | Program, inputs: Mapping[str, object], *,
     per register (``(k, 4)`` for an array of k).  Reading an input or uniform that was
     not given raises :class:`~gpuisa.errors.InputError`.  ``temporaries``/``outputs``
     ('r0'.../'o0'... -> values like inputs), ``address`` (a0.x, a0.y, aL) and ``cmp``
-    give the initial registers; by default everything starts at 0 / false.
+    give the initial registers; by default everything starts at 0 / false.  The result
+    holds the outputs (and a geometry shader's emissions); ``registers=True`` adds the
+    temporaries, flags, address registers and step counts of every vertex.
 
     ``precision`` is "f24" (float24 registers and rounding) or "f32" (float32, as
     emulators compute).  A geometry shader DVLE runs one invocation per input row on
@@ -289,14 +292,14 @@ def run(shader: Shbin | Program, inputs: Mapping[str, object], *,
             engine, exe.program, state.lane(0), exe.entry, exe.output_registers,
             register_feed(state.inputs, state.input_given), precision=precision,
             max_steps=max_steps)
-        return build_result(exe, log, precision, emission)
+        return build_result(exe, log, precision, emission, registers)
     name = choose_engine(engine, state.lanes, lambda candidate: candidate in WARM and WARM[
         candidate](exe.program, state, exe.entry, precision))
     steps = ENGINES[name](exe.program, state, exe.entry, precision=precision,
                           max_steps=max_steps)
     log = InvocationLog(state.outputs[state.bank], state.temporaries, *state.results(),
                         np.asarray(steps, dtype=np.int64))
-    return build_result(exe, log, precision, None)
+    return build_result(exe, log, precision, None, registers)
 
 
 def initial_state(exe: Executable, inputs: Mapping[str, object], *,
@@ -388,7 +391,7 @@ def load_uniforms(dvle: Dvle | None, given: Mapping[str, object],
 
 
 def build_result(exe: Executable, log: InvocationLog, precision: str,
-                 emission: Emission | None) -> RunResult:
+                 emission: Emission | None, registers: bool = True) -> RunResult:
     # Registers are handed out as the (N, 4) storage of the register files when it is
     # lane-major (state.RegisterFile): results for 10^7 vertices are not copied.
     outputs = {f"o{n}": _register(log.outputs, n) for n in range(NUM_OUTPUTS)}
@@ -396,11 +399,11 @@ def build_result(exe: Executable, log: InvocationLog, precision: str,
         outputs=outputs,
         outputs_by_semantic=(by_semantic(exe.dvle, outputs, log.steps.shape[0])
                              if exe.dvle is not None else {}),
-        temporaries={f"r{n}": _register(log.temporaries, n)
-                     for n in range(NUM_TEMPORARIES)},
-        cmp=_lane_major(log.cmp),
-        address=_lane_major(log.address),
-        steps=log.steps,
+        temporaries=({f"r{n}": _register(log.temporaries, n) for n in range(NUM_TEMPORARIES)}
+                     if registers else None),
+        cmp=_lane_major(log.cmp) if registers else None,
+        address=_lane_major(log.address) if registers else None,
+        steps=log.steps if registers else None,
         precision=precision,
     )
     if emission is not None:

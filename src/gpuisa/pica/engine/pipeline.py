@@ -66,8 +66,10 @@ def run_pipeline(shbin: Shbin, inputs: Mapping[str, object], *,
                  vs_dvle: int | None = None, gs_dvle: int | None = None,
                  precision: Precision = "f24", engine: str = AUTO,
                  max_steps: int = 100_000, stride: int | None = None,
-                 primitive_sizes: Sequence[int] | None = None) -> PipelineResult:
-    """Run ``inputs`` through a vertex shader and then a geometry shader.
+                 primitive_sizes: Sequence[int] | None = None,
+                 registers: bool = False) -> PipelineResult:
+    """Run ``inputs`` through a vertex shader and then a geometry shader (``registers``
+    as for :func:`~.api.run`, for both results).
 
     ``vs_dvle``/``gs_dvle`` default to the first vertex and the first geometry DVLE.
     ``uniforms`` are the vertex shader's, ``gs_uniforms`` the geometry shader's (each
@@ -81,13 +83,13 @@ def run_pipeline(shbin: Shbin, inputs: Mapping[str, object], *,
     stream = geometry_stream(shbin, inputs, uniforms=uniforms, vs_dvle=vs_dvle,
                              gs_dvle=gs_dvle, precision=precision, engine=engine,
                              max_steps=max_steps, stride=stride,
-                             primitive_sizes=primitive_sizes)
+                             primitive_sizes=primitive_sizes, registers=registers)
     gs_exe, feed = stream.executable, stream.feed
     state = initial_state(gs_exe, {}, uniforms=gs_uniforms, precision=precision)
     log, emission = run_geometry_engine(engine, gs_exe.program, state.lane(0), gs_exe.entry,
                                         gs_exe.output_registers, feed, precision=precision,
                                         max_steps=check_max_steps(max_steps))
-    geometry = build_result(gs_exe, log, precision, emission)
+    geometry = build_result(gs_exe, log, precision, emission, registers)
     gs = gs_exe.dvle
     semantic = {} if gs.merge_outmaps else by_semantic(gs, geometry.vertices, emission.count)
     return PipelineResult(stream.vertex, geometry, semantic)
@@ -108,7 +110,8 @@ def geometry_stream(shbin: Shbin, inputs: Mapping[str, object], *,
                     vs_dvle: int | None = None, gs_dvle: int | None = None,
                     precision: Precision = "f24", engine: str = AUTO,
                     max_steps: int = 100_000, stride: int | None = None,
-                    primitive_sizes: Sequence[int] | None = None) -> GeometryStream:
+                    primitive_sizes: Sequence[int] | None = None,
+                    registers: bool = False) -> GeometryStream:
     """Run the vertex shader and deliver its outputs in the geometry DVLE's input mode
     (arguments as for :func:`run_pipeline`)."""
     precision = check_precision(precision)
@@ -117,7 +120,7 @@ def geometry_stream(shbin: Shbin, inputs: Mapping[str, object], *,
     vs_index = _pick(shbin, vs_dvle, ShaderType.VERTEX, "vs_dvle")
     gs_index = _pick(shbin, gs_dvle, ShaderType.GEOMETRY, "gs_dvle")
     vertex = run(shbin, inputs, uniforms=uniforms, dvle=vs_index, precision=precision,
-                 engine=engine, max_steps=max_steps)
+                 engine=engine, max_steps=max_steps, registers=registers)
 
     vs_exe = executable(shbin, vs_index)
     gs_exe = executable(shbin, gs_index)

@@ -41,9 +41,10 @@ def execute(shbin: Shbin, dvle: int, pipeline: str, inputs: dict[str, object],
     """One run of a case (vertex shader, geometry shader, or vertex then geometry)."""
     if pipeline:
         return run_pipeline(shbin, inputs, uniforms=uniforms, precision=mode,  # type: ignore[arg-type]
-                            engine=engine, max_steps=MAX_STEPS).geometry
+                            engine=engine, max_steps=MAX_STEPS, registers=True).geometry
     return run(shbin, inputs, uniforms=uniforms, dvle=dvle, precision=mode,  # type: ignore[arg-type]
-               cmp=cmp, address=address, engine=engine, max_steps=MAX_STEPS)
+               cmp=cmp, address=address, engine=engine, max_steps=MAX_STEPS,
+               registers=True)
 
 
 def pattern(value: np.ndarray, mode: str, where: str) -> tuple[int, ...]:
