@@ -209,10 +209,11 @@ class RunResult:
     without a DVLE.  With ``run(..., registers=True)`` only (None otherwise, so that a
     result holds no more than the outputs): ``temporaries`` maps 'r0'-'r15' to
     ``(N, 4)``; ``cmp`` is bool ``(N, 2)`` (cmp.x, cmp.y); ``address`` int64 ``(N, 3)``
-    (a0.x, a0.y, aL); ``steps`` the instructions each vertex executed.  Geometry shaders also give ``vertices`` (one
-    entry per EMIT: output register name -> float32 ``(V, 4)``), ``primitives`` (int
-    ``(P, 3)`` indices into the vertices, winding applied) and ``windings`` (bool ``(P,)``,
-    FLAG_WINDING of each primitive); they are None for vertex shaders.
+    (a0.x, a0.y, aL); ``steps`` the instructions each vertex executed.  Geometry shaders
+    also give ``vertices`` (one entry per EMIT: output register name -> float32
+    ``(V, 4)``), ``primitives`` (int ``(P, 3)`` indices into the vertices, winding
+    applied) and ``windings`` (bool ``(P,)``, FLAG_WINDING of each primitive); they are
+    None for vertex shaders.
 
     Arrays are handed out without copies, and some may be read-only broadcast views that
     take no memory per vertex, depending on the engine: registers, flags and address
