@@ -243,6 +243,28 @@ class Kind(Enum):
     UNKNOWN = "unknown"
 
 
+class Flow(IntEnum):
+    """What a control instruction does to the PC and the stacks (seed "Control Flow",
+    notes §5.2).  Integer values: compiled engines receive them as constants."""
+
+    NONE = 0  # falls through to PC + 1 (ALU, NOP, geometry)
+    JUMP = 1  # JMPC/JMPU: pending jump to DST, taken only if no stack pops
+    IF = 2  # IFC/IFU: push (DST, DST + NUM) when taken, else jump to DST
+    CALL = 3  # CALL/CALLC/CALLU: push (DST + NUM, PC + 1) and jump to DST when taken
+    LOOP = 4  # push (DST + 1, PC + 1, INT.x, INT.z, aL); aL = INT.y
+    BREAK = 5  # BREAK/BREAKC: pending break of the top LOOP when taken
+    END = 6  # END: the invocation stops, no stack check
+
+
+class Condition(IntEnum):
+    """Where a control instruction's condition comes from."""
+
+    ALWAYS = 0
+    FLAGS = 1  # CONDOP of REFX/REFY against the cmp flags (IFC, CALLC, JMPC, BREAKC)
+    BOOL = 2  # the bool uniform ID is true (IFU, CALLU)
+    BOOLNUM = 3  # JMPU: the bool uniform ID equals NOT bit 0 of NUM (seed JMPU row)
+
+
 @dataclass(frozen=True, slots=True)
 class OpcodeInfo:
     """One row of the opcode table."""
@@ -255,6 +277,8 @@ class OpcodeInfo:
     use: SourceUse
     #: The partner with the other source-width arrangement (DPH <-> DPHI, MAD <-> MADI).
     inverted: Opcode | None = None
+    flow: Flow = Flow.NONE
+    condition: Condition = Condition.ALWAYS
 
     @property
     def is_inverted_form(self) -> bool:
@@ -273,64 +297,65 @@ class OpcodeInfo:
 
 
 # One line per opcode (riscv-opcodes style): value, mnemonic, format, kind, sources, use,
-# inverted partner.  Transcribed from the seed's "Instructions" table.
+# inverted partner, flow effect, condition source.  Transcribed from the seed's
+# "Instructions" table and "Control Flow" section.
 _OPCODE_TABLE = """
-0x00 add     1       arithmetic 2 masked -
-0x01 dp3     1       arithmetic 2 dp3    -
-0x02 dp4     1       arithmetic 2 all    -
-0x03 dph     1       arithmetic 2 dph    dphi
-0x04 dst     1       arithmetic 2 all    dsti
-0x05 ex2     1u      arithmetic 1 scalar -
-0x06 lg2     1u      arithmetic 1 scalar -
-0x07 litp    1u      arithmetic 1 all    -
-0x08 mul     1       arithmetic 2 masked -
-0x09 sge     1       arithmetic 2 masked sgei
-0x0A slt     1       arithmetic 2 masked slti
-0x0B flr     1u      arithmetic 1 masked -
-0x0C max     1       arithmetic 2 masked -
-0x0D min     1       arithmetic 2 masked -
-0x0E rcp     1u      arithmetic 1 scalar -
-0x0F rsq     1u      arithmetic 1 scalar -
-0x10 -       unknown unknown    0 none   -
-0x11 -       unknown unknown    0 none   -
-0x12 mova    1u      arithmetic 1 mova   -
-0x13 mov     1u      arithmetic 1 masked -
-0x14 -       unknown unknown    0 none   -
-0x15 -       unknown unknown    0 none   -
-0x16 -       unknown unknown    0 none   -
-0x17 -       unknown unknown    0 none   -
-0x18 dphi    1i      arithmetic 2 dph    dph
-0x19 dsti    1i      arithmetic 2 all    dst
-0x1A sgei    1i      arithmetic 2 masked sge
-0x1B slti    1i      arithmetic 2 masked slt
-0x1C -       unknown unknown    0 none   -
-0x1D -       unknown unknown    0 none   -
-0x1E -       unknown unknown    0 none   -
-0x1F -       unknown unknown    0 none   -
-0x20 break   0       flow       0 none   -
-0x21 nop     0       control    0 none   -
-0x22 end     0       control    0 none   -
-0x23 breakc  2       flow       0 none   -
-0x24 call    2       flow       0 none   -
-0x25 callc   2       flow       0 none   -
-0x26 callu   3       flow       0 none   -
-0x27 ifu     3       flow       0 none   -
-0x28 ifc     2       flow       0 none   -
-0x29 loop    3       flow       0 none   -
-0x2A emit    0       geometry   0 none   -
-0x2B setemit 4       geometry   0 none   -
-0x2C jmpc    2       flow       0 none   -
-0x2D jmpu    3       flow       0 none   -
-0x2E cmp     1c      compare    2 cmp    -
-0x30 madi    5i      arithmetic 3 masked mad
-0x38 mad     5       arithmetic 3 masked madi
+0x00 add     1       arithmetic 2 masked -    none  always
+0x01 dp3     1       arithmetic 2 dp3    -    none  always
+0x02 dp4     1       arithmetic 2 all    -    none  always
+0x03 dph     1       arithmetic 2 dph    dphi none  always
+0x04 dst     1       arithmetic 2 all    dsti none  always
+0x05 ex2     1u      arithmetic 1 scalar -    none  always
+0x06 lg2     1u      arithmetic 1 scalar -    none  always
+0x07 litp    1u      arithmetic 1 all    -    none  always
+0x08 mul     1       arithmetic 2 masked -    none  always
+0x09 sge     1       arithmetic 2 masked sgei none  always
+0x0A slt     1       arithmetic 2 masked slti none  always
+0x0B flr     1u      arithmetic 1 masked -    none  always
+0x0C max     1       arithmetic 2 masked -    none  always
+0x0D min     1       arithmetic 2 masked -    none  always
+0x0E rcp     1u      arithmetic 1 scalar -    none  always
+0x0F rsq     1u      arithmetic 1 scalar -    none  always
+0x10 -       unknown unknown    0 none   -    none  always
+0x11 -       unknown unknown    0 none   -    none  always
+0x12 mova    1u      arithmetic 1 mova   -    none  always
+0x13 mov     1u      arithmetic 1 masked -    none  always
+0x14 -       unknown unknown    0 none   -    none  always
+0x15 -       unknown unknown    0 none   -    none  always
+0x16 -       unknown unknown    0 none   -    none  always
+0x17 -       unknown unknown    0 none   -    none  always
+0x18 dphi    1i      arithmetic 2 dph    dph  none  always
+0x19 dsti    1i      arithmetic 2 all    dst  none  always
+0x1A sgei    1i      arithmetic 2 masked sge  none  always
+0x1B slti    1i      arithmetic 2 masked slt  none  always
+0x1C -       unknown unknown    0 none   -    none  always
+0x1D -       unknown unknown    0 none   -    none  always
+0x1E -       unknown unknown    0 none   -    none  always
+0x1F -       unknown unknown    0 none   -    none  always
+0x20 break   0       flow       0 none   -    break always
+0x21 nop     0       control    0 none   -    none  always
+0x22 end     0       control    0 none   -    end   always
+0x23 breakc  2       flow       0 none   -    break flags
+0x24 call    2       flow       0 none   -    call  always
+0x25 callc   2       flow       0 none   -    call  flags
+0x26 callu   3       flow       0 none   -    call  bool
+0x27 ifu     3       flow       0 none   -    if    bool
+0x28 ifc     2       flow       0 none   -    if    flags
+0x29 loop    3       flow       0 none   -    loop  always
+0x2A emit    0       geometry   0 none   -    none  always
+0x2B setemit 4       geometry   0 none   -    none  always
+0x2C jmpc    2       flow       0 none   -    jump  flags
+0x2D jmpu    3       flow       0 none   -    jump  boolnum
+0x2E cmp     1c      compare    2 cmp    -    none  always
+0x30 madi    5i      arithmetic 3 masked mad  none  always
+0x38 mad     5       arithmetic 3 masked madi none  always
 """
 
 
 def _parse_opcode_table(text: str) -> dict[Opcode, OpcodeInfo]:
     rows: dict[Opcode, OpcodeInfo] = {}
     for line in text.strip().splitlines():
-        value, mnemonic, fmt, kind, sources, use, inverted = line.split()
+        value, mnemonic, fmt, kind, sources, use, inverted, flow, condition = line.split()
         opcode = Opcode(int(value, 16))
         rows[opcode] = OpcodeInfo(
             opcode=opcode,
@@ -340,6 +365,8 @@ def _parse_opcode_table(text: str) -> dict[Opcode, OpcodeInfo]:
             sources=int(sources),
             use=SourceUse(use),
             inverted=None if inverted == "-" else Opcode[inverted.upper()],
+            flow=Flow[flow.upper()],
+            condition=Condition[condition.upper()],
         )
     return rows
 
@@ -539,8 +566,25 @@ def _validate() -> None:
             info.sources
         ):
             raise IsaTableError(f"{info.opcode.name}: source count disagrees with its format")
+        _validate_flow(info)
     if len(BY_MNEMONIC) != sum(1 for i in OPCODES.values() if i.mnemonic):
         raise IsaTableError("duplicate mnemonic in the opcode table")
+
+
+def _validate_flow(info: OpcodeInfo) -> None:
+    """Flow effects need the fields they read: a condition from the flags needs CONDOP,
+    one from a bool uniform the ID field; jumps, IFs, CALLs and LOOPs need DST."""
+    fields = info.format.layout
+    if (info.flow is Flow.NONE or info.flow is Flow.END) != (
+        info.kind is not Kind.FLOW
+    ):
+        raise IsaTableError(f"{info.opcode.name}: flow effect disagrees with kind {info.kind}")
+    needs = {Condition.FLAGS: "condop", Condition.BOOL: "id", Condition.BOOLNUM: "id"}
+    field = needs.get(info.condition)
+    if field is not None and field not in fields:
+        raise IsaTableError(f"{info.opcode.name}: its condition needs the {field} field")
+    if info.flow in (Flow.JUMP, Flow.IF, Flow.CALL, Flow.LOOP) and "dst" not in fields:
+        raise IsaTableError(f"{info.opcode.name}: its flow effect needs the dst field")
 
 
 _validate()

@@ -42,9 +42,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..isa import (
-    CALL_STACK_DEPTH,
-    IF_STACK_DEPTH,
-    LOOP_STACK_DEPTH,
     NUM_INT_UNIFORMS,
     Kind,
     Opcode,
@@ -521,9 +518,9 @@ class _Generator:
         for name, kind in (("ST", "int8"), ("PC", "int64"), ("EX", "int64"), ("AT", "bool_"),
                            ("NIF", "int64")):
             out(f"{name} = np.zeros({block}, np.{kind})")
-        out(f"IFS = np.zeros(({block}, {IF_STACK_DEPTH}, 2), np.int64)")
-        out(f"CALLS = np.zeros(({CALL_STACK_DEPTH}, 2), np.int64)")
-        out(f"LOOPS = np.zeros(({LOOP_STACK_DEPTH}, 5), np.int64)")
+        out(f"IFS = np.zeros(({block}, S.IF_SIZE), np.int64)")
+        out("CALLS = np.zeros(S.CALL_SIZE, np.int64)")
+        out("LOOPS = np.zeros(S.LOOP_SIZE, np.int64)")
         out(f"for base in range(lo, hi, {block}):")
         out.depth = 2
         out(f"m = min({block}, hi - base)")
@@ -601,7 +598,7 @@ class _Generator:
         else:
             brk = "brk" if breaks else "False"
             out(f"pc, al, n_if, n_call, n_loop, hang = S.next_pc(ifs, n_if, calls, n_call, "
-                f"loops, n_loop, {following}, {jump}, {brk}, al, {check_call}, {check_if}, "
+                f"loops, n_loop, {step.pc}, {jump}, {brk}, al, {check_call}, {check_if}, "
                 f"{check_loop or breaks})")
             out("if hang:")
             out("    st = 1")
@@ -839,9 +836,9 @@ class _Generator:
         stacks = bool(self.a.if_triggers or self.a.call_triggers or self.a.loop_triggers
                       or self.a.opcodes & set(_BREAKS))
         if stacks:
-            out(f"ifs = np.zeros(({IF_STACK_DEPTH}, 2), np.int64)")
-            out(f"calls = np.zeros(({CALL_STACK_DEPTH}, 2), np.int64)")
-            out(f"loops = np.zeros(({LOOP_STACK_DEPTH}, 5), np.int64)")
+            out("ifs = np.zeros(S.IF_SIZE, np.int64)")
+            out("calls = np.zeros(S.CALL_SIZE, np.int64)")
+            out("loops = np.zeros(S.LOOP_SIZE, np.int64)")
         out("for lane in range(lo, hi):")
         out.depth = 2
         for bank, number in sorted(self.used_regs):

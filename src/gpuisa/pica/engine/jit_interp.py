@@ -232,9 +232,9 @@ def interpret(lo, hi, entry, table, rows, written, f24, inputs, temporaries, out
     regs = np.zeros((48, 4), np.float32)
     s = np.zeros((3, 4), np.float32)
     res = np.zeros(4, np.float32)
-    ifs = np.zeros((8, 2), np.int64)
-    calls = np.zeros((4, 2), np.int64)
-    loops = np.zeros((4, 5), np.int64)
+    ifs = np.zeros(S.IF_SIZE, np.int64)
+    calls = np.zeros(S.CALL_SIZE, np.int64)
+    loops = np.zeros(S.LOOP_SIZE, np.int64)
     scratch = R.make_scratch(natives)
     length = table.shape[0]
     for lane in range(lo, hi):
@@ -334,7 +334,7 @@ def interpret(lo, hi, entry, table, rows, written, f24, inputs, temporaries, out
             checks = table[pc, CHECKS]
             if checks or brk:
                 pc, al, n_if, n_call, n_loop, hang = S.next_pc(
-                    ifs, n_if, calls, n_call, loops, n_loop, pc + 1, jump, brk, al,
+                    ifs, n_if, calls, n_call, loops, n_loop, pc, jump, brk, al,
                     checks & 1 != 0, checks & 2 != 0, checks & 4 != 0 or brk)
                 if hang:
                     st = NEEDS_REFERENCE

@@ -1,0 +1,206 @@
+"""The IF/CALL/LOOP stacks of one lane and the check run after every instruction.
+
+3dbrew "Control Flow" (seed 002) and notes §5: three independent ring buffers (IF 8
+deep, CALL 4, LOOP 4) that drop their oldest entry when pushed while full (seed: "A stack
+overflow discards the oldest element"); only the top entry is compared.  After each
+instruction (except END) every stack checks its own copy of the address of the next
+instruction, in the order CALL, IF, LOOP; the PC chosen by the stage with the highest
+priority wins: LOOP > IF > CALL > pending jump > PC + 1.
+
+Representation.  A lane's stacks are three flat integer sequences and their entry
+counts: ``ifs`` holds [trigger, destination] per entry, ``calls`` [trigger, return
+address], ``loops`` [trigger, body, count, step, saved aL]; entry 0 is the oldest.  The
+functions take the counts and return the new ones (Numba functions cannot change an
+integer argument).  They are plain Python on purpose: the reference engine runs them on
+lists, and the compiled engine has Numba compile these same functions (``register_
+jitable``) for its int64 arrays, so there is one text of the stack machine.
+"""
+
+from __future__ import annotations
+
+from ...isa import (
+    CALL_POPS_EFFECTIVE,
+    CALL_STACK_DEPTH,
+    IF_STACK_DEPTH,
+    LOOP_STACK_DEPTH,
+    Condition,
+    CondOp,
+    Flow,
+)
+
+#: Integers per entry of each stack.
+IF_WIDTH = 2
+CALL_WIDTH = 2
+LOOP_WIDTH = 5
+#: Columns of a LOOP entry.
+TRIGGER, BODY, COUNT, STEP, SAVED_AL = range(LOOP_WIDTH)
+#: "No pending jump" / "this stage did not pop".
+NO_JUMP = -1
+
+# The flow effects and condition sources as plain integers (Numba compiles them as
+# constants); their meaning is the table in isa.py.
+_JUMP, _IF, _CALL, _LOOP, _BREAK = (int(Flow.JUMP), int(Flow.IF), int(Flow.CALL),
+                                    int(Flow.LOOP), int(Flow.BREAK))
+_FLAGS, _BOOL, _BOOLNUM = int(Condition.FLAGS), int(Condition.BOOL), int(Condition.BOOLNUM)
+_OR, _AND, _X = int(CondOp.OR), int(CondOp.AND), int(CondOp.X)
+
+
+def new_stacks() -> tuple[list[int], list[int], list[int]]:
+    """Empty (ifs, calls, loops) for the reference engine (all counts start at 0)."""
+    return ([0] * (IF_STACK_DEPTH * IF_WIDTH), [0] * (CALL_STACK_DEPTH * CALL_WIDTH),
+            [0] * (LOOP_STACK_DEPTH * LOOP_WIDTH))
+
+
+def _make_room(stack, count, depth, width):
+    """The row to fill for a push; a full stack first drops its oldest entry."""
+    if count == depth:
+        for i in range((depth - 1) * width):
+            stack[i] = stack[i + width]
+        return depth - 1
+    return count
+
+
+def push_if(ifs, n_if, trigger, destination):
+    """Push an IF entry; returns the new count."""
+    row = _make_room(ifs, n_if, IF_STACK_DEPTH, IF_WIDTH)
+    ifs[row * IF_WIDTH] = trigger
+    ifs[row * IF_WIDTH + 1] = destination
+    return row + 1
+
+
+def push_call(calls, n_call, trigger, return_to):
+    """Push a CALL entry; returns the new count."""
+    row = _make_room(calls, n_call, CALL_STACK_DEPTH, CALL_WIDTH)
+    calls[row * CALL_WIDTH] = trigger
+    calls[row * CALL_WIDTH + 1] = return_to
+    return row + 1
+
+
+def push_loop(loops, n_loop, trigger, body, count, step, saved_al):
+    """Push a LOOP entry; returns the new count."""
+    row = _make_room(loops, n_loop, LOOP_STACK_DEPTH, LOOP_WIDTH)
+    base = row * LOOP_WIDTH
+    loops[base + TRIGGER] = trigger
+    loops[base + BODY] = body
+    loops[base + COUNT] = count
+    loops[base + STEP] = step
+    loops[base + SAVED_AL] = saved_al
+    return row + 1
+
+
+def condition_holds(condop, refx, refy, cmpx, cmpy):
+    """The condition of IFC/CALLC/JMPC/BREAKC (seed "Conditions"): each flag compared with
+    its reference bit, combined by CONDOP."""
+    x = cmpx == (refx != 0)
+    y = cmpy == (refy != 0)
+    if condop == _OR:
+        return x or y
+    if condop == _AND:
+        return x and y
+    if condop == _X:
+        return x
+    return y
+
+
+def taken(condition, condop, refx, refy, cmpx, cmpy, bool_value, num):
+    """Whether a flow instruction's condition holds, by its condition source (isa.py)."""
+    if condition == _FLAGS:
+        return condition_holds(condop, refx, refy, cmpx, cmpy)
+    if condition == _BOOL:
+        return bool_value
+    if condition == _BOOLNUM:
+        # JMPU jumps if the bool uniform equals NOT bit 0 of NUM (seed JMPU row).
+        return bool_value == ((num & 1) == 0)
+    return True
+
+
+def effect(flow, is_taken, pc, dst, num, ifs, n_if, calls, n_call, loops, n_loop, al,
+           loop_x, loop_y, loop_z):
+    """What a flow instruction does once its condition is known (notes §5.2).
+
+    ``loop_x/y/z`` are LOOP's integer uniform (ignored by the others).  Pushes onto the
+    stacks; returns (pending jump or NO_JUMP, pending break, n_if, n_call, n_loop, aL).
+    """
+    jump = NO_JUMP
+    breaking = False
+    if flow == _BREAK:
+        breaking = is_taken
+    elif flow == _CALL:
+        if is_taken:
+            n_call = push_call(calls, n_call, dst + num, pc + 1)
+            jump = dst
+    elif flow == _IF:
+        if is_taken:
+            # True branch PC+1 .. DST-1, then DST .. DST+NUM-1 is skipped.
+            n_if = push_if(ifs, n_if, dst, dst + num)
+        else:
+            jump = dst
+    elif flow == _LOOP:
+        n_loop = push_loop(loops, n_loop, dst + 1, pc + 1, loop_x, loop_z, al)
+        al = loop_y
+    elif flow == _JUMP and is_taken:
+        jump = dst
+    return jump, breaking, n_if, n_call, n_loop, al
+
+
+def next_pc(ifs, n_if, calls, n_call, loops, n_loop, pc, jump, breaking, al,
+            check_call, check_if, check_loop):
+    """The per-instruction stack check (notes §5.3) after the instruction at ``pc``.
+
+    ``jump`` is its pending jump (taken only if no stack popped: "JMP overwrites the PC
+    *after* the stacks checks (and only if no stack was popped)"), ``breaking`` whether it
+    was a BREAK or a BREAKC whose condition held.  ``check_*`` let a compiled engine skip
+    stages that cannot pop after this instruction (the reference passes True).  Returns
+    (new PC, aL, n_if, n_call, n_loop, hang); ``hang`` is a break with an empty LOOP stack
+    (seed: "Executing a BREAK on an empty LOOP stack hangs the GPU").
+    """
+    following = pc + 1
+
+    # CALL: pops while the top matches its (updated) copy, up to the stack depth; the
+    # fourth pop in a row does not update the PC any more (seed: "the fourth update to its
+    # copy of the PC is missed ... Probably a hardware bug").
+    call_pc = NO_JUMP
+    if check_call:
+        copy = following
+        for pops in range(1, CALL_STACK_DEPTH + 1):
+            if n_call == 0 or calls[(n_call - 1) * CALL_WIDTH] != copy:
+                break
+            n_call -= 1
+            copy = calls[n_call * CALL_WIDTH + 1]
+            if pops <= CALL_POPS_EFFECTIVE:
+                call_pc = copy
+
+    # IF: at most one pop per instruction, compared with the unmodified PC + 1.
+    if_pc = NO_JUMP
+    if check_if and n_if > 0 and ifs[(n_if - 1) * IF_WIDTH] == following:
+        n_if -= 1
+        if_pc = ifs[n_if * IF_WIDTH + 1]
+
+    # LOOP: at most one pop; a pending break acts on the top loop wherever it is.
+    loop_pc = NO_JUMP
+    if check_loop:
+        if breaking and n_loop == 0:
+            return following, al, n_if, n_call, n_loop, True
+        top = (n_loop - 1) * LOOP_WIDTH
+        if n_loop > 0 and (breaking or loops[top + TRIGGER] == following):
+            al += loops[top + STEP]  # also on break (notes §5.3; Azahar)
+            if breaking or loops[top + COUNT] == 0:
+                loop_pc = loops[top + TRIGGER]
+                n_loop -= 1
+                # aL is restored only if an enclosing loop remains: an outermost loop
+                # leaves aL at Y + (X + 1) * Z (notes §5.3; Azahar).
+                if n_loop > 0:
+                    al = loops[top + SAVED_AL]
+            else:
+                loops[top + COUNT] -= 1
+                loop_pc = loops[top + BODY]
+
+    if loop_pc != NO_JUMP:
+        return loop_pc, al, n_if, n_call, n_loop, False
+    if if_pc != NO_JUMP:
+        return if_pc, al, n_if, n_call, n_loop, False
+    if call_pc != NO_JUMP:
+        return call_pc, al, n_if, n_call, n_loop, False
+    if jump != NO_JUMP:
+        return jump, al, n_if, n_call, n_loop, False
+    return following, al, n_if, n_call, n_loop, False
