@@ -1,26 +1,25 @@
-"""SETEMIT/EMIT: the geometry shader's vertex buffer and primitive emission.
+"""A geometry shader unit's emitted vertices and primitives, for the reference engine.
 
-Seed SETEMIT/EMIT rows and notes §6: SETEMIT stores VTXID, FLAG_PRIMEMIT and
-FLAG_WINDING for the following EMITs.  EMIT copies the output registers of the output
-mask, from the active output bank, into vertex buffer entry VTXID and flips the active
-bank (notes §6.2, Azahar PR #2338).  With FLAG_PRIMEMIT, buffer entries 0, 1, 2 form a
-triangle, its order reversed when FLAG_WINDING is set (3Beans submits the vertices in
-reverse order).  The buffer (4 entries) is never cleared, so a later primitive can reuse
-earlier vertices (seed: "working hypothesis").
-
-Every EMIT produces one vertex in :attr:`Emitter.vertices`; buffer entries and
-primitives refer to vertices by their index there.
+The rules of SETEMIT and EMIT (vertex buffer, primitive emission, winding, output
+banking; seed SETEMIT/EMIT rows, notes §6) are :mod:`.flow.emission`; this module keeps
+what they produce: every EMIT copies the output registers of the DVLE's output mask from
+the active bank into :attr:`Emitter.vertices`; buffer entries and primitives refer to
+vertices by their index there.  The state persists across invocations of the unit.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ...errors import ShaderFault
-from ..isa import GS_VERTEX_BUFFER_ENTRIES
-from .state import ShaderState
+from .flow import emission
+from .reference.values import narrow
+
+if TYPE_CHECKING:
+    from .reference.lanes import Lane
 
 #: Buffer entries that form the emitted triangle (notes §6.1).
 TRIANGLE_ENTRIES = (0, 1, 2)
@@ -28,40 +27,30 @@ TRIANGLE_ENTRIES = (0, 1, 2)
 
 @dataclass(slots=True)
 class Emitter:
-    """Emission state of a geometry shader unit; persists across invocations.
-
-    ``registers`` are the output registers an EMIT copies (the DVLE's output mask), in
-    ascending order; each vertex is a ``(len(registers), 4)`` float32 array.
-    """
+    """Emission state of a geometry shader unit: ``state`` is :mod:`.flow.emission`'s
+    (its BANK is the unit's active output bank while it runs); each vertex is a
+    ``(len(registers), 4)`` float32 array of the output registers ``registers``."""
 
     registers: tuple[int, ...]
-    vertex_id: int = 0
-    primitive: bool = False
-    winding: bool = False
-    buffer: list[int | None] = field(
-        default_factory=lambda: [None] * GS_VERTEX_BUFFER_ENTRIES)
+    state: list[int] = field(default_factory=emission.new_emission)
     vertices: list[np.ndarray] = field(default_factory=list)
     primitives: list[tuple[int, int, int]] = field(default_factory=list)
     windings: list[bool] = field(default_factory=list)
 
     def setemit(self, vertex_id: int, primitive: bool, winding: bool) -> None:
-        self.vertex_id = vertex_id
-        self.primitive = primitive
-        self.winding = winding
+        emission.setemit(self.state, vertex_id, primitive, winding)
 
-    def emit(self, state: ShaderState, pc: int) -> None:
-        """EMIT for a one-lane state."""
-        bank = state.outputs[state.bank]
-        self.vertices.append(np.stack([bank[r][:, 0] for r in self.registers])
-                             if self.registers else np.zeros((0, 4), np.float32))
-        self.buffer[self.vertex_id] = len(self.vertices) - 1
-        if self.primitive:
-            entries = [self.buffer[e] for e in TRIANGLE_ENTRIES]
-            unset = [e for e, v in zip(TRIANGLE_ENTRIES, entries, strict=True) if v is None]
-            if unset:
-                raise ShaderFault(f"primitive emitted with vertex buffer entry {unset[0]} "
-                                  f"never written by EMIT", pc=pc)
-            triangle = tuple(entries[::-1] if self.winding else entries)
-            self.primitives.append(triangle)  # type: ignore[arg-type]
-            self.windings.append(self.winding)
-        state.bank ^= 1
+    def emit(self, lane: Lane, pc: int) -> None:
+        """EMIT on a lane: copy its active bank's registers, then the emission rules."""
+        self.state[emission.BANK] = lane.bank
+        bank = lane.o[lane.bank]
+        values = np.array([bank[r] for r in self.registers], dtype=np.float64)
+        self.vertices.append(narrow(values.reshape(len(self.registers), 4)))
+        what, a, b, c = emission.emit(self.state, len(self.vertices) - 1)
+        if what == emission.FAULT:
+            raise ShaderFault(f"primitive emitted with vertex buffer entry {a} never "
+                              f"written by EMIT", pc=pc)
+        if what == emission.PRIMITIVE:
+            self.primitives.append((a, b, c))
+            self.windings.append(self.state[emission.WINDING] != 0)
+        lane.bank = self.state[emission.BANK]

@@ -1,15 +1,17 @@
-"""The PICA200 hardware rules as scalar Numba functions, for the JIT engine.
+"""The PICA200 hardware rules compiled for the JIT engine.
 
-Numba cannot call :mod:`.semantics` (it works on NumPy arrays with boolean masks), so
-the JIT needs one scalar copy of every rule.  This module is that single copy; each
-function names the :mod:`.semantics` or :mod:`gpuisa.floats` function it mirrors, and
-``tests/pica/engine/test_jit_rules.py`` proves them equal (exhaustively over float24
-patterns where that is feasible, by property tests elsewhere).  The generated kernels
-(:mod:`.jit_codegen`) call nothing but these functions.
+The rules are defined once, as plain Python, in :mod:`.rules.primitives`; this module is
+their compiled realisation: LLVM-IR intrinsics (expanded where they are used) and Numba
+functions.  Each names the primitive it realises, and ``tests/pica/engine/test_rules.py``
+proves them identical (exhaustively over float24 patterns where that is feasible, by
+property tests elsewhere).  It also gives Numba the compiled stand-ins of the
+primitives' bit casts and float32 conversion, so that Numba compiles the primitives'
+own text (the tests do).  The generated kernels (:mod:`.jit_codegen`, through
+:mod:`.rules.source`) call nothing but these functions.
 
 Exactness notes, found by experiment on the reference engine and kept here:
 
-* NaN operands: the result is the first NaN operand, quieted (``semantics.first_nan``).
+* NaN operands: the result is the first NaN operand, quieted (``primitives.pica_add``).
   LLVM, like any compiler, may commute ``a + b``; so every binary operation here picks
   the NaN explicitly.
 * Negation in f24 mode is ``-x + 0`` in NumPy, which also quiets a signalling NaN.
@@ -33,12 +35,11 @@ import ctypes
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload, register_jitable
 
 from ...floats import F24_MIN_NORMAL
-from ..isa import RELATIVE_INDEX_MASK, RELATIVE_OFFSET_RANGE
 from . import jit_cache  # noqa: F401  (first: drops stale compiled code)
-from .semantics import LITP_Y_LIMIT
+from .rules import primitives as P
 
 # -- bit casts -------------------------------------------------------------------------------
 
@@ -67,6 +68,40 @@ f32_bits = _bitcast(types.float32, types.uint32)
 bits_f32 = _bitcast(types.uint32, types.float32)
 f64_bits = _bitcast(types.float64, types.uint64)
 bits_f64 = _bitcast(types.uint64, types.float64)
+#: The compiled stand-ins of ``primitives.f64_bits`` / ``bits_f64`` (signed: the rules
+#: only mask and set bits 0-62, and Numba would turn uint64 mixed with int into float64).
+f64_ibits = _bitcast(types.float64, types.int64)
+ibits_f64 = _bitcast(types.int64, types.float64)
+
+
+@overload(P.f64_bits)
+def _overload_f64_bits(x):
+    return lambda x: f64_ibits(x)
+
+
+@overload(P.bits_f64)
+def _overload_bits_f64(u):
+    return lambda u: ibits_f64(u)
+
+
+@overload(P.to_f32)
+def _overload_to_f32(x):
+    return lambda x: np.float64(np.float32(x))
+
+
+#: The primitives Numba compiles as they are (the tests compare them with the rules
+#: below); EX2 and LG2 call NumPy from Python and have their own compiled form here.
+for _primitive in (P.quiet, P.round24, P.flush24, P.negate24, P.negate32, P.pica_mul,
+                   P.pica_add, P.mul32, P.add32, P.pica_max, P.pica_min, P.sge, P.slt,
+                   P.compare, P.rcp24, P.rsq24, P.rcp32, P.rsq32, P.floor, P.flr24,
+                   P.flr32, P.address_from_float, P.relative_row):
+    register_jitable(_primitive)
+
+#: Rules the kernels call as the primitives' own text (compiled where they are used).
+compare = P.compare
+relative_row = P.relative_row
+address_from_float = P.address_from_float
+
 
 # Typed constants: Numba promotes uint64 mixed with a Python int to float64.
 _U32_SIGN = np.uint32(0x80000000)
@@ -94,10 +129,7 @@ _ONE32 = np.float32(1.0)
 #: Constants the generated kernels use (DST's x, LITP's z).
 ZERO32 = _ZERO32
 ONE32 = _ONE32
-_LITP_LIMIT = np.float32(LITP_Y_LIMIT)
-_INT32_MIN = -(2**31)
-_INT32_MAX = 2**31 - 1
-_OFFSET_LOW, _OFFSET_HIGH = RELATIVE_OFFSET_RANGE
+_LITP_LIMIT = np.float32(P.LITP_LIMIT)
 
 #: Every rule: compiled lazily and cached on disk (nothing compiled refers to an address
 #: of this process: see NATIVE_LOOPS), IEEE results instead of Python exceptions (1 / 0
@@ -232,33 +264,34 @@ def _add_ir(quiet):
 
 _F24_MIN_32_BITS = np.float32(F24_MIN_NORMAL).view(np.uint32)
 
-#: A float64 result rounded to float24, returned as the (exact) float64 of that value.
-#: Mirrors ``semantics.F24Exact.rounded``: ``round_f24(_narrow_to_odd(x))``.  Rounding to
+#: ``primitives.round24``: a float64 result rounded to float24, returned as the (exact)
+#: float64 of that value.  Equal to ``round_f24(_narrow_to_odd(x))``.  Rounding to
 #: odd at 24 bits and then to nearest even at 17 bits equals rounding the float64 value
 #: to nearest even at 17 bits directly (24 >= 17 + 2), which is what this does on the
 #: bits: magnitudes below 2^-62 after rounding give +0, from 2^64 on +-infinity, and a
 #: NaN keeps its sign and the payload bits float32 would keep after the narrowing (quiet
 #: bit forced, as the float64 -> float32 conversion does).
 round24 = _inline(types.float64, types.float64, 1, _round24_ir)
-#: An arithmetic instruction's f24 view of a register value (``F24Exact.working``):
-#: subnormals and -0 flushed to +0 (``floats.flush_f24_subnormal``), then float64.
+#: ``primitives.flush24``: an arithmetic instruction's f24 view of a register value:
+#: subnormals and -0 flushed to +0, then float64 (which quiets a NaN).
 work24 = _inline(types.float32, types.float64, 1, _work24_ir)
-#: Negation in f24 (``semantics.negate``): ``-x + 0`` in float32: the sign flips, -0
-#: becomes +0, a NaN is quieted.
+#: ``primitives.negate24``: the sign flips, -0 becomes +0, a NaN is quieted.
 negate24 = _inline(types.float32, types.float32, 1, _negate24_ir)
-#: Negation in f32 (``np.negative``): the sign bit flips, nothing else changes.
+#: ``primitives.negate32``: the sign bit flips, nothing else changes.
 negate32 = _inline(types.float32, types.float32, 1, _negate32_ir)
 quiet32 = _inline(types.float32, types.float32, 1, _quiet32_ir)
-#: ``semantics.pica_mul`` on float64 working values: 0 * +-inf = +0; a NaN result with a
+#: ``primitives.pica_mul`` on float64 working values: 0 * +-inf = +0; a NaN result with a
 #: NaN operand is the first NaN operand.  (f24 working values are already quiet:
 #: float32 -> float64 conversion quiets.)
 mul64 = _inline(types.float64, types.float64, 2, _mul_ir(_same, ir.Constant(_F64, 0.0)))
-#: float64 addition; a NaN result with a NaN operand is the first NaN operand.
+#: ``primitives.pica_add``: float64 addition; a NaN result with a NaN operand is the
+#: first NaN operand.
 add64 = _inline(types.float64, types.float64, 2, _add_ir(_same))
-#: ``semantics.pica_mul`` in float32: 0 * +-inf = +0; NaN operands as in mul64, quieted
-#: as the hardware multiply quiets them.
+#: ``primitives.mul32``: 0 * +-inf = +0; NaN operands as in mul64, quieted as the
+#: hardware multiply quiets them.
 mul32 = _inline(types.float32, types.float32, 2,
                 _mul_ir(_quiet32_ir, ir.Constant(_F32, 0.0)))
+#: ``primitives.add32``.
 add32 = _inline(types.float32, types.float32, 2, _add_ir(_quiet32_ir))
 
 
@@ -268,112 +301,39 @@ def store(x):
     return np.float32(x)
 
 
-@_leaf
-def relative_row(number, offset):
-    """``semantics.relative_uniform_index``: offsets outside -128..127 are not applied;
-    the sum wraps with 0x7F (rows 96-127 of the uniform table hold ones)."""
-    if offset < _OFFSET_LOW or offset > _OFFSET_HIGH:
-        offset = 0
-    return (number + offset) & RELATIVE_INDEX_MASK
 
 
-@_rule
-def address_from_float(x):
-    """``semantics.address_from_float``: truncation toward zero of the float64 value,
-    NaN -> 0, saturating to the int32 range."""
-    t = np.float64(x)
-    if t != t:
-        return 0
-    t = np.trunc(t)
-    if t < _INT32_MIN:
-        return _INT32_MIN
-    if t > _INT32_MAX:
-        return _INT32_MAX
-    return np.int64(t)
-
-
-
-# -- f24 opcodes (semantics.op_*, precision "f24"); sources are float32 register values ------
-
-
-@_rule
-def add24(a, b):
-    return store(round24(add64(work24(a), work24(b))))
-
-
-@_rule
-def mul24(a, b):
-    return store(round24(mul64(work24(a), work24(b))))
-
-
-@_rule
-def mad24(a, b, c):
-    return store(round24(add64(round24(mul64(work24(a), work24(b))), work24(c))))
-
-
-@_leaf
-def _term24(total, a, b):
-    """One step of ``semantics._dot``: the rounded product added and rounded."""
-    return round24(add64(total, round24(mul64(a, b))))
-
-
-@_leaf
-def _first_term24(a, b):
-    """The first step of ``semantics._dot``, 0 + p rounded, for p = the rounded product:
-    p is a float24 value (or +-inf, or a quiet NaN with float24's payload bits), so
-    0 + p is p (a NaN operand is returned as it is; -0 cannot occur) and rounding it
-    again changes nothing."""
-    return round24(mul64(a, b))
-
-
-@_rule
-def dp3_24(a0, a1, a2, b0, b1, b2):
-    t = _first_term24(work24(a0), work24(b0))
-    t = _term24(t, work24(a1), work24(b1))
-    return store(_term24(t, work24(a2), work24(b2)))
-
-
-@_rule
-def dp4_24(a0, a1, a2, a3, b0, b1, b2, b3):
-    t = _first_term24(work24(a0), work24(b0))
-    t = _term24(t, work24(a1), work24(b1))
-    t = _term24(t, work24(a2), work24(b2))
-    return store(_term24(t, work24(a3), work24(b3)))
-
-
-@_rule
-def dph_24(a0, a1, a2, b0, b1, b2, b3):
-    """DP4 with SRC1.w = 1.0 (``semantics.op_dph``)."""
-    t = _first_term24(work24(a0), work24(b0))
-    t = _term24(t, work24(a1), work24(b1))
-    t = _term24(t, work24(a2), work24(b2))
-    return store(_term24(t, 1.0, work24(b3)))
+# -- f24 rules; float32 register values in and out --------------------------------------------
 
 
 @_rule
 def dst_y24(ay, by):
+    """DST's y (``recipes.dst``): the PICA product, rounded."""
     return store(round24(mul64(work24(ay), work24(by))))
 
 
 @_rule
 def pass24(x):
-    """A DST row that is a plain source component: flushed and rounded."""
+    """A DST row that is a plain source component (``recipes.dst``): flushed and
+    rounded."""
     return store(round24(work24(x)))
 
 
 @_rule
 def flr24(x):
+    """``primitives.flr24``."""
     return store(round24(np.floor(work24(x))))
 
 
 @_rule
 def rcp24(x):
-    """1 / x (``semantics.op_rcp``); flushing already turned -0 into +0."""
+    """``primitives.rcp24``: 1 / x; flushing already turned -0 into +0."""
     return store(round24(1.0 / work24(x)))
 
 
 @_rule
 def rsq24(x):
+    """``primitives.rsq24``."""
     return store(round24(1.0 / np.sqrt(work24(x))))
 
 
@@ -381,35 +341,8 @@ def rsq24(x):
 
 
 @_rule
-def mad32(a, b, c):
-    return add32(mul32(a, b), c)
-
-
-@_rule
-def dp3_32(a0, a1, a2, b0, b1, b2):
-    t = add32(_ZERO32, mul32(a0, b0))
-    t = add32(t, mul32(a1, b1))
-    return add32(t, mul32(a2, b2))
-
-
-@_rule
-def dp4_32(a0, a1, a2, a3, b0, b1, b2, b3):
-    t = add32(_ZERO32, mul32(a0, b0))
-    t = add32(t, mul32(a1, b1))
-    t = add32(t, mul32(a2, b2))
-    return add32(t, mul32(a3, b3))
-
-
-@_rule
-def dph_32(a0, a1, a2, b0, b1, b2, b3):
-    t = add32(_ZERO32, mul32(a0, b0))
-    t = add32(t, mul32(a1, b1))
-    t = add32(t, mul32(a2, b2))
-    return add32(t, mul32(_ONE32, b3))
-
-
-@_rule
 def flr32(x):
+    """``primitives.flr32``."""
     if x != x:
         return quiet32(x)
     return np.float32(np.floor(x))
@@ -417,12 +350,13 @@ def flr32(x):
 
 @_leaf
 def _positive_zero32(x):
-    """``semantics._positive_zero``: -0 read as +0."""
+    """-0 read as +0 (``primitives.rcp32``, ``lg2_32``)."""
     return _ZERO32 if x == _ZERO32 else x
 
 
 @_rule
 def rcp32(x):
+    """``primitives.rcp32``."""
     x = _positive_zero32(x)
     if x != x:
         return quiet32(x)
@@ -431,15 +365,15 @@ def rcp32(x):
 
 @_rule
 def rsq32(x):
-    """1 / sqrt(x) with two float32 roundings; sqrt of a negative number gives the
-    machine's default NaN, as it does in NumPy."""
+    """``primitives.rsq32``: 1 / sqrt(x) with two float32 roundings; sqrt of a negative
+    number gives the machine's default NaN, as it does in NumPy."""
     x = _positive_zero32(x)
     if x != x:
         return quiet32(x)
     return _ONE32 / np.sqrt(x)
 
 
-# -- comparisons, MIN/MAX, LITP (no flushing, no rounding: semantics.pica_max etc.) ----------
+# -- comparisons, MIN/MAX, LITP (no flushing, no rounding: primitives.pica_max etc.) --------
 
 
 def _pick_ir(predicate, if_true, if_false):
@@ -455,31 +389,14 @@ def _pick_ir(predicate, if_true, if_false):
 
 _F32_ONE = ir.Constant(_F32, 1.0)
 _F32_ZERO = ir.Constant(_F32, 0.0)
-#: ``semantics.pica_max``: ``a if a > b else b`` (so a NaN operand gives b).
+#: ``primitives.pica_max``: ``a if a > b else b`` (so a NaN operand gives b).
 pica_max = _inline(types.float32, types.float32, 2, _pick_ir(">", None, None))
-#: ``semantics.pica_min``: ``a if a < b else b``.
+#: ``primitives.pica_min``: ``a if a < b else b``.
 pica_min = _inline(types.float32, types.float32, 2, _pick_ir("<", None, None))
-#: SGE and SLT: 1.0 or 0.0 from an ordered comparison (false with a NaN operand).
+#: ``primitives.sge`` and ``primitives.slt``: 1.0 or 0.0 from an ordered comparison.
 sge = _inline(types.float32, types.float32, 2, _pick_ir(">=", _F32_ONE, _F32_ZERO))
 slt = _inline(types.float32, types.float32, 2, _pick_ir("<", _F32_ONE, _F32_ZERO))
 
-
-@_leaf
-def compare(operator, a, b):
-    """``semantics.compare`` (operator is a compile-time constant in the kernels)."""
-    if operator == 0:
-        return a == b
-    if operator == 1:
-        return a != b
-    if operator == 2:
-        return a < b
-    if operator == 3:
-        return a <= b
-    if operator == 4:
-        return a > b
-    if operator == 5:
-        return a >= b
-    return True
 
 
 @_leaf
@@ -495,7 +412,7 @@ def litp_xw(v):
 
 @_leaf
 def condition(condop, refx, refy, cmpx, cmpy):
-    """``semantics.condition`` (all but the flags are compile-time constants)."""
+    """``flow.stacks.condition_holds`` (all but the flags are compile-time constants)."""
     x = cmpx == refx
     y = cmpy == refy
     if condop == 0:
@@ -660,20 +577,23 @@ UFUNC_LOOPS_OK = _loops_verified()
 
 @_rule
 def ex2_24(x, scratch):
+    """``primitives.ex2_24``."""
     return store(round24(exp2_64(work24(x), scratch)))
 
 
 @_rule
 def lg2_24(x, scratch):
-    """log2 of the flushed x (flushing already turned -0 into +0)."""
+    """``primitives.lg2_24``: log2 of the flushed x (flushing already turned -0 into +0)."""
     return store(round24(log2_64(work24(x), scratch)))
 
 
 @_rule
 def ex2_f32(x, scratch):
+    """``primitives.ex2_32``."""
     return exp2_32(x, scratch)
 
 
 @_rule
 def lg2_f32(x, scratch):
+    """``primitives.lg2_32``."""
     return log2_32(_positive_zero32(x), scratch)

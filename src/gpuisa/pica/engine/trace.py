@@ -21,11 +21,14 @@ from ..shbin import Shbin
 from .api import Executable, check_max_steps, executable, initial_state
 from .decode import Step
 from .emitter import Emitter
+from .flow.stacks import CALL_WIDTH, IF_WIDTH, LOOP_WIDTH
 from .geometry import GS_DONE_BOOL
 from .pipeline import geometry_stream
 from .reference import run_invocation
+from .reference.lanes import Lane
+from .reference.machine import Stacks
+from .reference.values import narrow
 from .semantics import Precision, check_precision
-from .stacks import ControlStacks
 from .state import ADDRESS_NAMES, ShaderState
 
 _COMPONENTS = "xyzw"
@@ -105,12 +108,16 @@ def _record(exe: Executable, one: ShaderState, emitter: Emitter | None,
             precision: Precision, max_steps: int) -> Trace:
     """Run the one-lane state ``one`` from the entry point, recording every step."""
     records: list[TraceStep] = []
-    previous = _snapshot(one, emitter)
+    address, cmp = one.results()
+    previous = _snapshot(one.temporaries.stacked()[..., 0],
+                         [bank.stacked()[..., 0] for bank in one.outputs],
+                         address[:, 0].tolist(), cmp[:, 0].tolist(), one.bank, emitter)
     opdescs = exe.program.program.opdescs
 
-    def observe(step: Step, now: ShaderState, stacks: ControlStacks, next_pc: int | None):
+    def observe(step: Step, lane: Lane, stacks: Stacks, next_pc: int | None):
         nonlocal previous
-        current = _snapshot(now, emitter)
+        current = _snapshot(_registers(lane.r), [_registers(bank) for bank in lane.o],
+                            lane.a, lane.cmp, lane.bank, emitter)
         records.append(TraceStep(len(records) + 1, step.pc, step.word,
                                  describe(step, opdescs, exe.geometry),
                                  _changes(previous, current), describe_stacks(stacks),
@@ -167,19 +174,21 @@ def _flow_text(step: Step) -> str:
     return f"{name} b{ident}, {target}, {num}"
 
 
-def describe_stacks(stacks: ControlStacks) -> str:
+def describe_stacks(stacks: Stacks) -> str:
     """``IF dst>end ... | CALL trigger>return | LOOP trigger>body n=left +step``; oldest
     entry first, the top last."""
+    ifs, n_if, calls, n_call, loops, n_loop = stacks
     parts = []
-    if stacks.ifs:
-        parts.append("IF " + " ".join(f"{e.trigger:03X}>{e.destination:03X}"
-                                      for e in stacks.ifs))
-    if stacks.calls:
-        parts.append("CALL " + " ".join(f"{e.trigger:03X}>{e.return_to:03X}"
-                                        for e in stacks.calls))
-    if stacks.loops:
-        parts.append("LOOP " + " ".join(f"{e.trigger:03X}>{e.body:03X} n={e.count} "
-                                        f"+{e.step}" for e in stacks.loops))
+    if n_if:
+        parts.append("IF " + " ".join(f"{ifs[k]:03X}>{ifs[k + 1]:03X}"
+                                      for k in range(0, n_if * IF_WIDTH, IF_WIDTH)))
+    if n_call:
+        parts.append("CALL " + " ".join(f"{calls[k]:03X}>{calls[k + 1]:03X}"
+                                        for k in range(0, n_call * CALL_WIDTH, CALL_WIDTH)))
+    if n_loop:
+        parts.append("LOOP " + " ".join(f"{loops[k]:03X}>{loops[k + 1]:03X} n={loops[k + 2]} "
+                                        f"+{loops[k + 3]}"
+                                        for k in range(0, n_loop * LOOP_WIDTH, LOOP_WIDTH)))
     return " | ".join(parts) or "-"
 
 
@@ -189,19 +198,26 @@ def number(value: float) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
-def _snapshot(state: ShaderState, emitter: Emitter | None) -> dict[str, object]:
+def _registers(registers: list) -> np.ndarray:
+    """A lane's register file as a float32 ``(count, 4)`` array."""
+    return narrow(np.array(registers, dtype=np.float64).reshape(len(registers), 4))
+
+
+def _snapshot(temporaries: np.ndarray, outputs: list[np.ndarray], address: list[int],
+              cmp: list[bool], bank: int, emitter: Emitter | None) -> dict[str, object]:
+    """Everything a step can change: registers as float32 ``(count, 4)`` arrays."""
     snap: dict[str, object] = {}
-    for n, value in enumerate(state.temporaries.stacked()[..., 0]):
+    for n, value in enumerate(temporaries):
         snap[f"r{n}"] = value
-    for bank, registers in enumerate(state.outputs):
-        suffix = "" if bank == 0 else "'"
-        for n, value in enumerate(registers.stacked()[..., 0]):
+    for b, registers in enumerate(outputs):
+        suffix = "" if b == 0 else "'"
+        for n, value in enumerate(registers):
             snap[f"o{n}{suffix}"] = value
     for k, name in enumerate(ADDRESS_NAMES):
-        snap[name] = int(state.address[k, 0])
-    snap["cmp"] = (bool(state.cmp[0, 0]), bool(state.cmp[1, 0]))
+        snap[name] = int(address[k])
+    snap["cmp"] = (bool(cmp[0]), bool(cmp[1]))
     if emitter is not None:
-        snap["bank"] = state.bank
+        snap["bank"] = bank
         snap["emitted"] = len(emitter.vertices)
         snap["primitives"] = len(emitter.primitives)
     return snap

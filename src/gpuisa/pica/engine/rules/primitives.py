@@ -1,0 +1,360 @@
+"""The primitive hardware rules of the PICA200 ALU, one plain-Python function each.
+
+Sources: 3dbrew "GPU/Shader Instruction Set" (``seeds/002``, cited as "seed") and
+``docs/pica-emulation-notes.md`` (cited as "notes §n").  Each function names its compiled
+realisation in :mod:`..jit_rules` (the LLVM-IR intrinsic or Numba rule the kernels
+call), which names this function back; ``tests/pica/engine/test_rules.py`` proves the
+two identical (exhaustively over float24 patterns where feasible, by property tests
+elsewhere) and the rounding identical to :func:`gpuisa.floats.round_f24`, the array
+realisation that loads inputs.
+
+Values.  A register component is a Python float holding a float32 value exactly; a NaN
+holds the float32 NaN's sign and payload widened (float32 mantissa bit ``i`` is float64
+bit ``i + 29``), so that a signalling NaN stays signalling (:mod:`..reference.lanes`
+converts).  f24 arithmetic computes on *working* values: exact float64 values
+(:func:`flush24`), each result rounded once by :func:`round24`.  f32 arithmetic computes
+each operation in float64 and rounds it once to float32 (:func:`to_f32`): for
++, *, / and sqrt of float32 operands that equals the float32 operation (53 >= 2 * 24 + 2
+bits, so the double rounding is innocuous).
+
+The functions are written so that Numba compiles the same text (the tests do): only the
+bit casts (:func:`f64_bits`, :func:`bits_f64`), :func:`to_f32` and the NumPy unit calls
+have compiled stand-ins, registered by :mod:`..jit_rules`.  Python raises where IEEE
+gives infinities or NaN (1 / 0, sqrt(-1)), so those cases are explicit.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from array import array
+
+import numpy as np
+
+from ...isa import RELATIVE_INDEX_MASK, RELATIVE_OFFSET_RANGE
+
+_F64 = struct.Struct("<d")
+_U64 = struct.Struct("<Q")
+
+#: The smallest float24 normal magnitude, 2^-62, and the first magnitude float24 cannot
+#: hold, 2^64 (rounds to infinity) (notes §1.1).
+F24_MIN = 2.0**-62
+F24_OVER = 2.0**64
+#: Veltkamp's splitting constant: float64 keeps 53 bits, float24 17; 2^(53-17) + 1.
+_SPLIT = 2.0**36 + 1.0
+_INF64 = 0x7FF0000000000000
+_QUIET64 = 1 << 51
+#: The float64 NaN payload bits a float24 NaN keeps (its 16 mantissa bits).
+_F24_PAYLOAD64 = 0x000FFFF000000000
+#: float64 values from here on are integers (no fraction bits).
+_INTEGRAL = 2.0**52
+_INT32_MIN = -(2**31)
+_INT32_MAX = 2**31 - 1
+_OFFSET_LOW, _OFFSET_HIGH = RELATIVE_OFFSET_RANGE
+#: LITP clamps y to +-0x7FFF / 0x100 (seed, LITP row: "127.9961 = 0x7FFF / 0x100").
+LITP_LIMIT = 0x7FFF / 0x100
+
+
+# -- bit casts and float32 (compiled stand-ins: jit_rules) -----------------------------------
+
+
+def f64_bits(x):
+    """The IEEE bits of a float64 (compiled: ``jit_rules.f64_ibits``, the same bits as a
+    signed integer: the rules only mask and set bits 0-62)."""
+    return _U64.unpack(_F64.pack(x))[0]
+
+
+def bits_f64(u):
+    """The float64 with IEEE bits ``u`` (compiled: ``jit_rules.ibits_f64``)."""
+    return _F64.unpack(_U64.pack(u))[0]
+
+
+_ONE_F32 = array("f", [0.0])
+
+
+def to_f32(x):
+    """``x`` rounded to float32, to nearest even, overflowing to infinity: the C
+    conversion, as ``np.float32(x)`` does (compiled: ``np.float64(np.float32(x))``)."""
+    _ONE_F32[0] = x
+    return _ONE_F32[0]
+
+
+#: The FPU's default NaN, what inf - inf and sqrt(-1) give (x86: negative, quiet).
+DEFAULT_NAN = math.inf - math.inf
+
+
+def quiet(x):
+    """A NaN with its quiet bit set: what an FPU returns for a NaN operand.  (In the
+    widened representation the float32 quiet bit is the float64 one.)"""
+    return bits_f64(f64_bits(x) | _QUIET64)
+
+
+# -- float24 ---------------------------------------------------------------------------------
+
+
+def round24(x):
+    """The float24 rounding of an exact float64 value (notes §1.3; seed "Floating-Point
+    Behavior": "output subnormals are flushed"): 17 significant bits, to nearest even
+    (the hardware rounding mode is OPEN; this is gpuisa's choice); a magnitude below
+    2^-62 after rounding gives +0 (no subnormals, no -0), from 2^64 on +-infinity; a NaN
+    keeps its sign and the 16 payload bits float24 has, quiet bit set.
+
+    In range, Veltkamp's splitting (Dekker 1971) rounds: with c = x * (2^36 + 1),
+    c - (c - x) is x to nearest even at 17 bits.  Compiled: ``jit_rules.round24`` (the
+    same rounding on the bits); array realisation: :func:`gpuisa.floats.round_f24`.
+    """
+    c = x * _SPLIT
+    r = c - (c - x)
+    if F24_MIN <= r < F24_OVER or -F24_OVER < r <= -F24_MIN:
+        return r
+    if x != x:
+        payload = (f64_bits(x) | _QUIET64) & _F24_PAYLOAD64
+        return math.copysign(bits_f64(_INF64 | payload), x)
+    if -F24_OVER < x < F24_OVER and -F24_OVER < r < F24_OVER:
+        return 0.0  # zero, or below 2^-62 once rounded
+    return math.copysign(math.inf, x)
+
+
+def flush24(x):
+    """A register value as an f24 arithmetic instruction sees it: subnormal patterns and
+    -0 read as +0 (seed: "input subnormals are flushed in arithmetic instructions",
+    "mul(s, 2) = 0"; notes §3.4); a NaN is quieted (the float32 -> float64 conversion
+    does).  Compiled: ``jit_rules.work24``."""
+    if -F24_MIN < x < F24_MIN:
+        return 0.0
+    if x != x:
+        return quiet(x)
+    return x
+
+
+def negate24(x):
+    """Operand negation in f24 mode: the sign flips, but -(+0) is +0 (float24 registers
+    never hold -0; seed: the hardware "does not seem to have negative 0"); a NaN is
+    quieted.  Compiled: ``jit_rules.negate24``."""
+    if x != x:
+        return quiet(-x)
+    if x == 0.0:
+        return 0.0
+    return -x
+
+
+def negate32(x):
+    """Operand negation in f32 mode: the sign bit flips, nothing else changes (NaNs
+    included).  Compiled: ``jit_rules.negate32``."""
+    return -x
+
+
+# -- the PICA multiply and addition ----------------------------------------------------------
+
+
+def pica_mul(a, b):
+    """The PICA multiply: 0 * +-inf = +0 (either order, any signs), everything else IEEE
+    (seed table: "inf * 0 = 0 (including inside MUL, MAD, DP4, etc.)", "NaN * 0 = NaN";
+    notes §3.1).  A NaN operand gives the first NaN operand, quieted (what an x86 FPU
+    does; the hardware's NaN payloads are unknown).  Exact for f24 working values and
+    for float32 values.  Compiled: ``jit_rules.mul64`` (f24 working values, already
+    quiet) and the product inside ``jit_rules.mul32``."""
+    p = a * b
+    if p != p:
+        if a != a:
+            return quiet(a)
+        if b != b:
+            return quiet(b)
+        return 0.0
+    return p
+
+
+def pica_add(a, b):
+    """IEEE addition; a NaN operand gives the first NaN operand, quieted (inf - inf gives
+    the FPU's default NaN).  Compiled: ``jit_rules.add64`` and the sum inside
+    ``jit_rules.add32``."""
+    s = a + b
+    if s != s:
+        if a != a:
+            return quiet(a)
+        if b != b:
+            return quiet(b)
+    return s
+
+
+def mul32(a, b):
+    """The PICA multiply of float32 values, rounded to float32 (f32 mode).  Compiled:
+    ``jit_rules.mul32``."""
+    return to_f32(pica_mul(a, b))
+
+
+def add32(a, b):
+    """Float32 addition with the NaN rule (f32 mode).  Compiled: ``jit_rules.add32``."""
+    return to_f32(pica_add(a, b))
+
+
+# -- MIN, MAX and comparisons (no flushing, no rounding) ------------------------------------
+
+
+def pica_max(a, b):
+    """MAX: ``a > b ? a : b``, which reproduces every hardware result (notes §3.2): the
+    seed's max(0, -inf) = -inf is wrong on hardware; max(0, NaN) = NaN, max(NaN, 0) = 0;
+    no flushing (seed: "max(s, 0) = s").  Compiled: ``jit_rules.pica_max``."""
+    return a if a > b else b
+
+
+def pica_min(a, b):
+    """MIN: ``a < b ? a : b`` (notes §3.2).  Compiled: ``jit_rules.pica_min``."""
+    return a if a < b else b
+
+
+def sge(a, b):
+    """SGE: 1.0 if a >= b else 0.0; NaN compares false (notes §3.5).  Compiled:
+    ``jit_rules.sge``."""
+    return 1.0 if a >= b else 0.0
+
+
+def slt(a, b):
+    """SLT: 1.0 if a < b else 0.0; NaN compares false (notes §3.5).  Compiled:
+    ``jit_rules.slt``."""
+    return 1.0 if a < b else 0.0
+
+
+def compare(operator, a, b):
+    """One CMP comparison (seed "Comparison operator"): EQ NE LT LE GT GE as IEEE
+    comparisons (NaN compares false except for NE; notes §3.5, OPEN for NE); operators
+    6 and 7 are always true; inputs are not flushed (seed: "cmp(s, 0) = false").
+    Compiled: ``jit_rules.compare``."""
+    if operator == 0:
+        return a == b
+    if operator == 1:
+        return a != b
+    if operator == 2:
+        return a < b
+    if operator == 3:
+        return a <= b
+    if operator == 4:
+        return a > b
+    if operator == 5:
+        return a >= b
+    return True
+
+
+# -- scalar units ----------------------------------------------------------------------------
+
+
+def rcp24(x):
+    """RCP in f24: 1 / x of the flushed x, rounded: rcp(+-0) = +inf, rcp(+inf) = 0,
+    rcp(NaN) = NaN (seed table; notes §3.3).  Compiled: ``jit_rules.rcp24``."""
+    w = flush24(x)
+    if w == 0.0:
+        return math.inf
+    return round24(1.0 / w)
+
+
+def rsq24(x):
+    """RSQ in f24: 1 / sqrt(x) of the flushed x, rounded: rsq(+-0) = +inf, rsq(+inf) = 0,
+    rsq(negative) = rsq(-inf) = NaN (seed table; notes §3.3).  Compiled:
+    ``jit_rules.rsq24``."""
+    w = flush24(x)
+    if w == 0.0:
+        return math.inf
+    if w < 0.0:
+        return round24(DEFAULT_NAN)
+    return round24(1.0 / math.sqrt(w))
+
+
+def rcp32(x):
+    """RCP in f32: -0 reads as +0 (the PICA has no negative zero), a NaN is quieted, one
+    float32 division.  Compiled: ``jit_rules.rcp32``."""
+    if x != x:
+        return quiet(x)
+    if x == 0.0:
+        return math.inf
+    return to_f32(1.0 / x)
+
+
+def rsq32(x):
+    """RSQ in f32: rounded twice (sqrt, then the division), as emulators compute it;
+    -0 reads as +0; a negative x gives the default NaN.  Compiled: ``jit_rules.rsq32``."""
+    if x != x:
+        return quiet(x)
+    if x == 0.0:
+        return math.inf
+    if x < 0.0:
+        return to_f32(DEFAULT_NAN)
+    return to_f32(1.0 / to_f32(math.sqrt(x)))
+
+
+def floor(x):
+    """Floor toward -inf; NaN, infinities, zeros (their sign kept) and integral values
+    are returned as they are (notes §3.6)."""
+    if x == 0.0 or not -_INTEGRAL < x < _INTEGRAL:
+        return x
+    return float(math.floor(x))
+
+
+def flr24(x):
+    """FLR in f24: the floor of the flushed x, rounded (a NaN quieted, with float24's
+    payload).  Compiled: ``jit_rules.flr24``."""
+    return round24(floor(flush24(x)))
+
+
+def flr32(x):
+    """FLR in f32: the floor; a NaN is quieted.  Compiled: ``jit_rules.flr32``."""
+    if x != x:
+        return quiet(x)
+    return floor(x)
+
+
+def _unit(ufunc, value):
+    """A NumPy ufunc on one value, without floating-point warnings."""
+    with np.errstate(all="ignore"):
+        return float(ufunc(value))
+
+
+def ex2_24(x):
+    """EX2 in f24: 2^x of the flushed x by NumPy's float64 exp2, rounded: ex2(-inf) = 0,
+    ex2(+inf) = +inf, overflow to +inf (notes §3.3).  NumPy's own function, because the
+    compiled engine calls NumPy's inner loop (``jit_rules.ex2_24``): both give the same
+    bits even where NumPy's SVML code differs from libm in the last place."""
+    return round24(_unit(np.exp2, np.float64(flush24(x))))
+
+
+def lg2_24(x):
+    """LG2 in f24: log2 of the flushed x by NumPy's float64 log2, rounded: lg2(0) =
+    -inf, lg2(negative) = NaN, lg2(+inf) = +inf (notes §3.3).  Compiled:
+    ``jit_rules.lg2_24``."""
+    return round24(_unit(np.log2, np.float64(flush24(x))))
+
+
+def ex2_32(x):
+    """EX2 in f32: NumPy's float32 exp2.  Compiled: ``jit_rules.ex2_f32``."""
+    return _unit(np.exp2, np.float32(x))
+
+
+def lg2_32(x):
+    """LG2 in f32: NumPy's float32 log2 of x, -0 read as +0.  Compiled:
+    ``jit_rules.lg2_f32``."""
+    return _unit(np.log2, np.float32(0.0 if x == 0.0 else x))
+
+
+# -- addressing ------------------------------------------------------------------------------
+
+
+def address_from_float(x):
+    """MOVA's float -> address register conversion: truncation toward zero (seed MOVA:
+    "truncating the fractional part"; HW 0.9 -> 0); out of the int32 range saturates and
+    NaN gives 0 (notes §3.6: unknown on hardware, gpuisa's choice).  Compiled:
+    ``jit_rules.address_from_float``."""
+    if x != x:
+        return 0
+    if x < _INT32_MIN:
+        return _INT32_MIN
+    if x > _INT32_MAX:
+        return _INT32_MAX
+    return int(x)
+
+
+def relative_row(number, offset):
+    """The uniform row ``c[number + offset]`` reads (seed "Relative addressing"): an
+    offset outside -128..127 is not applied; the sum is masked with 0x7F (rows 96-127
+    read (1, 1, 1, 1)).  Compiled: ``jit_rules.relative_row``."""
+    if offset < _OFFSET_LOW or offset > _OFFSET_HIGH:
+        offset = 0
+    return (number + offset) & RELATIVE_INDEX_MASK

@@ -1,0 +1,466 @@
+"""The primitive rules (plain Python) equal their compiled realisations in jit_rules, and
+the recipes give the same bits through both interpreters.
+
+* Primitives vs jit_rules: Numba compiles the primitives' own text (jit_rules registers
+  it), which is compared with the rules the kernels call over every float24 pattern
+  (rounding also half an ulp away: ties, just above, just below), random float64 and
+  float32 patterns, and all pairs of special values.  Hypothesis then checks that the
+  plain-Python run of the same text equals the compiled one (Python and Numba differ in
+  division by zero, sqrt of negatives, floor's type...).  EX2 and LG2 call NumPy from
+  Python: compared in plain Python on a sample of patterns.
+* Rounding vs :func:`gpuisa.floats.round_f24`, the array rule that loads inputs.
+* Recipes: for every ALU opcode and both precisions, the expressions of
+  ``rules.source`` compiled with Numba equal the scalar interpreter on special and
+  random inputs (NaN payloads, +-0, infinities, float24 limits).
+* A few values by hand.
+"""
+
+import functools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("numba")
+
+from numba import njit
+from numba.core.dispatcher import Dispatcher
+
+from gpuisa.floats import f24_to_f32, round_f24
+from gpuisa.pica.engine import jit_rules as R
+from gpuisa.pica.engine.flow import stacks
+from gpuisa.pica.engine.reference.values import narrow, widen
+from gpuisa.pica.engine.rules import primitives as P
+from gpuisa.pica.engine.rules import scalar, source
+from gpuisa.pica.engine.rules.recipes import RECIPES, recipe_for
+from gpuisa.pica.isa import OPCODES, Kind, Opcode
+
+ALL_F24 = np.arange(1 << 24, dtype=np.uint32)
+CHUNK = 1 << 22
+RANDOM32 = np.random.default_rng(3).integers(0, 1 << 32, 1 << 18, dtype=np.uint64).astype(
+    np.uint32).view(np.float32)
+
+
+def same_bits(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    bits = f"u{got.itemsize}"
+    bad = np.flatnonzero(got.view(bits) != want.view(bits))
+    assert bad.size == 0, [(hex(int(got.view(bits)[i])), hex(int(want.view(bits)[i])))
+                           for i in bad[:5]]
+
+
+@njit
+def _map(f, xs, out):
+    for i in range(xs.size):
+        out[i] = f(xs[i])
+
+
+@njit
+def _map2(f, a, b, out):
+    for i in range(a.size):
+        out[i] = f(a[i], b[i])
+
+
+@functools.cache
+def compiled(function):
+    """A first-class compiled function calling ``function`` (a primitive, registered with
+    Numba by jit_rules, or a jit_rules intrinsic, callable only from compiled code)."""
+    if isinstance(function, Dispatcher):
+        return function
+    return njit(lambda *args: function(*args))
+
+
+def run(function, *columns, dtype=np.float64):
+    out = np.empty(columns[0].shape, dtype)
+    if len(columns) == 1:
+        _map(compiled(function), columns[0], out)
+    else:
+        _map2(compiled(function), *columns, out)
+    return out
+
+
+def f24_patterns(step=1):
+    for start in range(0, 1 << 24, CHUNK):
+        yield f24_to_f32(ALL_F24[start:start + CHUNK:step])
+
+
+# -- rounding ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("offset", ["exact", "tie", "above", "below"])
+def test_round24_equals_jit_rules_on_every_float24_pattern_and_its_boundaries(offset):
+    for values32 in f24_patterns():
+        values = values32.astype(np.float64)
+        exponent = np.frexp(values)[1].astype(np.float64)
+        half = np.ldexp(1.0, (exponent - 18).astype(np.int64))  # half a float24 ulp
+        factor = {"exact": 0.0, "tie": 1.0, "above": 1.0 + 2.0**-20, "below": 1.0 - 2.0**-20}
+        with np.errstate(all="ignore"):
+            x = np.where(np.isfinite(values), values + half * factor[offset], values)
+        same_bits(run(P.round24, x), run(R.round24, x))
+
+
+def test_round24_equals_jit_rules_on_random_float64_patterns():
+    x = np.random.default_rng(2).integers(0, 2**64, 1 << 20, dtype=np.uint64).view(np.float64)
+    same_bits(run(P.round24, x), run(R.round24, x))
+
+
+def test_round24_equals_round_f24_on_float32_values():
+    """round_f24 loads inputs; on float32 values it is the same rule.  NaN: arithmetic
+    results are quiet (round24 sets the quiet bit), loading keeps signalling payloads,
+    so quiet NaNs only."""
+    for values in (*f24_patterns(3), RANDOM32, (f24_to_f32(ALL_F24[::5]) * np.float32(
+            1 + 2.0**-17)).astype(np.float32)):
+        values = values[~np.isnan(values) | ((values.view(np.uint32) >> 22) & 1 == 1)]
+        same_bits(narrow(run(P.round24, widen(values))), round_f24(values))
+
+
+def test_round24_by_hand():
+    assert P.round24(1.0 + 2.0**-17) == 1.0  # tie, to even
+    assert P.round24(1.0 + 3 * 2.0**-17) == 1.0 + 2.0**-15  # tie, to even (up)
+    assert P.round24(1.0 + 2.0**-17 + 2.0**-40) == 1.0 + 2.0**-16
+    assert P.round24(2.0**-62) == 2.0**-62
+    assert P.round24(2.0**-62 - 2.0**-80) == 2.0**-62  # rounds up into the range
+    assert math.copysign(1.0, P.round24(-(2.0**-63))) == 1.0  # +0, never -0
+    assert P.round24(2.0**64 - 2.0**46) == math.inf  # rounds up to 2^64
+    largest = 2.0**64 - 2.0**47  # all 16 mantissa bits set
+    assert P.round24(-largest) == -largest
+    assert P.round24(-largest - 2.0**45) == -largest
+    assert P.round24(-1e300) == -math.inf
+    nan = P.round24(P.bits_f64(0xFFF0_0011_0000_0001))  # signalling; bits < 36 dropped
+    assert P.f64_bits(nan) == 0xFFF8_0010_0000_0000
+
+
+# -- unary rules ---------------------------------------------------------------------------------
+
+UNARY = [  # (primitive, jit rule, takes and returns float32, f24 patterns only)
+    (P.flush24, R.work24, False, True),
+    (P.negate24, R.negate24, True, True),
+    (P.negate32, R.negate32, True, False),
+    (P.rcp24, R.rcp24, True, True),
+    (P.rsq24, R.rsq24, True, True),
+    (P.flr24, R.flr24, True, True),
+    (P.rcp32, R.rcp32, True, False),
+    (P.rsq32, R.rsq32, True, False),
+    (P.flr32, R.flr32, True, False),
+]
+
+
+def _jit_unary(rule, values, float32_out):
+    out = np.empty(values.shape, np.float32 if float32_out else np.float64)
+    _map(compiled(rule), values, out)
+    return out if float32_out else narrow(out)
+
+
+@pytest.mark.parametrize(("primitive", "rule", "float32_out", "f24"), UNARY,
+                         ids=[u[0].__name__ for u in UNARY])
+def test_unary_primitive_equals_jit_rule(primitive, rule, float32_out, f24):
+    inputs = [*f24_patterns(1 if f24 else 61), RANDOM32]
+    for values in inputs:
+        got = narrow(run(primitive, widen(values)))
+        same_bits(got, _jit_unary(rule, values, float32_out))
+
+
+@pytest.mark.skipif(not R.UFUNC_LOOPS_OK, reason="NumPy's inner loops are not callable")
+@pytest.mark.parametrize(("primitive", "rule"), [(P.ex2_24, R.ex2_24), (P.lg2_24, R.lg2_24),
+                                                 (P.ex2_32, R.ex2_f32), (P.lg2_32, R.lg2_f32)],
+                         ids=["ex2_24", "lg2_24", "ex2_32", "lg2_32"])
+def test_ex2_lg2_equal_jit_rules(primitive, rule):
+    values = np.concatenate([f24_to_f32(ALL_F24[::4099]), RANDOM32[:3000],
+                             np.array([0, -0.0, 1, -1, 127.9, 128, 200, -150, np.inf,
+                                       -np.inf, np.nan], np.float32)])
+    got = narrow(np.array([primitive(float(v)) for v in widen(values)]))
+
+    @njit
+    def apply(xs, natives):
+        scratch = R.make_scratch(natives)
+        out = np.empty(xs.size, np.float32)
+        for i in range(xs.size):
+            out[i] = rule(xs[i], scratch)
+        return out
+
+    same_bits(got, apply(values, R.NATIVE_LOOPS))
+
+
+def test_unary_by_hand():
+    assert P.flush24(2.0**-63) == 0.0 and P.flush24(-(2.0**-62)) == -(2.0**-62)
+    assert math.copysign(1, P.flush24(-0.0)) == 1
+    assert math.copysign(1, P.negate24(0.0)) == 1 and math.copysign(1, P.negate32(0.0)) == -1
+    assert P.rcp24(-0.0) == math.inf and P.rcp24(math.inf) == 0.0 and P.rcp24(4.0) == 0.25
+    assert P.rcp24(3.0) == P.round24(1 / 3)
+    assert P.rsq24(4.0) == 0.5 and P.rsq24(0.0) == math.inf and math.isnan(P.rsq24(-2.0))
+    assert P.rsq24(2.0**-63) == math.inf  # flushed to 0 first
+    assert P.rcp32(-0.0) == math.inf and P.rsq32(math.inf) == 0.0
+    assert P.flr24(-1.5) == -2.0 and P.flr24(2.0**-63 * -1) == 0.0
+    assert math.copysign(1, P.flr32(-0.0)) == -1 and P.flr32(-0.25) == -1.0
+    assert P.address_from_float(-1.9) == -1 and P.address_from_float(0.9) == 0
+    assert P.address_from_float(3e9) == 2**31 - 1 and P.address_from_float(math.nan) == 0
+    assert P.relative_row(5, 200) == 5 and P.relative_row(100, 30) == 2
+
+
+# -- binary rules --------------------------------------------------------------------------------
+
+SPECIAL = f24_to_f32(np.array(
+    [0x000000, 0x800000, 0x00FFFF, 0x80FFFF, 0x010000, 0x3F0000, 0xBF0000, 0x3F8001,
+     0x7EFFFF, 0xFEFFFF, 0x7F0000, 0xFF0000, 0x7F0001, 0xFF4002, 0x7F8003, 0x5F0000,
+     0x200000, 0x3E5555], dtype=np.uint32))
+EXTRA32 = np.array([1.0 + 2**-20, 3e38, -3e38, 1e-40, -1e-45, 2.0**64, 2.0**-63, 0.1, -7.5],
+                   dtype=np.float32)
+SNAN = np.array([0x7F800080, 0xFFA00001], dtype=np.uint32).view(np.float32)
+VALUES = np.concatenate([SPECIAL, EXTRA32, SNAN])
+
+
+def pairs(n=1 << 16, seed=11):
+    a, b = np.meshgrid(VALUES, VALUES)
+    rng = np.random.default_rng(seed)
+    random = f24_to_f32(rng.integers(0, 1 << 24, (2, n)).astype(np.uint32))
+    return (np.concatenate([a.ravel(), random[0], RANDOM32[:n]]),
+            np.concatenate([b.ravel(), random[1], RANDOM32[n:2 * n]]))
+
+
+@njit
+def _work_pair(f, a, b, out):
+    for i in range(a.size):
+        out[i] = f(R.work24(a[i]), R.work24(b[i]))
+
+
+@pytest.mark.parametrize(("primitive", "rule", "working"), [
+    (P.pica_mul, R.mul64, True), (P.pica_add, R.add64, True),
+    (P.mul32, R.mul32, False), (P.add32, R.add32, False),
+    (P.pica_max, R.pica_max, False), (P.pica_min, R.pica_min, False),
+    (P.sge, R.sge, False), (P.slt, R.slt, False)],
+    ids=["mul64", "add64", "mul32", "add32", "max", "min", "sge", "slt"])
+def test_binary_primitive_equals_jit_rule(primitive, rule, working):
+    a, b = pairs()
+    if working:  # f24 working values: flushed, as both realisations receive them
+        want = np.empty(a.shape, np.float64)
+        _work_pair(compiled(rule), a, b, want)
+        flushed_a = run(P.flush24, widen(a))
+        flushed_b = run(P.flush24, widen(b))
+        same_bits(run(primitive, flushed_a, flushed_b), want)
+    else:
+        out = np.empty(a.shape, np.float32)
+        _map2(compiled(rule), a, b, out)
+        same_bits(narrow(run(primitive, widen(a), widen(b))), out)
+
+
+def test_compare_equals_jit_rule():
+    a, b = pairs(500)
+    for operator in range(8):
+        @njit
+        def both(a, b, operator=operator):
+            out = np.empty((2, a.size), np.bool_)
+            for i in range(a.size):
+                out[0, i] = P.compare(operator, a[i], b[i])
+                out[1, i] = R.compare(operator, np.float32(a[i]), np.float32(b[i]))
+            return out
+
+        got = both(widen(a), widen(b))
+        assert np.array_equal(got[0], got[1]), operator
+        assert [P.compare(operator, x, y) for x, y in zip(widen(a), widen(b),
+                                                          strict=True)] == got[0].tolist()
+
+
+def test_remaining_jit_rules_equal_their_compositions():
+    """The jit_rules the code generator calls for parts of DST and LITP, and the flow
+    condition, equal the primitives' compositions (scalar.F24, flow.stacks)."""
+    a, b = pairs(2000)
+    f24 = scalar.F24
+    for rule, composition in (
+            (R.dst_y24, lambda x, y: f24.store(f24.mul(f24.work(x), f24.work(y)))),
+            (R.litp_xw, None), (R.litp_y, None), (R.pass24, None)):
+        out = np.empty(a.shape, np.float32)
+        if composition is not None:
+            _map2(compiled(rule), a, b, out)
+            want = [composition(x, y) for x, y in zip(widen(a), widen(b), strict=True)]
+        else:
+            _map(compiled(rule), a, out)
+            want = [{R.litp_xw: lambda x: P.pica_max(x, 0.0),
+                     R.litp_y: lambda y: P.pica_max(P.pica_min(y, P.LITP_LIMIT),
+                                                    -P.LITP_LIMIT),
+                     R.pass24: lambda x: P.round24(P.flush24(x))}[rule](x)
+                    for x in widen(a)]
+        same_bits(out, narrow(np.array(want)))
+    for condop in range(4):
+        for refx, refy, cx, cy in np.ndindex(2, 2, 2, 2):
+            assert R.condition(condop, bool(refx), bool(refy), bool(cx), bool(cy)) == \
+                stacks.condition_holds(condop, refx, refy, bool(cx), bool(cy))
+
+
+def test_binary_by_hand():
+    inf = math.inf
+    assert P.pica_mul(0.0, inf) == 0.0 and P.pica_mul(-inf, 0.0) == 0.0
+    nan = P.bits_f64(0x7FF0_0000_0000_0001 | 1 << 40)
+    assert P.f64_bits(P.pica_mul(0.0, nan)) == P.f64_bits(nan) | 1 << 51
+    assert P.f64_bits(P.pica_add(nan, -nan)) == P.f64_bits(nan) | 1 << 51
+    assert P.pica_max(0.0, -inf) == 0.0 and P.pica_max(math.nan, 0.0) == 0.0
+    assert math.isnan(P.pica_max(0.0, math.nan)) and P.pica_min(math.nan, 1.0) == 1.0
+    assert math.copysign(1, P.pica_max(0.0, -0.0)) == -1  # a > b fails: b
+    assert P.mul32(3e38, 10.0) == inf and P.add32(1.0, 2.0**-25) == 1.0
+    assert P.compare(1, math.nan, math.nan) and not P.compare(0, math.nan, math.nan)
+
+
+# -- plain Python = compiled (the same text under both semantics) --------------------------------
+
+FLOAT32_BITS = st.integers(0, 2**32 - 1).map(
+    lambda u: float(widen(np.array([u], np.uint32).view(np.float32))[0]))
+FLOAT64 = st.floats(allow_nan=True, allow_infinity=True) | st.integers(0, 2**64 - 1).map(
+    P.bits_f64) | st.sampled_from([0.0, -0.0, 2.0**-62, 2.0**64, 1 + 2.0**-17, -(2.0**-63)])
+UNARY_PLAIN = [P.round24, P.flush24, P.negate24, P.negate32, P.rcp24, P.rsq24, P.flr24,
+               P.floor]
+UNARY_PLAIN32 = [P.rcp32, P.rsq32, P.flr32]  # of float32 values
+BINARY_PLAIN = [P.pica_mul, P.pica_add, P.mul32, P.add32, P.pica_max, P.pica_min, P.sge,
+                P.slt]
+
+
+def _bits(x):
+    return P.f64_bits(float(x))
+
+
+@settings(max_examples=400, deadline=None)
+@given(x=FLOAT64 | FLOAT32_BITS)
+def test_plain_python_unary_equals_compiled(x):
+    for primitive in UNARY_PLAIN:
+        assert _bits(primitive(x)) == _bits(compiled(primitive)(x)), primitive.__name__
+    assert P.address_from_float(x) == compiled(P.address_from_float)(x)
+
+
+@settings(max_examples=400, deadline=None)
+@given(x=FLOAT32_BITS)
+def test_plain_python_unary_f32_equals_compiled(x):
+    for primitive in UNARY_PLAIN32:
+        assert _bits(primitive(x)) == _bits(compiled(primitive)(x)), primitive.__name__
+
+
+@settings(max_examples=400, deadline=None)
+@given(a=FLOAT32_BITS, b=FLOAT32_BITS)
+def test_plain_python_binary_equals_compiled(a, b):
+    for primitive in BINARY_PLAIN:
+        assert _bits(primitive(a, b)) == _bits(compiled(primitive)(a, b)), primitive.__name__
+
+
+# -- recipes: source (compiled) = scalar (plain Python) -----------------------------------------
+
+ALU = sorted({info.base_opcode for info in OPCODES.values()
+              if info.kind in (Kind.ARITHMETIC, Kind.COMPARE)})
+
+
+def test_every_alu_opcode_has_a_recipe_and_i_forms_share_it():
+    assert set(ALU) == set(RECIPES)
+    assert recipe_for(Opcode.DPHI) is recipe_for(Opcode.DPH)
+    assert recipe_for(Opcode.MADI) is recipe_for(Opcode.MAD)
+
+
+def _kernel(opcode, precision, field):
+    """A Numba function computing the recipe's result for every column of ``v`` (the 12
+    source components of each case) into ``value``, ``flags`` and ``address`` (arrays,
+    so that no float32 passes through a Python float and loses a signalling NaN)."""
+    lines = []
+
+    def bind(expression):
+        name = f"t{len(lines)}"
+        lines.append(f"        {name} = {expression}")
+        return name
+
+    names = [[f"{s}{c}" for c in range(4)] for s in "abc"]
+    result = source.expressions(opcode, precision, names, field, bind)
+    flat = [name for group in names for name in group]
+    loads = [f"        {name} = v[{k}, i]" for k, name in enumerate(flat)]
+    stores = []
+    for k, x in enumerate(result.value or ()):
+        stores.append(f"        value[{k}, i] = {x}")
+    for k, x in enumerate(result.flags or ()):
+        stores.append(f"        flags[{k}, i] = {x}")
+    for k, x in enumerate(result.address or ()):
+        stores.append(f"        address[{k}, i] = {x}")
+    text = "\n".join(["def kernel(v, value, flags, address, natives):",
+                      "    scratch = R.make_scratch(natives)",
+                      "    for i in range(v.shape[1]):", *loads, *lines, *stores])
+    namespace = {"R": R, "np": np}
+    exec(compile(text, f"<{opcode.name} {precision}>", "exec"), namespace)
+    return njit(error_model="numpy")(namespace["kernel"])
+
+
+def _inputs(n, seed):
+    rng = np.random.default_rng(seed)
+    special = rng.choice(VALUES, (12, n))
+    random = f24_to_f32(rng.integers(0, 1 << 24, (12, n)).astype(np.uint32))
+    small = rng.uniform(-4, 4, (12, n)).astype(np.float32)
+    pick = rng.integers(0, 3, (12, n))
+    return np.where(pick == 0, special, np.where(pick == 1, random, small)).astype(np.float32)
+
+
+@pytest.mark.skipif(not R.UFUNC_LOOPS_OK, reason="NumPy's inner loops are not callable")
+@pytest.mark.parametrize("precision", ["f24", "f32"])
+@pytest.mark.parametrize("opcode", ALU, ids=[op.name for op in ALU])
+def test_recipe_source_equals_scalar(opcode, precision):
+    fields = {"cmpx": 2, "cmpy": 1} if opcode is Opcode.CMP else {}
+    kernel = _kernel(opcode, precision, fields.__getitem__)
+    m = scalar.ARITHMETIC[precision]
+    values = _inputs(400, int(opcode) + (100 if precision == "f32" else 0))
+    if precision == "f24":  # f24 registers hold float24 values
+        values = round_f24(values)
+    n = values.shape[1]
+    value = np.zeros((4, n), np.float32)
+    flags = np.zeros((2, n), np.bool_)
+    address = np.zeros((2, n), np.int64)
+    kernel(values, value, flags, address, R.NATIVE_LOOPS)
+    wide = widen(values)
+    recipe = recipe_for(opcode)
+    for lane in range(n):
+        w = wide[:, lane].tolist()
+        want = recipe(m, w[0:4], w[4:8], w[8:12], fields.__getitem__)
+        if want.value is not None:
+            same_bits(value[:, lane], narrow(np.array(want.value)))
+        if want.flags is not None:
+            assert tuple(flags[:, lane]) == tuple(want.flags), (opcode, values[:, lane])
+        if want.address is not None:
+            assert tuple(address[:, lane]) == tuple(want.address), (opcode, values[:, lane])
+
+
+def test_source_matches_the_code_generators_style():
+    """The expressions are those jit_codegen writes (R.round24(R.mul64(...)) etc.)."""
+    f24 = source.expressions(Opcode.DP4, "f24", [["a0", "a1", "a2", "a3"],
+                                                 ["b0", "b1", "b2", "b3"]], None)
+    assert f24.value[0] == (
+        "np.float32(R.round24(R.add64(R.round24(R.add64(R.round24(R.add64("
+        "R.round24(R.mul64(R.work24(a0), R.work24(b0))), "
+        "R.round24(R.mul64(R.work24(a1), R.work24(b1))))), "
+        "R.round24(R.mul64(R.work24(a2), R.work24(b2))))), "
+        "R.round24(R.mul64(R.work24(a3), R.work24(b3))))))")
+    f32 = source.expressions(Opcode.MAD, "f32", [["a"] * 4, ["b"] * 4, ["c"] * 4], None)
+    assert f32.value[0] == "R.add32(R.mul32(a, b), c)"
+
+
+# -- recipes by hand (scalar interpreter) --------------------------------------------------------
+
+
+def test_recipes_by_hand():
+    f24, f32 = scalar.F24, scalar.F32
+    one = (1.0, 2.0, 3.0, 4.0)
+    two = (0.5, -1.0, 2.0, 0.25)
+    assert recipe_for(Opcode.DP4)(f24, one, two, None, None).value == (5.5,) * 4
+    assert recipe_for(Opcode.DP3)(f24, one, two, None, None).value == (4.5,) * 4
+    assert recipe_for(Opcode.DPH)(f24, one, two, None, None).value == (4.75,) * 4
+    assert recipe_for(Opcode.DST)(f24, one, two, None, None).value == (1.0, -2.0, 3.0, 0.25)
+    assert recipe_for(Opcode.MAD)(f24, one, two, one, None).value == (1.5, 0.0, 9.0, 5.0)
+    # MAD rounds the product: (1 + 2^-16)^2 = 1 + 2^-15 + 2^-32 rounds to 1 + 2^-15
+    # before 2^-32 is subtracted again (an FMA would give 1 + 2^-15 exactly too, so the
+    # subtraction of 2^-17 shows it: 1 + 2^-15 - 2^-17 is 1 + 3 * 2^-17, a tie -> even).
+    x = 1.0 + 2.0**-16
+    got = recipe_for(Opcode.MAD)(f24, (x,) * 4, (x,) * 4, (-(2.0**-17),) * 4, None)
+    assert got.value[0] == 1.0 + 2.0**-15
+    # DP4's inf * 0 = 0; f32's 0 + (-0) = +0 (first partial sum)
+    inf = math.inf
+    assert recipe_for(Opcode.DP4)(f24, (inf, 1, 1, 1), (0, 1, 1, 1), None, None).value[0] == 3
+    zero = recipe_for(Opcode.DP3)(f32, (-0.0, -0.0, -0.0, 0), (1, 1, 1, 1), None, None)
+    assert math.copysign(1, zero.value[0]) == 1
+    litp = recipe_for(Opcode.LITP)(f24, (-1.0, 300.0, 5.0, 2.0), None, None, None)
+    assert litp.value == (0.0, 127.99609375, 0.0, 2.0) and litp.flags == (False, True)
+    cmp = recipe_for(Opcode.CMP)(f24, one, two, None, {"cmpx": 4, "cmpy": 2}.__getitem__)
+    assert cmp.flags == (True, False)
+    assert recipe_for(Opcode.MOVA)(f24, (2.7, -3.5, 0, 0), None, None, None).address == (2, -3)
+    assert recipe_for(Opcode.SGE)(f24, one, two, None, None).value == (1.0, 1.0, 1.0, 1.0)
+    assert recipe_for(Opcode.RCP)(f32, (4.0, 0, 0, 0), None, None, None).value == (0.25,) * 4
