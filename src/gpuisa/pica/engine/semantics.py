@@ -1,10 +1,14 @@
-"""The PICA200 shader ALU: every opcode's math and every hardware rule, written once.
+"""The PICA200 shader ALU on NumPy arrays, for the batch engine (to be removed).
+
+The rules are defined once in :mod:`.rules` (plain-Python primitives and one recipe per
+opcode, which the reference and the compiled engines run); this module is the batch
+engine's array form of them, kept equal to the reference by the differential tests.
+Loading values (:func:`load_floats`), the precision names and the uniform-table layout
+used by every engine live here too for now.
 
 All functions work on component-major arrays: a register of N lanes is a ``(4, N)``
-float32 array (row 0 = x ... row 3 = w), a per-lane scalar a ``(N,)`` array.  The
-reference engine calls them with N = 1, the batch engine with many lanes (and with
-``(k, 1)`` columns for uniform operands, which broadcast); neither engine re-implements
-any of the math below.
+float32 array (row 0 = x ... row 3 = w), a per-lane scalar a ``(N,)`` array (and
+``(k, 1)`` columns for uniform operands, which broadcast).
 
 Sources: 3dbrew "GPU/Shader Instruction Set" (``seeds/002``: instruction table,
 "Floating-Point Behavior", "Relative addressing", "Comparison operator", "Conditions")
@@ -64,14 +68,12 @@ from ..isa import (
     CondOp,
     Opcode,
 )
+from .rules.primitives import LITP_LIMIT
 
 _T = TypeVar("_T")
 
 Precision = Literal["f24", "f32"]
 PRECISIONS: tuple[str, ...] = ("f24", "f32")
-
-#: LITP clamps y to +-0x7FFF / 0x100 (seed, LITP row: "127.9961 = 0x7FFF / 0x100").
-LITP_Y_LIMIT = 0x7FFF / 0x100
 
 _INT32 = (-(2**31), 2**31 - 1)
 
@@ -864,7 +866,7 @@ def op_litp(src: Sequence[np.ndarray], precision: Precision) -> tuple[np.ndarray
     """
     s = src[0]
     zero = np.zeros_like(s[0])
-    limit = np.full_like(s[1], LITP_Y_LIMIT)
+    limit = np.full_like(s[1], LITP_LIMIT)
     y = pica_max(pica_min(s[1], limit), -limit)
     result = np.stack([pica_max(s[0], zero), y, zero, pica_max(s[3], zero)])
     flags = np.stack([s[0] >= 0, s[3] >= 0])

@@ -16,7 +16,6 @@ import numpy as np
 
 from ....errors import ShaderFault, ShaderHang
 from ..decode import DecodedProgram
-from ..semantics import Precision
 from ..state import ShaderState
 from .lanes import StateLists, UniformTables
 from .machine import Observer, execute
@@ -24,6 +23,7 @@ from .plan import plan_for
 
 if TYPE_CHECKING:
     from ..emitter import Emitter
+    from ..semantics import Precision
 
 __all__ = ["Observer", "run_invocation", "run_lane", "run_lanes", "vertex_error"]
 
