@@ -109,3 +109,15 @@ def test_describe_stacks():
         "IF 010>014 012>013 | LOOP 031>02A n=3 +2")
     n_call = stacks.push_call(calls, 0, 0x40, 0x05)
     assert describe_stacks((ifs, 0, calls, n_call, loops, 0)) == "CALL 040>005"
+
+
+def test_lanes_run_in_blocks_and_every_block_is_written_back():
+    a = Asm()
+    a.op("add", "o0", "v0", "v0")
+    a.op("mova", "a0.x", "v0")
+    a.end()
+    lanes = 9000  # more than two blocks of 4096
+    values = np.arange(lanes * 4, dtype=np.float32).reshape(lanes, 4) - 100
+    result = run(a.program(), {"v0": values}, engine="reference", registers=True)
+    assert np.array_equal(result.outputs["o0"], 2 * values)
+    assert result.address[:, 0].tolist() == values[:, 0].astype(int).tolist()

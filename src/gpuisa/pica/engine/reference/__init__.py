@@ -37,16 +37,23 @@ def run_lanes(program: DecodedProgram, state: ShaderState, entry: int, *,
         return counts
     plan = plan_for(program, precision)
     uniforms = UniformTables(state.uniforms)
-    lists = StateLists(state, plan.used, plan.written, plan.geometry)
-    for i in range(state.lanes):
-        try:
-            counts[i] = execute(program, plan, lists.lane(i), uniforms, entry, max_steps)
-        except (ShaderHang, ShaderFault) as error:
-            if state.lanes == 1:
-                raise
-            raise vertex_error(error, i) from None
-    lists.store(slice(None), state.bank, plan.address, plan.flags)
+    for start in range(0, state.lanes, _BLOCK):
+        block = slice(start, min(start + _BLOCK, state.lanes))
+        lists = StateLists(state, block, plan.used, plan.written, plan.geometry)
+        for i in range(block.stop - block.start):
+            try:
+                counts[start + i] = execute(program, plan, lists.lane(i), uniforms, entry,
+                                            max_steps)
+            except (ShaderHang, ShaderFault) as error:
+                if state.lanes == 1:
+                    raise
+                raise vertex_error(error, start + i) from None
+        lists.store(state.bank, plan.address, plan.flags)
     return counts
+
+
+#: Lanes converted to lists at a time (bounds the memory of the lists).
+_BLOCK = 4096
 
 
 def run_lane(program: DecodedProgram, state: ShaderState, entry: int, lane: int, *,
@@ -73,13 +80,13 @@ def run_invocation(program: DecodedProgram, state: ShaderState, entry: int, *,
     if state.lanes != 1:
         raise ValueError("the reference engine runs one lane at a time")
     plan = plan_for(program, precision)
-    lists = StateLists(state, plan.used, plan.written, True)
+    lists = StateLists(state, slice(0, 1), plan.used, plan.written, True)
     lane = lists.lane(0)
     try:
         return execute(program, plan, lane, UniformTables(state.uniforms), entry,
                        max_steps, emitter, observer)
     finally:
-        lists.store(slice(None), lane.bank, True, True)
+        lists.store(lane.bank, True, True)
 
 
 def vertex_error(error: ShaderHang | ShaderFault, lane: int) -> ShaderHang | ShaderFault:

@@ -61,31 +61,32 @@ class UniformTables:
         return self.bools[number]
 
 
-def _rows(registers: RegisterFile, number: int) -> list[list[float]]:
-    return widen(registers.result(number)).tolist()
+def _rows(registers: RegisterFile, number: int, lanes: slice) -> list[list[float]]:
+    return widen(registers.result(number)[lanes]).tolist()
 
 
 class StateLists:
-    """The registers of every lane of a state as lists; :meth:`lane` hands out one lane
-    (whose lists are the rows here, written in place), :meth:`store` writes the written
-    registers back.  Only the registers in ``used`` are converted (the others read as
-    zeros and are never written); ``both_banks`` converts the inactive output bank too
-    (geometry shaders flip banks on EMIT)."""
+    """The registers of the lanes ``lanes`` (a slice) of a state as lists; :meth:`lane`
+    hands out one of them (whose lists are the rows here, written in place),
+    :meth:`store` writes the written registers back.  Only the registers in ``used`` are
+    converted (the others read as zeros and are never written); ``both_banks`` converts
+    the inactive output bank too (geometry shaders flip banks on EMIT)."""
 
-    def __init__(self, state: ShaderState, used: frozenset[tuple[str, int]],
+    def __init__(self, state: ShaderState, lanes: slice, used: frozenset[tuple[str, int]],
                  written: frozenset[tuple[str, int]], both_banks: bool):
         self.state = state
+        self.lanes = lanes
         self.written = written
-        self.v = [_rows(state.inputs, n) if state.input_given[n] and ("v", n) in used
+        self.v = [_rows(state.inputs, n, lanes) if state.input_given[n] and ("v", n) in used
                   else None for n in range(NUM_INPUTS)]
-        self.r = [_rows(state.temporaries, n) if ("r", n) in used else None
+        self.r = [_rows(state.temporaries, n, lanes) if ("r", n) in used else None
                   for n in range(NUM_TEMPORARIES)]
         banks = (0, 1) if both_banks else (state.bank,)
-        self.o = [[_rows(state.outputs[b], n) if ("o", n) in used else None
+        self.o = [[_rows(state.outputs[b], n, lanes) if ("o", n) in used else None
                    for n in range(NUM_OUTPUTS)] if b in banks else None for b in (0, 1)]
         address, cmp = state.results()
-        self.a = address.T.tolist()
-        self.cmp = cmp.T.tolist()
+        self.a = address.T[lanes].tolist()
+        self.cmp = cmp.T[lanes].tolist()
 
     def lane(self, i: int) -> Lane:
         v = [None if rows is None else rows[i] for rows in self.v]
@@ -94,21 +95,21 @@ class StateLists:
                   [_ZEROS if rows is None else rows[i] for rows in bank] for bank in self.o)
         return Lane(v, r, o, self.state.bank, self.a[i], self.cmp[i])
 
-    def store(self, lanes: slice, bank: int, address: bool, flags: bool) -> None:
-        """Write the written registers of ``lanes`` back (and the address registers and
-        flags if the program can change them); ``bank`` becomes the active bank."""
-        state = self.state
+    def store(self, bank: int, address: bool, flags: bool) -> None:
+        """Write the written registers back (and the address registers and flags if the
+        program can change them); ``bank`` becomes the active bank."""
+        state, lanes = self.state, self.lanes
         for b, registers in enumerate(self.o):
             if registers is None:
                 continue
             for n, rows in enumerate(registers):
                 if rows is not None and ("o", n) in self.written:
-                    state.outputs[b].storage(n)[lanes] = narrow(np.array(rows[lanes]))
+                    state.outputs[b].storage(n)[lanes] = narrow(np.array(rows))
         for n, rows in enumerate(self.r):
             if rows is not None and ("r", n) in self.written:
-                state.temporaries.storage(n)[lanes] = narrow(np.array(rows[lanes]))
+                state.temporaries.storage(n)[lanes] = narrow(np.array(rows))
         if address:
-            state.address[:, lanes] = np.array(self.a[lanes], dtype=np.int64).T
+            state.address[:, lanes] = np.array(self.a, dtype=np.int64).T
         if flags:
-            state.cmp[:, lanes] = np.array(self.cmp[lanes], dtype=bool).T
+            state.cmp[:, lanes] = np.array(self.cmp, dtype=bool).T
         state.bank = bank
