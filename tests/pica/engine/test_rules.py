@@ -30,7 +30,6 @@ from numba.core.dispatcher import Dispatcher
 
 from gpuisa.floats import f24_to_f32, round_f24
 from gpuisa.pica.engine import jit_rules as R
-from gpuisa.pica.engine.flow import stacks
 from gpuisa.pica.engine.reference.values import narrow, widen
 from gpuisa.pica.engine.rules import primitives as P
 from gpuisa.pica.engine.rules import scalar, source
@@ -264,8 +263,8 @@ def test_compare_equals_jit_rule():
 
 
 def test_remaining_jit_rules_equal_their_compositions():
-    """The jit_rules the code generator calls for parts of DST and LITP, and the flow
-    condition, equal the primitives' compositions (scalar.F24, flow.stacks)."""
+    """The jit_rules the code generator calls for parts of DST and LITP equal the
+    primitives' compositions (scalar.F24)."""
     a, b = pairs(2000)
     f24 = scalar.F24
     for rule, composition in (
@@ -283,10 +282,6 @@ def test_remaining_jit_rules_equal_their_compositions():
                      R.pass24: lambda x: P.round24(P.flush24(x))}[rule](x)
                     for x in widen(a)]
         same_bits(out, narrow(np.array(want)))
-    for condop in range(4):
-        for refx, refy, cx, cy in np.ndindex(2, 2, 2, 2):
-            assert R.condition(condop, bool(refx), bool(refy), bool(cx), bool(cy)) == \
-                stacks.condition_holds(condop, refx, refy, bool(cx), bool(cy))
 
 
 def test_binary_by_hand():

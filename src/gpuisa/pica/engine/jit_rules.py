@@ -38,7 +38,10 @@ from numba import njit, types
 from numba.extending import intrinsic, overload, register_jitable
 
 from ...floats import F24_MIN_NORMAL
-from . import jit_cache  # noqa: F401  (first: drops stale compiled code)
+from . import (
+    jit_cache,  # noqa: F401  (first: drops stale compiled code)
+    jit_stacks,
+)
 from .rules import primitives as P
 
 # -- bit casts -------------------------------------------------------------------------------
@@ -410,18 +413,9 @@ def litp_xw(v):
     return pica_max(v, _ZERO32)
 
 
-@_leaf
-def condition(condop, refx, refy, cmpx, cmpy):
-    """``flow.stacks.condition_holds`` (all but the flags are compile-time constants)."""
-    x = cmpx == refx
-    y = cmpy == refy
-    if condop == 0:
-        return x or y
-    if condop == 1:
-        return x and y
-    if condop == 2:
-        return x
-    return y
+#: The condition of IFC/CALLC/JMPC/BREAKC: the stack machine's own text (jit_stacks
+#: registers it with Numba).
+condition = jit_stacks.condition_holds
 
 
 # -- EX2 and LG2 through NumPy's own inner loops -----------------------------------------------

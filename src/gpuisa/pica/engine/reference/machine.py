@@ -52,15 +52,15 @@ def execute(program: DecodedProgram, plan: Plan, lane: Lane, u: UniformTables, e
                              f"no END was reached", pc=pc)
         if executed >= max_steps:
             raise ShaderHang(f"no END after max_steps={max_steps} instructions", pc=pc)
-        entry_ = entries[pc]
-        what = entry_[0]
+        todo = entries[pc]
+        what = todo[0]
         executed += 1
         jump = no_jump
         breaking = False
         if what == ALU:
-            entry_[1](lane, u)
+            todo[1](lane, u)
         elif what == FLOW:
-            jump, breaking, n_if, n_call, n_loop = _flow(entry_, pc, lane, u, ifs, n_if,
+            jump, breaking, n_if, n_call, n_loop = _flow(todo, pc, lane, u, ifs, n_if,
                                                          calls, n_call, loops, n_loop)
         elif what == END:
             if observer is not None:
@@ -68,9 +68,9 @@ def execute(program: DecodedProgram, plan: Plan, lane: Lane, u: UniformTables, e
                          None)
             return executed  # stop: no stack check after END
         elif what == FAULT:
-            raise ShaderFault(entry_[1], pc=pc)
+            raise ShaderFault(todo[1], pc=pc)
         elif what in (SETEMIT, EMIT):
-            _geometry(entry_, program.steps[pc], lane, emitter)
+            _geometry(todo, program.steps[pc], lane, emitter)
         # NOP does nothing.
         here = pc
         if n_if or n_call or n_loop or breaking:

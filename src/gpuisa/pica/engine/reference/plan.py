@@ -20,6 +20,9 @@ from .lanes import Lane, UniformTables
 
 #: What a plan entry is (the first item of each :attr:`Plan.entries` tuple).
 ALU, FLOW, END, SETEMIT, EMIT, NOP, FAULT = range(7)
+#: Flow and condition codes of the FLOW entries (isa.py's integer values).
+FLOW_LOOP = int(Flow.LOOP)
+USES_BOOL = frozenset({int(Condition.BOOL), int(Condition.BOOLNUM)})
 
 Reader = Callable[[Lane, UniformTables], Any]
 
@@ -175,8 +178,3 @@ def _alu(step: Step, precision: str) -> Callable[[Lane, UniformTables], None]:
                 lane.a[component] = address[component]
 
     return execute
-
-
-#: Flow and condition codes of the plan entries (isa.py's integer values).
-FLOW_LOOP = int(Flow.LOOP)
-USES_BOOL = frozenset({int(Condition.BOOL), int(Condition.BOOLNUM)})
