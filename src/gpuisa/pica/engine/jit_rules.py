@@ -6,8 +6,8 @@ functions.  Each names the primitive it realises, and ``tests/pica/engine/test_r
 proves them identical (exhaustively over float24 patterns where that is feasible, by
 property tests elsewhere).  It also gives Numba the compiled stand-ins of the
 primitives' bit casts and float32 conversion, so that Numba compiles the primitives'
-own text (the tests do).  The generated kernels (:mod:`.jit_codegen`, through
-:mod:`.rules.source`) call nothing but these functions.
+own text (the tests do).  The generated kernels (:mod:`.jit_codegen`; the expressions
+of :mod:`.rules.source` are written in the same terms) call nothing but these functions.
 
 Exactness notes, found by experiment on the reference engine and kept here:
 
@@ -300,7 +300,8 @@ add32 = _inline(types.float32, types.float32, 2, _add_ir(_quiet32_ir))
 
 @_leaf
 def store(x):
-    """float64 -> float32 (``Arith.store``); exact for every rounded f24 value."""
+    """float64 -> float32 (the recipes' ``m.store`` in f24); exact for every rounded f24
+    value."""
     return np.float32(x)
 
 

@@ -1,10 +1,11 @@
-"""The control-flow stacks of one shader lane and the check run after every instruction.
+"""The batch engine's object form of the control-flow stacks (to be removed with it).
 
-3dbrew "Control Flow" (seed 002) and notes §5: four independent ring buffers (IF 8 deep,
-CALL 4, LOOP 4) that drop their oldest entry when pushed while full; only the top entry
-is compared.  After each instruction (except END) every stack checks its own copy of the
-address of the next instruction, in the order CALL, IF, LOOP; the PC chosen by the stage
-with the highest priority wins: LOOP > IF > CALL > pending jump > PC + 1.
+The stack machine is defined once in :mod:`.flow.stacks` (which the reference and the
+compiled engines run); this is the batch engine's copy on dataclasses, kept equal to it
+by the differential tests.  3dbrew "Control Flow" (seed 002) and notes §5: ring buffers
+(IF 8 deep, CALL 4, LOOP 4) that drop their oldest entry when pushed while full; after
+each instruction (except END) the check order is CALL, IF, LOOP and the priority
+LOOP > IF > CALL > pending jump > PC + 1.
 """
 
 from __future__ import annotations

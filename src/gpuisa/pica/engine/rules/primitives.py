@@ -10,7 +10,7 @@ realisation that loads inputs.
 
 Values.  A register component is a Python float holding a float32 value exactly; a NaN
 holds the float32 NaN's sign and payload widened (float32 mantissa bit ``i`` is float64
-bit ``i + 29``), so that a signalling NaN stays signalling (:mod:`..reference.lanes`
+bit ``i + 29``), so that a signalling NaN stays signalling (:mod:`..reference.values`
 converts).  f24 arithmetic computes on *working* values: exact float64 values
 (:func:`flush24`), each result rounded once by :func:`round24`.  f32 arithmetic computes
 each operation in float64 and rounds it once to float32 (:func:`to_f32`): for
