@@ -116,6 +116,31 @@ def test_round24_equals_round_f24_on_float32_values():
         same_bits(narrow(run(P.round24, widen(values))), round_f24(values))
 
 
+@njit
+def _zero_plus(x):
+    return P.round24(P.pica_add(0.0, x))
+
+
+@njit
+def _zero_plus_each(xs):
+    out = np.empty_like(xs)
+    for i in range(xs.size):
+        out[i] = _zero_plus(xs[i])
+    return out
+
+
+def test_first_partial_sum_of_a_rounded_product_is_the_product():
+    """scalar._first24 / source's f24 ``first``: 0 + p rounded is p for every value
+    round24 can deliver (+0, normal float24 values, infinities, quiet NaNs)."""
+    for values in f24_patterns():
+        wide = widen(values)
+        bits = wide.view(np.uint64)
+        with np.errstate(invalid="ignore"):
+            normal = np.abs(wide) >= P.F24_MIN  # infinities included, NaN not
+        keep = (bits == 0) | normal | (np.isnan(wide) & ((bits >> 51) & 1 == 1))
+        same_bits(_zero_plus_each(wide[keep]), wide[keep])
+
+
 def test_round24_by_hand():
     assert P.round24(1.0 + 2.0**-17) == 1.0  # tie, to even
     assert P.round24(1.0 + 3 * 2.0**-17) == 1.0 + 2.0**-15  # tie, to even (up)
