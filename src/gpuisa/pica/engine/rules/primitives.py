@@ -31,6 +31,7 @@ from array import array
 
 import numpy as np
 
+from ....floats import F24_MIN_NORMAL
 from ...isa import RELATIVE_INDEX_MASK, RELATIVE_OFFSET_RANGE
 
 _F64 = struct.Struct("<d")
@@ -38,7 +39,7 @@ _U64 = struct.Struct("<Q")
 
 #: The smallest float24 normal magnitude, 2^-62, and the first magnitude float24 cannot
 #: hold, 2^64 (rounds to infinity) (notes §1.1).
-F24_MIN = 2.0**-62
+F24_MIN = F24_MIN_NORMAL
 F24_OVER = 2.0**64
 #: Veltkamp's splitting constant: float64 keeps 53 bits, float24 17; 2^(53-17) + 1.
 _SPLIT = 2.0**36 + 1.0
@@ -69,14 +70,11 @@ def bits_f64(u):
     return _F64.unpack(_U64.pack(u))[0]
 
 
-_ONE_F32 = array("f", [0.0])
-
-
 def to_f32(x):
     """``x`` rounded to float32, to nearest even, overflowing to infinity: the C
-    conversion, as ``np.float32(x)`` does (compiled: ``np.float64(np.float32(x))``)."""
-    _ONE_F32[0] = x
-    return _ONE_F32[0]
+    conversion, as ``np.float32(x)`` does (compiled: ``np.float64(np.float32(x))``).
+    A fresh one-element array each time, so that threads never share it."""
+    return array("f", (x,))[0]
 
 
 #: The FPU's default NaN, what inf - inf and sqrt(-1) give (x86: negative, quiet).
