@@ -21,7 +21,7 @@ SOURCE = Path(__file__).resolve().parent.parent / "src"
 LAYERS = (
     ("foundation", ("gpuisa", "gpuisa.errors", "gpuisa.bits", "gpuisa.floats",
                     "gpuisa.numtext", "gpuisa.fileio", "gpuisa.datafiles")),
-    ("isa", ("*.isa",)),
+    ("isa and its control-flow rules", ("*.isa", "*.flow", "*.flow.*")),
     ("encoding", ("*.encoding", "*.descriptors", "*.program", "*.errors")),
     ("containers, assemblers, disassemblers",
      ("*.shbin*", "*.asm", "*.asm.*", "*.disasm*", "*.xna", "*.syntax", "*.analysis",
