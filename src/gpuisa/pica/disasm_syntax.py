@@ -146,7 +146,7 @@ def instruction_text(ins: Instruction, opdescs: tuple[int, ...], names: UnitName
     if ins.extra:
         return None
     info = ins.info
-    if info.kind in (Kind.CONTROL,) or ins.opcode in (Opcode.EMIT, Opcode.BREAK):
+    if not info.has_operands:
         return info.mnemonic
     if ins.opcode is Opcode.SETEMIT:
         # In a vertex unit a `setemit` would make the assembler's DVLE a geometry shader

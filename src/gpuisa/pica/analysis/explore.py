@@ -16,7 +16,15 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from ..isa import CALL_POPS_EFFECTIVE, CALL_STACK_DEPTH, IF_STACK_DEPTH, LOOP_STACK_DEPTH, Opcode
+from ..isa import (
+    CALL_POPS_EFFECTIVE,
+    CALL_STACK_DEPTH,
+    IF_STACK_DEPTH,
+    LOOP_STACK_DEPTH,
+    Condition,
+    Flow,
+    Opcode,
+)
 from .effects import AL, NO_SETEMIT, Effect
 
 #: Default bounds: steps (one per state visit) and seconds per entry point.
@@ -149,37 +157,37 @@ class Explorer:
     def _successors(self, s: _State, e: Effect, out: Exploration):
         """Every state after executing ``e`` at ``s.pc`` (notes §5.2)."""
         ins = e.ins
-        op = ins.opcode
+        flow = ins.info.flow
+        conditional = ins.info.condition is not Condition.ALWAYS
         pc = s.pc
         # (pending jump target or None, pending break, stacks after the instruction)
         outcomes: list[tuple[int | None, bool, _State]] = []
-        if op in (Opcode.IFC, Opcode.IFU):
+        if flow is Flow.IF:
             dst, num = ins["dst"], ins["num"]
             self._note_push(out, pc, "IF", s.ifs, IF_STACK_DEPTH)
             pushed = _State(pc, _push(s.ifs, (dst, dst + num), IF_STACK_DEPTH), s.calls, s.loops)
             outcomes.append((None, False, pushed))
             outcomes.append((dst, False, s))
-        elif op in (Opcode.CALL, Opcode.CALLC, Opcode.CALLU):
+        elif flow is Flow.CALL:
             dst, num = ins["dst"], ins["num"]
             self._note_push(out, pc, "CALL", s.calls, CALL_STACK_DEPTH)
             called = _State(pc, s.ifs, _push(s.calls, (dst + num, pc + 1), CALL_STACK_DEPTH),
                             s.loops)
             outcomes.append((dst, False, called))
-            if op is not Opcode.CALL:
+            if conditional:
                 outcomes.append((None, False, s))
-        elif op is Opcode.LOOP:
+        elif flow is Flow.LOOP:
             self._note_push(out, pc, "LOOP", s.loops, LOOP_STACK_DEPTH)
             looped = _State(pc, s.ifs, s.calls,
                             _push(s.loops, (ins["dst"] + 1, pc + 1), LOOP_STACK_DEPTH))
             outcomes.append((None, False, looped))
-        elif op in (Opcode.JMPC, Opcode.JMPU):
+        elif flow is Flow.JUMP:
             outcomes.append((ins["dst"], False, s))
             outcomes.append((None, False, s))
-        elif op is Opcode.BREAK:
+        elif flow is Flow.BREAK:
             outcomes.append((None, True, s))
-        elif op is Opcode.BREAKC:
-            outcomes.append((None, True, s))
-            outcomes.append((None, False, s))
+            if conditional:
+                outcomes.append((None, False, s))
         else:
             outcomes.append((None, False, s))
         for jump, brk, st in outcomes:
