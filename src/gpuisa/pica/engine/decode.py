@@ -24,6 +24,7 @@ from ..isa import (
     Kind,
     Opcode,
     OpcodeInfo,
+    Writes,
     destination_register,
     mask_components,
     source_register,
@@ -130,7 +131,7 @@ def _step(pc: int, word: int, opdescs: tuple[int, ...]) -> Step:
         sources.append(Operand(bank, number, np.array(desc.swizzle(n), dtype=np.intp),
                                desc.negate[n - 1], relative))
     dest = None
-    if info.kind is Kind.ARITHMETIC and info.opcode is not Opcode.MOVA:
+    if Writes.REGISTER in info.writes:
         dest = destination_register(ins["dst"])
     mask = np.array(mask_components(desc.mask), dtype=np.intp)
     return Step(pc, word, info, info.base_opcode, tuple(sources), dest, mask, fields)
