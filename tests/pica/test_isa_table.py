@@ -84,6 +84,10 @@ READS_BOOL = {"callu", "ifu", "jmpu"}
 GEOMETRY_ONLY = {"emit", "setemit"}
 #: Format 0: "BREAK, NOP, END, EMIT" have no operand fields.
 NO_OPERANDS = {"break", "nop", "end", "emit"}
+#: Formats 1, 1i, 1u, 1c, 5 and 5i carry an operand descriptor index (DESC).
+WITH_DESCRIPTOR = {"add", "dp3", "dp4", "dph", "dst", "ex2", "lg2", "litp", "mul", "sge", "slt",
+                   "flr", "max", "min", "rcp", "rsq", "mova", "mov", "dphi", "dsti", "sgei",
+                   "slti", "cmp", "madi", "mad"}
 
 
 def test_every_known_opcode_is_listed_here():
@@ -107,6 +111,7 @@ def test_derived_facts(mnemonic):
     assert info.reads_bool == (mnemonic in READS_BOOL)
     assert info.geometry_only == (mnemonic in GEOMETRY_ONLY)
     assert info.has_operands == (mnemonic not in NO_OPERANDS)
+    assert info.has_descriptor == (mnemonic in WITH_DESCRIPTOR)
 
 
 def test_unknown_opcodes_do_nothing_known():

@@ -27,7 +27,7 @@ from .disasm_structure import Line, Structure, find_structures, is_flow_word, la
 from .disasm_syntax import UnitNames, instruction_text, printable_descriptor_bits
 from .disasm_tables import DvlePlan, SharedSpace, header_line, plan_dvle
 from .encoding import Instruction, decode, decode_opdesc
-from .isa import MAX_OPDESCS, Flow, Kind, Opcode
+from .isa import MAX_OPDESCS, Flow, Opcode
 from .program import Program
 from .shbin import Dvle, ShaderType, Shbin
 
@@ -170,7 +170,7 @@ class _Disassembly:
         that allocates a descriptor, in code order."""
         table = self.program.opdescs
         for pos, ins in enumerate(self.code):
-            if pos in self.raw or ins.info.kind not in (Kind.ARITHMETIC, Kind.COMPARE):
+            if pos in self.raw or not ins.info.has_descriptor:
                 continue
             value = table[ins["desc"]]
             yield (

@@ -340,13 +340,13 @@ def layout_lines(
             close(*pending.pop(0))
             lines[-1].pos, lines[-1].padding = pos, True
             continue
-        flow = is_flow_word(ins.opcode)
-        text = _flow_text(ins, pos, structure) if flow else None
+        flow_word = is_flow_word(ins.opcode)
+        text = _flow_text(ins, pos, structure) if flow_word else None
         if opener is not None:
             level = depth[id(opener)]
         else:
             level = 1 + max((depth[id(b)] for b in blocks if b.start <= pos < b.end), default=-1)
-        printed_raw = pos in structure.raw or (flow and text is None)
+        printed_raw = pos in structure.raw or (flow_word and text is None)
         lines.append(Line(text if text is not None else render(pos), level, pos))
         state.instruction(None if printed_raw else ins.opcode)
     return lines

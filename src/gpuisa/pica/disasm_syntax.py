@@ -152,7 +152,7 @@ def instruction_text(ins: Instruction, opdescs: tuple[int, ...], names: UnitName
         # In a vertex unit a `setemit` would make the assembler's DVLE a geometry shader
         # (and forbid o7-o15 from there on): the word is printed raw instead.
         return _setemit_text(ins) if names.geometry else None
-    if info.kind not in (Kind.ARITHMETIC, Kind.COMPARE):
+    if not info.has_descriptor:
         return None
     if ins["desc"] >= len(opdescs) or not _sources_are_legal(ins):
         return None

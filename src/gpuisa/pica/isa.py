@@ -342,6 +342,11 @@ class OpcodeInfo:
         return self.kind is Kind.GEOMETRY
 
     @property
+    def has_descriptor(self) -> bool:
+        """Whether it reads an operand descriptor: the arithmetic and compare opcodes."""
+        return "desc" in self.format.layout
+
+    @property
     def has_operands(self) -> bool:
         """Whether the word has any field (format 0 has none: NOP, END, BREAK, EMIT)."""
         return self.format.name != "0"
@@ -725,9 +730,10 @@ def _validate() -> None:
     for info in OPCODES.values():
         if info.inverted is not None and OPCODES[info.inverted].inverted is not info.opcode:
             raise IsaTableError(f"{info.opcode.name}: inverted partners must point at each other")
-        if info.kind in (Kind.ARITHMETIC, Kind.COMPARE) and len(info.format.sources) != (
-            info.sources
-        ):
+        if info.has_descriptor != (info.kind in (Kind.ARITHMETIC, Kind.COMPARE)):
+            raise IsaTableError(f"{info.opcode.name}: only arithmetic and compare opcodes, "
+                                "and all of them, have an operand descriptor")
+        if info.has_descriptor and len(info.format.sources) != info.sources:
             raise IsaTableError(f"{info.opcode.name}: source count disagrees with its format")
         _validate_flow(info)
         _validate_result(info)
@@ -741,7 +747,7 @@ def _validate_result(info: OpcodeInfo) -> None:
     """What an opcode writes must fit its kind and format; I-form partners agree on every
     fact but their field widths; padding follows flow words only."""
     name = info.opcode.name
-    if (info.writes is Writes.NONE) != (info.kind not in (Kind.ARITHMETIC, Kind.COMPARE)):
+    if (info.writes is Writes.NONE) == info.has_descriptor:
         raise IsaTableError(f"{name}: only arithmetic and compare opcodes write something")
     if Writes.REGISTER in info.writes and "dst" not in info.format.layout:
         raise IsaTableError(f"{name}: writing a register needs the dst field")

@@ -83,7 +83,7 @@ def effect(word: int, opdescs: tuple[int, ...]) -> Effect:
     misc_reads = 0
     if info.reads_flags:
         misc_reads = _CONDOP_BITS[ins["condop"]]
-    if info.kind not in (Kind.ARITHMETIC, Kind.COMPARE):
+    if not info.has_descriptor:
         return Effect(ins, misc_reads=misc_reads)
     desc_index = ins["desc"]
     if desc_index >= len(opdescs):

@@ -113,7 +113,7 @@ def _step(pc: int, word: int, opdescs: tuple[int, ...]) -> Step:
     if info.kind is Kind.UNKNOWN:
         return Step(pc, word, info, info.opcode, fields=fields,
                     fault=f"opcode 0x{word >> 26:02X} has no known function")
-    if info.kind not in (Kind.ARITHMETIC, Kind.COMPARE):
+    if not info.has_descriptor:
         return Step(pc, word, info, info.opcode, fields=fields)
 
     index = ins["desc"]

@@ -24,7 +24,6 @@ from ..isa import (
     OPCODES,
     Arithmetic,
     Flow,
-    Kind,
     Opcode,
     OpcodeInfo,
     SourceUse,
@@ -101,7 +100,7 @@ def _field(width: int) -> str:
 
 
 def _operand_lines(info: OpcodeInfo) -> list[str]:
-    if info.kind not in (Kind.ARITHMETIC, Kind.COMPARE):
+    if not info.has_descriptor:
         return []
     lines = []
     for source in info.format.sources:
