@@ -142,6 +142,9 @@ def test_summaries():
     (Opcode.JMPC, {"pad": Pad.LOOP}),  # and BREAK words for a loop's end
     (Opcode.DPHI, {"result": Result.VECTOR}),  # I-form partners agree
     (Opcode.MAD, {"arithmetic": Arithmetic.PRODUCT}),
+    (Opcode.ADD, {"result": Result.SCALAR}),  # reads per written component: not replicated
+    (Opcode.DP4, {"arithmetic": Arithmetic.SUM}),  # a two-source scalar result is a dot
+    (Opcode.DST, {"arithmetic": Arithmetic.DOT}),  # and a dot is one
     (Opcode.SETEMIT, {"writes": Writes.REGISTER, "result": Result.VECTOR}),  # no dst field
 ])
 def test_validation_rejects_rows_that_disagree(opcode, change):
@@ -151,8 +154,18 @@ def test_validation_rejects_rows_that_disagree(opcode, change):
 
 
 def test_validation_accepts_the_table():
-    for info in OPCODES.values():
-        isa._validate_result(info)
+    isa._validate()
+
+
+@pytest.mark.parametrize(("opcode", "change"), [
+    (Opcode.ADD, {"summary": ""}),  # every known opcode has a summary
+    (Opcode.UNKNOWN_10, {"summary": "does something"}),  # an unknown one has none
+    (Opcode.ADD, {"writes": Writes.NONE}),  # the per-row checks run over the whole table
+])
+def test_whole_table_validation_rejects(opcode, change, monkeypatch):
+    monkeypatch.setitem(OPCODES, opcode, replace(OPCODES[opcode], **change))
+    with pytest.raises(IsaTableError):
+        isa._validate()
 
 
 # -- picasso's padding rule (§10.2) -------------------------------------------------------

@@ -755,6 +755,12 @@ def _validate_result(info: OpcodeInfo) -> None:
         raise IsaTableError(f"{name}: a register result needs a shape, and only it")
     if info.arithmetic is not Arithmetic.NONE and info.writes is not Writes.REGISTER:
         raise IsaTableError(f"{name}: rounding arithmetic produces a register result")
+    if info.result is Result.SCALAR and info.use is SourceUse.MASKED:
+        raise IsaTableError(f"{name}: a replicated result cannot read per written component")
+    if (info.arithmetic is Arithmetic.DOT) != (
+        info.result is Result.SCALAR and info.sources == 2
+    ):
+        raise IsaTableError(f"{name}: the dot products are the two-source scalar results")
     if info.kind is Kind.COMPARE and info.writes is not Writes.FLAGS:
         raise IsaTableError(f"{name}: a compare writes the flags only")
     if info.pad is Pad.BLOCK and info.flow not in (Flow.JUMP, Flow.CALL):
