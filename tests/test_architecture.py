@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 from enum import Enum
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -262,6 +263,7 @@ def opcode_sets(source: str) -> list[int]:
     return sorted(lines)
 
 
+@cache
 def _source_modules() -> dict[str, Path]:
     return {name: path for name, path in _modules().items() if name not in ISA_MODULES}
 
