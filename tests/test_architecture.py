@@ -1,6 +1,7 @@
 """The architecture rules of DEVELOPERS.md, checked on the source: layers only look down
-(isa -> encoding -> container/asm/disasm -> engines -> check/render/vectors/lsp -> cli)
-and no module imports itself through others (no import loops).
+(isa -> encoding -> container/asm/disasm -> engines -> check/render/vectors/lsp -> cli),
+no module imports itself through others (no import loops), and no module but an ISA's
+``isa.py`` groups opcodes by hand.
 
 Imports are read with ``ast`` from every ``src/gpuisa`` module, including imports inside
 functions (they form loops just the same at run time); imports under ``if
@@ -10,9 +11,14 @@ TYPE_CHECKING:`` are type annotations only and do not count.
 from __future__ import annotations
 
 import ast
+from enum import Enum
+from functools import cache
 from pathlib import Path
 
 import pytest
+
+from gpuisa.a2xx import isa as a2xx_isa
+from gpuisa.pica import isa as pica_isa
 
 SOURCE = Path(__file__).resolve().parent.parent / "src"
 
@@ -21,7 +27,7 @@ SOURCE = Path(__file__).resolve().parent.parent / "src"
 LAYERS = (
     ("foundation", ("gpuisa", "gpuisa.errors", "gpuisa.bits", "gpuisa.floats",
                     "gpuisa.numtext", "gpuisa.fileio", "gpuisa.datafiles")),
-    ("isa", ("*.isa",)),
+    ("isa and its control-flow rules", ("*.isa", "*.flow", "*.flow.*")),
     ("encoding", ("*.encoding", "*.descriptors", "*.program", "*.errors")),
     ("containers, assemblers, disassemblers",
      ("*.shbin*", "*.asm", "*.asm.*", "*.disasm*", "*.xna", "*.syntax", "*.analysis",
@@ -160,3 +166,161 @@ def test_the_checks_can_fail():
     finally:
         GRAPH.clear()
         GRAPH.update(saved)
+
+
+# -- opcode facts live in the ISA tables ----------------------------------------------------
+#
+# "No module keeps its own opcode set" (DEVELOPERS.md; issue 11): a grouping of opcodes
+# that code asks about is a column of the ISA's table.  The scan below finds, in every
+# module but the ISAs' own ``isa.py``, each hand-written grouping of two or more opcode
+# enum members: a set, tuple, list or dict display (dict: its keys), an ``or`` of
+# comparisons, or a ``case A | B`` pattern.  A dict display whose keys are every member of
+# an opcode enum is a per-opcode table (each opcode's handler), not a grouping.
+
+#: The opcode enums of the ISA tables, by class name.
+OPCODE_ENUMS = {name: value for module in (pica_isa, a2xx_isa)
+                for name, value in vars(module).items()
+                if name.endswith("Opcode") and isinstance(value, type)
+                and issubclass(value, Enum)}
+ISA_MODULES = frozenset({"gpuisa.pica.isa", "gpuisa.a2xx.isa"})
+
+#: Modules that still build their own opcode sets: engine modules that other parts of
+#: issue 11 are rewriting (rules and recipes, the reference and compiled engines).  This
+#: list must be empty when issue 11 is resolved; it only shrinks, because
+#: test_the_opcode_set_allowlist_only_shrinks fails for a module that no longer needs it.
+OPCODE_SET_ALLOWLIST = frozenset({
+    "gpuisa.pica.engine.batch_geometry",
+    "gpuisa.pica.engine.batch_kernels",
+    "gpuisa.pica.engine.batch_program",
+    "gpuisa.pica.engine.batch_runner",
+    "gpuisa.pica.engine.jit_codegen",
+    "gpuisa.pica.engine.jit_interp",
+    "gpuisa.pica.engine.reference",
+    "gpuisa.pica.engine.semantics",
+    "gpuisa.pica.engine.stacks",
+    "gpuisa.pica.engine.trace",
+})
+
+
+def _enum_names(tree: ast.AST) -> dict[str, str]:
+    """Local name -> opcode enum name: the enums themselves and import aliases."""
+    names = {name: name for name in OPCODE_ENUMS}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name in OPCODE_ENUMS:
+                    names[alias.asname or alias.name] = alias.name
+    return names
+
+
+def _member(node: ast.AST | None, names: dict[str, str]) -> tuple[str, str] | None:
+    """(enum, member) if ``node`` names an opcode enum member (``Opcode.ADD``,
+    ``V.ADDv`` after ``import VectorOpcode as V``, ``isa.Opcode.ADD``)."""
+    if not isinstance(node, ast.Attribute):
+        return None
+    owner = node.value
+    if isinstance(owner, ast.Name) and owner.id in names:
+        return names[owner.id], node.attr
+    if isinstance(owner, ast.Attribute) and owner.attr in OPCODE_ENUMS:
+        return owner.attr, node.attr
+    return None
+
+
+def _members(nodes, names: dict[str, str]) -> list[tuple[str, str]]:
+    return [m for m in (_member(n, names) for n in nodes) if m is not None]
+
+
+def _is_total_table(keys: list[tuple[str, str]]) -> bool:
+    enums = {enum for enum, _ in keys}
+    if len(enums) != 1:
+        return False
+    (enum,) = enums
+    return {member for _, member in keys} == set(OPCODE_ENUMS[enum].__members__)
+
+
+def opcode_sets(source: str) -> list[int]:
+    """Lines of ``source`` where a grouping of two or more opcodes is written by hand."""
+    tree = ast.parse(source)
+    names = _enum_names(tree)
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Set, ast.Tuple, ast.List)):
+            found = _members(node.elts, names)
+        elif isinstance(node, ast.Dict):
+            found = _members(node.keys, names)
+            if _is_total_table(found):
+                continue
+        elif isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+            found = [m for v in node.values if isinstance(v, ast.Compare)
+                     for m in _members([v.left, *v.comparators], names)[:1]]
+        elif isinstance(node, ast.MatchOr):
+            found = _members([p.value for p in node.patterns if isinstance(p, ast.MatchValue)],
+                             names)
+        else:
+            continue
+        if len(found) >= 2:
+            lines.append(node.lineno)
+    return sorted(lines)
+
+
+@cache
+def _source_modules() -> dict[str, Path]:
+    return {name: path for name, path in _modules().items() if name not in ISA_MODULES}
+
+
+@pytest.mark.parametrize("module", sorted(set(_source_modules()) - OPCODE_SET_ALLOWLIST))
+def test_no_module_builds_its_own_opcode_set(module):
+    lines = opcode_sets(_source_modules()[module].read_text(encoding="utf-8"))
+    assert not lines, (f"{module} groups opcodes by hand at lines {lines}: make the grouping "
+                       "a column of the ISA table (isa.py) and ask the table")
+
+
+@pytest.mark.parametrize("module", sorted(OPCODE_SET_ALLOWLIST))
+def test_the_opcode_set_allowlist_only_shrinks(module):
+    path = _source_modules().get(module)
+    assert path is not None, f"{module} is gone: remove it from OPCODE_SET_ALLOWLIST"
+    assert opcode_sets(path.read_text(encoding="utf-8")), (
+        f"{module} no longer groups opcodes by hand: remove it from OPCODE_SET_ALLOWLIST")
+
+
+_ALL_OPCODES = ", ".join(f"Opcode.{m}: {k}" for k, m in enumerate(pica_isa.Opcode.__members__))
+
+
+@pytest.mark.parametrize(("source", "lines"), [
+    ("S = frozenset({Opcode.ADD, Opcode.MUL})", [1]),
+    ("x = 1\nif op in (Opcode.IFC, Opcode.IFU):\n    pass", [2]),
+    ("L = [Opcode.CALL, Opcode.CALLC]", [1]),
+    ("D = {Opcode.RCP: 'rcp', Opcode.RSQ: 'rsq'}", [1]),
+    ("t = op is Opcode.JMPC or op is Opcode.JMPU", [1]),
+    ("t = Opcode.MAD == op or op == Opcode.MADI or x", [1]),
+    ("match op:\n    case Opcode.EMIT | Opcode.SETEMIT:\n        pass", [2]),
+    ("from .isa import VectorOpcode as V\nS = {V.ADDv, V.MULv}", [2]),
+    ("from . import isa\nS = (isa.ScalarOpcode.ADDs, isa.ScalarOpcode.MULs)", [2]),
+    # not groupings: one opcode, an `and` of two tests, a table of every opcode, other enums
+    ("if op is Opcode.LOOP:\n    pass", []),
+    ("t = op is Opcode.MOVA and nxt is Opcode.MOVA", []),
+    (f"TABLE = {{{_ALL_OPCODES}}}", []),
+    ("S = {Flow.CALL, Flow.JUMP}\nK = (Kind.ARITHMETIC, Kind.COMPARE)", []),
+    ("S = {Opcode.ADD}", []),
+])
+def test_the_opcode_set_scan_sees_groupings(source, lines):
+    assert opcode_sets(source) == lines
+
+
+def test_the_opcode_set_checks_can_fail(tmp_path, monkeypatch):
+    """The module test fails on a module with a set; the allowlist test on a module
+    without one, or one that is gone."""
+    with_set = tmp_path / "with_set.py"
+    with_set.write_text("CALLS = {Opcode.CALL, Opcode.CALLC, Opcode.CALLU}\n")
+    without = tmp_path / "without.py"
+    without.write_text("CALLS = frozenset(o for o in OPCODES if OPCODES[o].flow is Flow.CALL)\n")
+    monkeypatch.setitem(globals(), "_source_modules",
+                        lambda: {"m.with_set": with_set, "m.without": without})
+    with pytest.raises(AssertionError, match="groups opcodes by hand at lines \\[1\\]"):
+        test_no_module_builds_its_own_opcode_set("m.with_set")
+    test_no_module_builds_its_own_opcode_set("m.without")
+    with pytest.raises(AssertionError, match="remove it from OPCODE_SET_ALLOWLIST"):
+        test_the_opcode_set_allowlist_only_shrinks("m.without")
+    with pytest.raises(AssertionError, match="is gone"):
+        test_the_opcode_set_allowlist_only_shrinks("m.deleted")
+    test_the_opcode_set_allowlist_only_shrinks("m.with_set")

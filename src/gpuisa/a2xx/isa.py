@@ -594,6 +594,8 @@ class FetchOpInfo:
     # Source components read (XE-T): 0 = as many as the texture dimension has.
     src_components: int
     has_result: bool  # writes a destination register (the set* ops do not)
+    # The XNA name takes the texture dimension as a suffix, tfetch2D (Xenia).
+    xna_dimension_suffix: bool = False
 
     @property
     def name(self) -> str:
@@ -605,11 +607,12 @@ FETCH_OPS: Mapping[FetchOpcode, FetchOpInfo] = {
     info.opcode: info
     for info in (
         FetchOpInfo(FetchOpcode.VTX_FETCH, _V, "VERTEX", "vfetch", 1, True),
-        FetchOpInfo(FetchOpcode.TEX_FETCH, _T, "SAMPLE", "tfetch", 0, True),
-        FetchOpInfo(FetchOpcode.TEX_GET_BORDER_COLOR_FRAC, _T, "?", "getBCF", 0, True),
-        FetchOpInfo(FetchOpcode.TEX_GET_COMP_TEX_LOD, _T, "?", "getCompTexLOD", 0, True),
+        FetchOpInfo(FetchOpcode.TEX_FETCH, _T, "SAMPLE", "tfetch", 0, True, True),
+        FetchOpInfo(FetchOpcode.TEX_GET_BORDER_COLOR_FRAC, _T, "?", "getBCF", 0, True, True),
+        FetchOpInfo(FetchOpcode.TEX_GET_COMP_TEX_LOD, _T, "?", "getCompTexLOD", 0, True,
+                    True),
         FetchOpInfo(FetchOpcode.TEX_GET_GRADIENTS, _T, "?", "getGradients", 2, True),
-        FetchOpInfo(FetchOpcode.TEX_GET_WEIGHTS, _T, "?", "getWeights", 0, True),
+        FetchOpInfo(FetchOpcode.TEX_GET_WEIGHTS, _T, "?", "getWeights", 0, True, True),
         FetchOpInfo(FetchOpcode.TEX_SET_TEX_LOD, _T, "SET_TEX_LOD", "setTexLOD", 1, False),
         FetchOpInfo(FetchOpcode.TEX_SET_GRADIENTS_H, _T, "?", "setGradientH", 3, False),
         FetchOpInfo(FetchOpcode.TEX_SET_GRADIENTS_V, _T, "?", "setGradientV", 3, False),

@@ -43,15 +43,6 @@ _DIMENSION_SUFFIX = {
     FetchDimension.D3: "3D",
     FetchDimension.CUBE: "Cube",
 }
-# Opcodes whose XNA name takes the dimension suffix (Xenia).
-_BY_DIMENSION = frozenset(
-    {
-        FetchOpcode.TEX_FETCH,
-        FetchOpcode.TEX_GET_BORDER_COLOR_FRAC,
-        FetchOpcode.TEX_GET_COMP_TEX_LOD,
-        FetchOpcode.TEX_GET_WEIGHTS,
-    }
-)
 
 
 def disassemble_xna(words: Iterable[int], shader_type: str) -> str:
@@ -431,7 +422,7 @@ def _texture_fetch_text(tex: TextureFetch, slot: int) -> str:
             "XNA spelling"
         )
     dimension = FetchDimension(tex.dimension)
-    suffix = _DIMENSION_SUFFIX[dimension] if tex.opcode in _BY_DIMENSION else ""
+    suffix = _DIMENSION_SUFFIX[dimension] if info.xna_dimension_suffix else ""
     count = info.src_components or isa.DIMENSION_COMPONENTS[dimension]
     selectors = [(tex.src_swiz >> (2 * i)) & 3 for i in range(3)]
     if (

@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from .descriptors import DescriptorTable, care_mask
-from .disasm_structure import Line, Structure, find_structures, layout_lines
+from .disasm_structure import Line, Structure, find_structures, is_flow_word, layout_lines
 from .disasm_syntax import UnitNames, instruction_text, printable_descriptor_bits
 from .disasm_tables import DvlePlan, SharedSpace, header_line, plan_dvle
 from .encoding import Instruction, decode, decode_opdesc
-from .isa import MAX_OPDESCS, Kind, Opcode
+from .isa import MAX_OPDESCS, Flow, Opcode
 from .program import Program
 from .shbin import Dvle, ShaderType, Shbin
 
@@ -75,7 +75,7 @@ class _Disassembly:
         for unit in self.units:
             for pos in range(unit.lo, unit.hi):
                 ins = self.code[pos]
-                if not _is_flow(ins) and self._symbolic(pos, unit) is None:
+                if not is_flow_word(ins.opcode) and self._symbolic(pos, unit) is None:
                     self.raw.add(pos)
         self.pinned = not self._natural_descriptors()
         if self.pinned:
@@ -153,7 +153,7 @@ class _Disassembly:
                 continue
             seen.add((start, end))
             for ins in self.code[start:end]:
-                if ins.opcode in (Opcode.CALL, Opcode.CALLC, Opcode.CALLU):
+                if ins.info.flow is Flow.CALL:
                     todo.append((ins["dst"], ins["dst"] + ins["num"]))
         return seen
 
@@ -170,7 +170,7 @@ class _Disassembly:
         that allocates a descriptor, in code order."""
         table = self.program.opdescs
         for pos, ins in enumerate(self.code):
-            if pos in self.raw or ins.info.kind not in (Kind.ARITHMETIC, Kind.COMPARE):
+            if pos in self.raw or not ins.info.has_descriptor:
                 continue
             value = table[ins["desc"]]
             yield (
@@ -186,11 +186,11 @@ class _Disassembly:
         assigned: dict[int, int] = {}
         try:
             for pos, value, mask in self._descriptor_users():
-                if self.code[pos].opcode in (Opcode.MAD, Opcode.MADI):
+                if self.code[pos].info.base_opcode is Opcode.MAD:
                     k, swapped = table.allocate_mad(value, mask)
                     if swapped is not None:
                         for other, index in assigned.items():
-                            if self.code[other].opcode not in (Opcode.MAD, Opcode.MADI):
+                            if self.code[other].info.base_opcode is not Opcode.MAD:
                                 assigned[other] = {k: swapped, swapped: k}.get(index, index)
                 else:
                     k = table.allocate(value, mask)
@@ -310,10 +310,6 @@ class _Disassembly:
         if ";" in text:
             return f"{text}  {comment}"
         return f"{text:<40} ; {comment}"
-
-
-def _is_flow(ins: Instruction) -> bool:
-    return ins.info.kind is Kind.FLOW and ins.opcode is not Opcode.BREAK
 
 
 def _describe(ins: Instruction) -> str:

@@ -16,11 +16,7 @@ from dataclasses import dataclass, field
 
 from .disasm_syntax import condition_text
 from .encoding import Instruction
-from .isa import NUM_INT_UNIFORMS, Opcode
-
-#: Opcodes after which picasso pads a block end (§10.2).
-_PAD_AFTER = frozenset({Opcode.JMPC, Opcode.JMPU, Opcode.CALL, Opcode.CALLC, Opcode.CALLU})
-_PAD_AFTER_IN_LOOP = frozenset({Opcode.BREAK, Opcode.BREAKC})
+from .isa import NUM_INT_UNIFORMS, OPCODES, Flow, Kind, Opcode, picasso_pads
 
 
 @dataclass(slots=True)
@@ -81,13 +77,13 @@ def _flow_ok(ins: Instruction) -> bool:
     op = ins.opcode
     if ins.extra:
         return False
-    if op in (Opcode.IFC, Opcode.CALLC, Opcode.JMPC, Opcode.BREAKC) and (
+    if ins.info.reads_flags and (
         condition_text(ins["condop"], ins["refx"], ins["refy"]) is None
     ):
         return False
     if op is Opcode.CALL:
         return ins["condop"] == ins["refx"] == ins["refy"] == 0 and ins["num"] > 0
-    if op in (Opcode.CALLC, Opcode.CALLU):
+    if ins.info.flow is Flow.CALL:
         return ins["num"] > 0
     if op is Opcode.JMPC:
         return ins["num"] == 0
@@ -152,20 +148,15 @@ def _give_up(block: Block, structures: list[Structure], code: list[Instruction])
     return {block.end - 1}
 
 
-_FLOW = frozenset(
-    {
-        Opcode.IFC,
-        Opcode.IFU,
-        Opcode.LOOP,
-        Opcode.CALL,
-        Opcode.CALLC,
-        Opcode.CALLU,
-        Opcode.JMPC,
-        Opcode.JMPU,
-        Opcode.BREAKC,
-    }
-)
-_CALLS = frozenset({Opcode.CALL, Opcode.CALLC, Opcode.CALLU})
+def is_flow_word(op: Opcode) -> bool:
+    """The flow words this module writes symbolically: those with operands (a BREAK has
+    none and is printed like any other instruction)."""
+    info = OPCODES[op]
+    return info.kind is Kind.FLOW and info.has_operands
+
+
+def _is_call(op: Opcode) -> bool:
+    return OPCODES[op].flow is Flow.CALL
 
 
 def _procedures(code, entries, raw) -> list[Block]:
@@ -174,7 +165,7 @@ def _procedures(code, entries, raw) -> list[Block]:
     for (start, end), name in entries.items():
         procs[(start, end)] = Block("proc", start, end, name=name, entry=True)
     for pos, ins in enumerate(code):
-        if pos in raw or ins.opcode not in _CALLS:
+        if pos in raw or not _is_call(ins.opcode):
             continue
         if not _flow_ok(ins) or ins["dst"] + ins["num"] > len(code):
             raw.add(pos)
@@ -195,17 +186,18 @@ def _candidates(code, lo, hi, procs, raw) -> Structure:
     for pos in range(lo, hi):
         ins = code[pos]
         op = ins.opcode
-        if pos in raw or op not in _FLOW or op in _CALLS:
+        if pos in raw or not is_flow_word(op) or _is_call(op):
             continue
         if not _flow_ok(ins):
             raw.add(pos)
             continue
         dst, num = ins["dst"], ins["num"]
-        if op in (Opcode.IFC, Opcode.IFU) and pos + 1 <= dst <= dst + num <= hi:
+        flow = ins.info.flow
+        if flow is Flow.IF and pos + 1 <= dst <= dst + num <= hi:
             inner.append(Block("if", pos, dst + num, else_at=dst if num else None))
-        elif op is Opcode.LOOP and pos + 1 <= dst < hi:
+        elif flow is Flow.LOOP and pos + 1 <= dst < hi:
             inner.append(Block("for", pos, dst + 1))
-        elif op in (Opcode.JMPC, Opcode.JMPU) and lo <= dst <= hi:
+        elif flow is Flow.JUMP and lo <= dst <= hi:
             jumps[pos] = dst
         elif op is not Opcode.BREAKC:
             raw.add(pos)
@@ -348,12 +340,13 @@ def layout_lines(
             close(*pending.pop(0))
             lines[-1].pos, lines[-1].padding = pos, True
             continue
-        text = _flow_text(ins, pos, structure) if ins.opcode in _FLOW else None
+        flow_word = is_flow_word(ins.opcode)
+        text = _flow_text(ins, pos, structure) if flow_word else None
         if opener is not None:
             level = depth[id(opener)]
         else:
             level = 1 + max((depth[id(b)] for b in blocks if b.start <= pos < b.end), default=-1)
-        printed_raw = pos in structure.raw or (ins.opcode in _FLOW and text is None)
+        printed_raw = pos in structure.raw or (flow_word and text is None)
         lines.append(Line(text if text is not None else render(pos), level, pos))
         state.instruction(None if printed_raw else ins.opcode)
     return lines
@@ -375,7 +368,7 @@ def _flow_text(ins: Instruction, pos: int, structure: Structure) -> str | None:
     op = ins.opcode
     cond = (
         condition_text(ins["condop"], ins["refx"], ins["refy"])
-        if op in (Opcode.IFC, Opcode.CALLC, Opcode.JMPC, Opcode.BREAKC)
+        if ins.info.reads_flags
         else None
     )
     if op is Opcode.IFC:
@@ -386,7 +379,7 @@ def _flow_text(ins: Instruction, pos: int, structure: Structure) -> str | None:
         return f"for i{ins['id']}"
     if op is Opcode.BREAKC:
         return f"breakc {cond}"
-    if op in (Opcode.CALL, Opcode.CALLC, Opcode.CALLU):
+    if ins.info.flow is Flow.CALL:
         target = next(
             (
                 b.name
@@ -419,21 +412,8 @@ class _PadState:
     last_was_end: bool = False
 
     def wants_pad(self, kind: str, block: Block) -> bool:
-        pos = self.code_len
-        if self.last_was_end:
-            return True
-        last = self.last
-        if last in _PAD_AFTER:
-            return True
-        if kind == "else":
-            return pos - block.start < 2
-        if self.code_len == 0:
-            return False
-        if block.kind == "for" and last in _PAD_AFTER_IN_LOOP:
-            return True
-        if block.kind == "proc":
-            return pos - block.start < 1
-        return pos - block.start < 2
+        closing = "else" if kind == "else" else block.kind
+        return picasso_pads(closing, self.last, block.start, self.code_len, self.last_was_end)
 
     def pad(self) -> None:
         self.code_len += 1

@@ -146,13 +146,13 @@ def instruction_text(ins: Instruction, opdescs: tuple[int, ...], names: UnitName
     if ins.extra:
         return None
     info = ins.info
-    if info.kind in (Kind.CONTROL,) or ins.opcode in (Opcode.EMIT, Opcode.BREAK):
+    if not info.has_operands:
         return info.mnemonic
     if ins.opcode is Opcode.SETEMIT:
         # In a vertex unit a `setemit` would make the assembler's DVLE a geometry shader
         # (and forbid o7-o15 from there on): the word is printed raw instead.
         return _setemit_text(ins) if names.geometry else None
-    if info.kind not in (Kind.ARITHMETIC, Kind.COMPARE):
+    if not info.has_descriptor:
         return None
     if ins["desc"] >= len(opdescs) or not _sources_are_legal(ins):
         return None

@@ -14,7 +14,7 @@ The tables are validated when this module is imported (:func:`_validate`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum, IntEnum
+from enum import Enum, IntEnum, IntFlag
 
 from ..bits import Field, Layout
 from ..errors import IsaTableError
@@ -265,6 +265,46 @@ class Condition(IntEnum):
     BOOLNUM = 3  # JMPU: the bool uniform ID equals NOT bit 0 of NUM (seed JMPU row)
 
 
+class Writes(IntFlag):
+    """What an opcode's result goes to (seed "Instructions" table)."""
+
+    NONE = 0
+    REGISTER = 1  # an output or temporary register, through the destination mask
+    FLAGS = 2  # the condition flags cmp.x, cmp.y (CMP; LITP besides its register)
+    ADDRESS = 4  # the address registers a0.x, a0.y (MOVA)
+
+
+class Result(Enum):
+    """The shape of a register result."""
+
+    NONE = "-"  # no register result
+    VECTOR = "vec"  # each component computed on its own (also DST, LITP)
+    SCALAR = "one"  # one value, written to every component the mask selects (seed: DP3,
+    # DP4, DPH, RCP, RSQ, EX2, LG2)
+
+
+class Arithmetic(Enum):
+    """The float arithmetic an opcode does, where float24 rounds (seed "Instructions";
+    notes §3.1): these are the opcodes whose results depend on the rounding rule and on
+    the multiply where 0 · inf = 0.  Every other opcode selects, compares or uses a
+    special-function unit."""
+
+    NONE = "-"
+    SUM = "sum"  # ADD: one rounded sum
+    PRODUCT = "product"  # MUL, DST: rounded products
+    DOT = "dot"  # DP3, DP4, DPH: products summed, each step rounded
+    MAD = "mad"  # MAD: a rounded product plus a third source, rounded again (not fused)
+
+
+class Pad(Enum):
+    """picasso's padding rule: after which words a block end gets a NOP of its own
+    (pica-assembly-language.md §10.2; see :func:`picasso_pads`)."""
+
+    NONE = "-"
+    BLOCK = "block"  # JMP and CALL: any ``.end`` or ``.else`` right after them
+    LOOP = "loop"  # BREAK, BREAKC: the ``.end`` of a ``for`` block right after them
+
+
 @dataclass(frozen=True, slots=True)
 class OpcodeInfo:
     """One row of the opcode table."""
@@ -279,6 +319,37 @@ class OpcodeInfo:
     inverted: Opcode | None = None
     flow: Flow = Flow.NONE
     condition: Condition = Condition.ALWAYS
+    writes: Writes = Writes.NONE
+    result: Result = Result.NONE
+    arithmetic: Arithmetic = Arithmetic.NONE
+    pad: Pad = Pad.NONE
+    #: One line on what it computes ("" for unknown opcodes).
+    summary: str = ""
+
+    @property
+    def reads_flags(self) -> bool:
+        """The condition is CONDOP over REFX/REFY and the cmp flags."""
+        return self.condition is Condition.FLAGS
+
+    @property
+    def reads_bool(self) -> bool:
+        """The condition tests the bool uniform in the ID field."""
+        return self.condition is Condition.BOOL or self.condition is Condition.BOOLNUM
+
+    @property
+    def geometry_only(self) -> bool:
+        """Only a geometry shader may execute it (EMIT, SETEMIT)."""
+        return self.kind is Kind.GEOMETRY
+
+    @property
+    def has_descriptor(self) -> bool:
+        """Whether it reads an operand descriptor: the arithmetic and compare opcodes."""
+        return "desc" in self.format.layout
+
+    @property
+    def has_operands(self) -> bool:
+        """Whether the word has any field (format 0 has none: NOP, END, BREAK, EMIT)."""
+        return self.format.name != "0"
 
     @property
     def is_inverted_form(self) -> bool:
@@ -297,65 +368,133 @@ class OpcodeInfo:
 
 
 # One line per opcode (riscv-opcodes style): value, mnemonic, format, kind, sources, use,
-# inverted partner, flow effect, condition source.  Transcribed from the seed's
-# "Instructions" table and "Control Flow" section.
+# inverted partner, flow effect, condition source, what it writes (reg, flags, addr), the
+# register result's shape (vec, one), its rounding arithmetic, picasso's padding rule.
+# Transcribed from the seed's "Instructions" table and "Control Flow" section; the
+# padding column from picasso's behaviour (pica-assembly-language.md §10.2).
 _OPCODE_TABLE = """
-0x00 add     1       arithmetic 2 masked -    none  always
-0x01 dp3     1       arithmetic 2 dp3    -    none  always
-0x02 dp4     1       arithmetic 2 all    -    none  always
-0x03 dph     1       arithmetic 2 dph    dphi none  always
-0x04 dst     1       arithmetic 2 all    dsti none  always
-0x05 ex2     1u      arithmetic 1 scalar -    none  always
-0x06 lg2     1u      arithmetic 1 scalar -    none  always
-0x07 litp    1u      arithmetic 1 all    -    none  always
-0x08 mul     1       arithmetic 2 masked -    none  always
-0x09 sge     1       arithmetic 2 masked sgei none  always
-0x0A slt     1       arithmetic 2 masked slti none  always
-0x0B flr     1u      arithmetic 1 masked -    none  always
-0x0C max     1       arithmetic 2 masked -    none  always
-0x0D min     1       arithmetic 2 masked -    none  always
-0x0E rcp     1u      arithmetic 1 scalar -    none  always
-0x0F rsq     1u      arithmetic 1 scalar -    none  always
-0x10 -       unknown unknown    0 none   -    none  always
-0x11 -       unknown unknown    0 none   -    none  always
-0x12 mova    1u      arithmetic 1 mova   -    none  always
-0x13 mov     1u      arithmetic 1 masked -    none  always
-0x14 -       unknown unknown    0 none   -    none  always
-0x15 -       unknown unknown    0 none   -    none  always
-0x16 -       unknown unknown    0 none   -    none  always
-0x17 -       unknown unknown    0 none   -    none  always
-0x18 dphi    1i      arithmetic 2 dph    dph  none  always
-0x19 dsti    1i      arithmetic 2 all    dst  none  always
-0x1A sgei    1i      arithmetic 2 masked sge  none  always
-0x1B slti    1i      arithmetic 2 masked slt  none  always
-0x1C -       unknown unknown    0 none   -    none  always
-0x1D -       unknown unknown    0 none   -    none  always
-0x1E -       unknown unknown    0 none   -    none  always
-0x1F -       unknown unknown    0 none   -    none  always
-0x20 break   0       flow       0 none   -    break always
-0x21 nop     0       control    0 none   -    none  always
-0x22 end     0       control    0 none   -    end   always
-0x23 breakc  2       flow       0 none   -    break flags
-0x24 call    2       flow       0 none   -    call  always
-0x25 callc   2       flow       0 none   -    call  flags
-0x26 callu   3       flow       0 none   -    call  bool
-0x27 ifu     3       flow       0 none   -    if    bool
-0x28 ifc     2       flow       0 none   -    if    flags
-0x29 loop    3       flow       0 none   -    loop  always
-0x2A emit    0       geometry   0 none   -    none  always
-0x2B setemit 4       geometry   0 none   -    none  always
-0x2C jmpc    2       flow       0 none   -    jump  flags
-0x2D jmpu    3       flow       0 none   -    jump  boolnum
-0x2E cmp     1c      compare    2 cmp    -    none  always
-0x30 madi    5i      arithmetic 3 masked mad  none  always
-0x38 mad     5       arithmetic 3 masked madi none  always
+0x00 add     1       arithmetic 2 masked -    none  always  reg       vec sum     -
+0x01 dp3     1       arithmetic 2 dp3    -    none  always  reg       one dot     -
+0x02 dp4     1       arithmetic 2 all    -    none  always  reg       one dot     -
+0x03 dph     1       arithmetic 2 dph    dphi none  always  reg       one dot     -
+0x04 dst     1       arithmetic 2 all    dsti none  always  reg       vec product -
+0x05 ex2     1u      arithmetic 1 scalar -    none  always  reg       one -       -
+0x06 lg2     1u      arithmetic 1 scalar -    none  always  reg       one -       -
+0x07 litp    1u      arithmetic 1 all    -    none  always  reg+flags vec -       -
+0x08 mul     1       arithmetic 2 masked -    none  always  reg       vec product -
+0x09 sge     1       arithmetic 2 masked sgei none  always  reg       vec -       -
+0x0A slt     1       arithmetic 2 masked slti none  always  reg       vec -       -
+0x0B flr     1u      arithmetic 1 masked -    none  always  reg       vec -       -
+0x0C max     1       arithmetic 2 masked -    none  always  reg       vec -       -
+0x0D min     1       arithmetic 2 masked -    none  always  reg       vec -       -
+0x0E rcp     1u      arithmetic 1 scalar -    none  always  reg       one -       -
+0x0F rsq     1u      arithmetic 1 scalar -    none  always  reg       one -       -
+0x10 -       unknown unknown    0 none   -    none  always  -         -   -       -
+0x11 -       unknown unknown    0 none   -    none  always  -         -   -       -
+0x12 mova    1u      arithmetic 1 mova   -    none  always  addr      -   -       -
+0x13 mov     1u      arithmetic 1 masked -    none  always  reg       vec -       -
+0x14 -       unknown unknown    0 none   -    none  always  -         -   -       -
+0x15 -       unknown unknown    0 none   -    none  always  -         -   -       -
+0x16 -       unknown unknown    0 none   -    none  always  -         -   -       -
+0x17 -       unknown unknown    0 none   -    none  always  -         -   -       -
+0x18 dphi    1i      arithmetic 2 dph    dph  none  always  reg       one dot     -
+0x19 dsti    1i      arithmetic 2 all    dst  none  always  reg       vec product -
+0x1A sgei    1i      arithmetic 2 masked sge  none  always  reg       vec -       -
+0x1B slti    1i      arithmetic 2 masked slt  none  always  reg       vec -       -
+0x1C -       unknown unknown    0 none   -    none  always  -         -   -       -
+0x1D -       unknown unknown    0 none   -    none  always  -         -   -       -
+0x1E -       unknown unknown    0 none   -    none  always  -         -   -       -
+0x1F -       unknown unknown    0 none   -    none  always  -         -   -       -
+0x20 break   0       flow       0 none   -    break always  -         -   -       loop
+0x21 nop     0       control    0 none   -    none  always  -         -   -       -
+0x22 end     0       control    0 none   -    end   always  -         -   -       -
+0x23 breakc  2       flow       0 none   -    break flags   -         -   -       loop
+0x24 call    2       flow       0 none   -    call  always  -         -   -       block
+0x25 callc   2       flow       0 none   -    call  flags   -         -   -       block
+0x26 callu   3       flow       0 none   -    call  bool    -         -   -       block
+0x27 ifu     3       flow       0 none   -    if    bool    -         -   -       -
+0x28 ifc     2       flow       0 none   -    if    flags   -         -   -       -
+0x29 loop    3       flow       0 none   -    loop  always  -         -   -       -
+0x2A emit    0       geometry   0 none   -    none  always  -         -   -       -
+0x2B setemit 4       geometry   0 none   -    none  always  -         -   -       -
+0x2C jmpc    2       flow       0 none   -    jump  flags   -         -   -       block
+0x2D jmpu    3       flow       0 none   -    jump  boolnum -         -   -       block
+0x2E cmp     1c      compare    2 cmp    -    none  always  flags     -   -       -
+0x30 madi    5i      arithmetic 3 masked mad  none  always  reg       vec mad     -
+0x38 mad     5       arithmetic 3 masked madi none  always  reg       vec mad     -
 """
+
+#: What each instruction computes, in one line (the seed's "Description" column, in
+#: gpuisa's words); an I-form shares its partner's line.
+_SUMMARIES = """
+add     dst = src1 + src2, per component
+dp3     every written component = src1.xyz · src2.xyz
+dp4     every written component = src1 · src2 (four components)
+dph     every written component = src1.xyz · src2.xyz + src2.w (homogeneous dot)
+dst     distance vector: dst = (1, src1.y · src2.y, src1.z, src2.w)
+ex2     every written component = 2^src1.x
+lg2     every written component = log2(src1.x)
+litp    partial lighting: clamps src1 and sets cmp.x, cmp.y from its x and w
+mul     dst = src1 · src2, per component
+sge     dst = src1 >= src2 ? 1.0 : 0.0, per component
+slt     dst = src1 < src2 ? 1.0 : 0.0, per component
+flr     dst = floor(src1), per component
+max     dst = max(src1, src2), per component
+min     dst = min(src1, src2), per component
+rcp     every written component = 1 / src1.x
+rsq     every written component = 1 / sqrt(src1.x)
+mova    address registers a0.x / a0.y = src1.x / src1.y converted to integers
+mov     dst = src1
+cmp     cmp.x = (src1.x OPX src2.x), cmp.y = (src1.y OPY src2.y)
+mad     dst = src1 · src2 + src3, per component
+break   leaves the innermost `for` loop
+nop     does nothing
+end     ends the shader invocation
+breakc  leaves the innermost `for` loop if the condition holds
+call    calls a procedure
+callc   calls a procedure if the condition on cmp.x/cmp.y holds
+callu   calls a procedure if the boolean uniform is true
+ifu     opens an if block taken when the boolean uniform is true (`.else`, `.end`)
+ifc     opens an if block taken when the condition holds (`.else`, `.end`)
+loop    opens a loop block over an integer uniform (`.end` closes it); the loop
+        counter aL indexes c registers
+emit    geometry shaders: emits the vertex (and primitive) set up by `setemit`
+setemit geometry shaders: selects the vertex slot the next `emit` writes; `prim` also
+        emits a primitive, `inv` flips its winding
+jmpc    jumps to a label if the condition holds
+jmpu    jumps to a label if the boolean uniform is true (`!bN`: false)
+"""
+
+
+def _parse_summaries(text: str) -> dict[str, str]:
+    """Mnemonic -> line; an indented line continues the one before."""
+    summaries: dict[str, str] = {}
+    mnemonic = ""
+    for line in text.strip().splitlines():
+        if line.startswith(" "):
+            summaries[mnemonic] += " " + line.strip()
+        else:
+            mnemonic, summary = line.split(maxsplit=1)
+            summaries[mnemonic] = summary
+    return summaries
+
+
+def _writes(text: str) -> Writes:
+    if text == "-":
+        return Writes.NONE
+    names = {"reg": Writes.REGISTER, "flags": Writes.FLAGS, "addr": Writes.ADDRESS}
+    writes = Writes.NONE
+    for name in text.split("+"):
+        writes |= names[name]
+    return writes
 
 
 def _parse_opcode_table(text: str) -> dict[Opcode, OpcodeInfo]:
     rows: dict[Opcode, OpcodeInfo] = {}
+    summaries = _parse_summaries(_SUMMARIES)
     for line in text.strip().splitlines():
-        value, mnemonic, fmt, kind, sources, use, inverted, flow, condition = line.split()
+        (value, mnemonic, fmt, kind, sources, use, inverted, flow, condition, writes,
+         result, arithmetic, pad) = line.split()
         opcode = Opcode(int(value, 16))
         rows[opcode] = OpcodeInfo(
             opcode=opcode,
@@ -367,6 +506,11 @@ def _parse_opcode_table(text: str) -> dict[Opcode, OpcodeInfo]:
             inverted=None if inverted == "-" else Opcode[inverted.upper()],
             flow=Flow[flow.upper()],
             condition=Condition[condition.upper()],
+            writes=_writes(writes),
+            result=Result(result),
+            arithmetic=Arithmetic(arithmetic),
+            pad=Pad(pad),
+            summary=summaries.get(mnemonic) or summaries.get(inverted, ""),
         )
     return rows
 
@@ -400,6 +544,30 @@ def _by_value() -> tuple[OpcodeInfo, ...]:
 
 #: 6-bit value (bits 26-31 of a word) -> row.  Total over 0x00-0x3F.
 BY_VALUE: tuple[OpcodeInfo, ...] = _by_value()
+
+
+def picasso_pads(closing: str, last: Opcode | None, start: int, position: int,
+                 after_end: bool) -> bool:
+    """Whether picasso inserts a NOP before closing a block (pica-assembly-language.md
+    §10.2).  The assembler applies it, and the disassembler replays it to leave those
+    NOPs out of its text.
+
+    ``closing`` is ``"else"`` or the kind of block an ``.end`` closes (``"proc"``,
+    ``"if"``, ``"for"``); ``last`` the opcode of the last instruction (None after a
+    ``.word``, which no rule looks at); ``start`` where the block's first word is (an
+    IF's or FOR's own opening word); ``position`` how many words precede the closing;
+    ``after_end`` whether the last statement was the ``.end`` of an IF or FOR block.
+    """
+    pad = OPCODES[last].pad if last is not None else Pad.NONE
+    if after_end or pad is Pad.BLOCK:
+        return True
+    if closing == "else":
+        return position - start < 2
+    if position == 0:
+        return False
+    if closing == "for" and pad is Pad.LOOP:
+        return True
+    return position - start < (1 if closing == "proc" else 2)
 
 
 # -- operand descriptors -------------------------------------------------------------------
@@ -562,13 +730,49 @@ def _validate() -> None:
     for info in OPCODES.values():
         if info.inverted is not None and OPCODES[info.inverted].inverted is not info.opcode:
             raise IsaTableError(f"{info.opcode.name}: inverted partners must point at each other")
-        if info.kind in (Kind.ARITHMETIC, Kind.COMPARE) and len(info.format.sources) != (
-            info.sources
-        ):
+        if info.has_descriptor != (info.kind in (Kind.ARITHMETIC, Kind.COMPARE)):
+            raise IsaTableError(f"{info.opcode.name}: only arithmetic and compare opcodes, "
+                                "and all of them, have an operand descriptor")
+        if info.has_descriptor and len(info.format.sources) != info.sources:
             raise IsaTableError(f"{info.opcode.name}: source count disagrees with its format")
         _validate_flow(info)
+        _validate_result(info)
+    if any(bool(i.summary) != bool(i.mnemonic) for i in OPCODES.values()):
+        raise IsaTableError("every known opcode, and only a known one, needs a summary")
     if len(BY_MNEMONIC) != sum(1 for i in OPCODES.values() if i.mnemonic):
         raise IsaTableError("duplicate mnemonic in the opcode table")
+
+
+def _validate_result(info: OpcodeInfo) -> None:
+    """What an opcode writes must fit its kind and format; I-form partners agree on every
+    fact but their field widths; padding follows flow words only."""
+    name = info.opcode.name
+    if (info.writes is Writes.NONE) == info.has_descriptor:
+        raise IsaTableError(f"{name}: only arithmetic and compare opcodes write something")
+    if Writes.REGISTER in info.writes and "dst" not in info.format.layout:
+        raise IsaTableError(f"{name}: writing a register needs the dst field")
+    if (info.result is Result.NONE) != (Writes.REGISTER not in info.writes):
+        raise IsaTableError(f"{name}: a register result needs a shape, and only it")
+    if info.arithmetic is not Arithmetic.NONE and info.writes is not Writes.REGISTER:
+        raise IsaTableError(f"{name}: rounding arithmetic produces a register result")
+    if info.result is Result.SCALAR and info.use is SourceUse.MASKED:
+        raise IsaTableError(f"{name}: a replicated result cannot read per written component")
+    if (info.arithmetic is Arithmetic.DOT) != (
+        info.result is Result.SCALAR and info.sources == 2
+    ):
+        raise IsaTableError(f"{name}: the dot products are the two-source scalar results")
+    if info.kind is Kind.COMPARE and info.writes is not Writes.FLAGS:
+        raise IsaTableError(f"{name}: a compare writes the flags only")
+    if info.pad is Pad.BLOCK and info.flow not in (Flow.JUMP, Flow.CALL):
+        raise IsaTableError(f"{name}: only JMP and CALL words pad any block end")
+    if info.pad is Pad.LOOP and info.flow is not Flow.BREAK:
+        raise IsaTableError(f"{name}: only BREAK words pad a loop's end")
+    if info.inverted is not None:
+        partner = OPCODES[info.inverted]
+        same = ("kind", "sources", "use", "flow", "condition", "writes", "result",
+                "arithmetic", "pad")
+        if any(getattr(info, f) != getattr(partner, f) for f in same):
+            raise IsaTableError(f"{name}: its I-form partner must have the same facts")
 
 
 def _validate_flow(info: OpcodeInfo) -> None:

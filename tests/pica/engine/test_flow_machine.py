@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpuisa.pica.engine.flow import emission as E
-from gpuisa.pica.engine.flow import stacks as S
+from gpuisa.pica.flow import emission as E
+from gpuisa.pica.flow import stacks as S
 from gpuisa.pica.isa import OPCODES, Condition, Flow, Opcode
 
 

@@ -14,8 +14,8 @@ from ..encoding import Instruction, decode, decode_opdesc
 from ..isa import (
     NUM_INPUTS,
     Kind,
-    Opcode,
     SourceUse,
+    Writes,
     mask_components,
     selector_components,
     source_register,
@@ -30,7 +30,6 @@ _INDEX_BITS = {1: A0X, 2: A0Y, 3: AL}
 _CONDOP_BITS = {0: CMPX | CMPY, 1: CMPX | CMPY, 2: CMPX, 3: CMPY}
 #: Destination field values of the temporaries start here (isa DESTINATION_BANKS).
 _TEMP_DST = 0x10
-_CONDITIONAL = frozenset({Opcode.IFC, Opcode.CALLC, Opcode.JMPC, Opcode.BREAKC})
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,11 +80,10 @@ def _lanes(use: SourceUse, dst_mask: int, count: int) -> list[tuple[int, ...]]:
 def effect(word: int, opdescs: tuple[int, ...]) -> Effect:
     ins = decode(word)
     info = ins.info
-    op = ins.opcode
     misc_reads = 0
-    if op in _CONDITIONAL:
+    if info.reads_flags:
         misc_reads = _CONDOP_BITS[ins["condop"]]
-    if info.kind not in (Kind.ARITHMETIC, Kind.COMPARE):
+    if not info.has_descriptor:
         return Effect(ins, misc_reads=misc_reads)
     desc_index = ins["desc"]
     if desc_index >= len(opdescs):
@@ -106,19 +104,17 @@ def effect(word: int, opdescs: tuple[int, ...]) -> Effect:
             tmp_reads |= sum(1 << (4 * number + c) for c in comps)
     comps = mask_components(dst_mask)
     out_writes = tmp_writes = misc_writes = 0
-    if op is Opcode.MOVA:
+    if Writes.ADDRESS in info.writes:
         misc_writes = (A0X if dst_mask & 8 else 0) | (A0Y if dst_mask & 4 else 0)
-    elif info.kind is Kind.COMPARE:
-        misc_writes = CMPX | CMPY
-    else:
+    if Writes.FLAGS in info.writes:
+        misc_writes |= CMPX | CMPY  # CMP, and LITP besides its register (notes §3.5)
+    if Writes.REGISTER in info.writes:
         dst = ins["dst"]
         bits = sum(1 << (4 * (dst % _TEMP_DST) + c) for c in comps)
         if dst < _TEMP_DST:
             out_writes = bits
         else:
             tmp_writes = bits
-        if op is Opcode.LITP:
-            misc_writes = CMPX | CMPY  # LITP also sets the flags (notes §3.5)
     return Effect(ins, dst_mask, out_writes, tmp_writes, tmp_reads, misc_writes, misc_reads,
                   tuple(sources))
 

@@ -1,5 +1,5 @@
 """Every execution path of an entry point, with the control-flow rules of
-pica-emulation-notes.md §5 (:mod:`..engine.stacks` is the same machine for one lane).
+pica-emulation-notes.md §5, by the engines' own stack machine (:mod:`..flow.stacks`).
 
 Conditions, loop counts and boolean uniforms are unknown, so every branch is taken both
 ways and every LOOP both repeats and ends.  A control state is the PC and the three
@@ -16,7 +16,16 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from ..isa import CALL_POPS_EFFECTIVE, CALL_STACK_DEPTH, IF_STACK_DEPTH, LOOP_STACK_DEPTH, Opcode
+from ..flow import stacks as S
+from ..isa import (
+    CALL_STACK_DEPTH,
+    IF_STACK_DEPTH,
+    LOOP_STACK_DEPTH,
+    OPCODES,
+    Condition,
+    Flow,
+    Opcode,
+)
 from .effects import AL, NO_SETEMIT, Effect
 
 #: Default bounds: steps (one per state visit) and seconds per entry point.
@@ -59,9 +68,34 @@ class Exploration:
     scopes_together: dict[int, set[str]] = field(default_factory=dict)
 
 
-def _push(stack: tuple, entry: tuple, depth: int) -> tuple:
-    """Push onto a ring-buffer stack: a full stack loses its oldest entry."""
-    return (*stack, entry)[-depth:]
+#: A LOOP's iteration count as the explorer keeps it: unknown, so at the loop's end both
+#: outcomes are followed (count 0 ends it, this one repeats it).
+_UNKNOWN_COUNT = 1
+#: Flow effects that push, with the stack they push onto (index into ifs, calls, loops).
+_PUSHES = {Flow.IF: ("IF", 0), Flow.CALL: ("CALL", 1), Flow.LOOP: ("LOOP", 2)}
+_DEPTHS = (IF_STACK_DEPTH, CALL_STACK_DEPTH, LOOP_STACK_DEPTH)
+
+
+def _flat(s: _State, count: int = _UNKNOWN_COUNT) -> tuple[list[int], list[int], list[int]]:
+    """The stacks of ``s`` as :mod:`..flow.stacks` holds them; every loop entry gets the
+    iteration count ``count`` (the top one matters: the others are not compared)."""
+    ifs, calls, loops = S.new_stacks()
+    for row, entry in enumerate(s.ifs):
+        ifs[row * S.IF_WIDTH:(row + 1) * S.IF_WIDTH] = entry
+    for row, entry in enumerate(s.calls):
+        calls[row * S.CALL_WIDTH:(row + 1) * S.CALL_WIDTH] = entry
+    for row, (trigger, body) in enumerate(s.loops):
+        loops[row * S.LOOP_WIDTH:(row + 1) * S.LOOP_WIDTH] = [trigger, body, count, 0, 0]
+    return ifs, calls, loops
+
+
+def _tuples(ifs: list[int], n_if: int, calls: list[int], n_call: int, loops: list[int],
+            n_loop: int) -> tuple[tuple, tuple, tuple]:
+    """Flat stacks back to the explorer's hashable form (loops without counts)."""
+    return (tuple((ifs[2 * r], ifs[2 * r + 1]) for r in range(n_if)),
+            tuple((calls[2 * r], calls[2 * r + 1]) for r in range(n_call)),
+            tuple((loops[S.LOOP_WIDTH * r + S.TRIGGER], loops[S.LOOP_WIDTH * r + S.BODY])
+                  for r in range(n_loop)))
 
 
 def _add(table: dict, key: int, bits: int) -> None:
@@ -147,88 +181,53 @@ class Explorer:
         return out
 
     def _successors(self, s: _State, e: Effect, out: Exploration):
-        """Every state after executing ``e`` at ``s.pc`` (notes §5.2)."""
+        """Every state after executing ``e`` at ``s.pc``: the instruction's flow effect and
+        the stack check after it, both by :mod:`..flow.stacks` (the engines' machine),
+        once for each way an unknown condition can go."""
         ins = e.ins
-        op = ins.opcode
-        pc = s.pc
-        # (pending jump target or None, pending break, stacks after the instruction)
-        outcomes: list[tuple[int | None, bool, _State]] = []
-        if op in (Opcode.IFC, Opcode.IFU):
-            dst, num = ins["dst"], ins["num"]
-            self._note_push(out, pc, "IF", s.ifs, IF_STACK_DEPTH)
-            pushed = _State(pc, _push(s.ifs, (dst, dst + num), IF_STACK_DEPTH), s.calls, s.loops)
-            outcomes.append((None, False, pushed))
-            outcomes.append((dst, False, s))
-        elif op in (Opcode.CALL, Opcode.CALLC, Opcode.CALLU):
-            dst, num = ins["dst"], ins["num"]
-            self._note_push(out, pc, "CALL", s.calls, CALL_STACK_DEPTH)
-            called = _State(pc, s.ifs, _push(s.calls, (dst + num, pc + 1), CALL_STACK_DEPTH),
-                            s.loops)
-            outcomes.append((dst, False, called))
-            if op is not Opcode.CALL:
-                outcomes.append((None, False, s))
-        elif op is Opcode.LOOP:
-            self._note_push(out, pc, "LOOP", s.loops, LOOP_STACK_DEPTH)
-            looped = _State(pc, s.ifs, s.calls,
-                            _push(s.loops, (ins["dst"] + 1, pc + 1), LOOP_STACK_DEPTH))
-            outcomes.append((None, False, looped))
-        elif op in (Opcode.JMPC, Opcode.JMPU):
-            outcomes.append((ins["dst"], False, s))
-            outcomes.append((None, False, s))
-        elif op is Opcode.BREAK:
-            outcomes.append((None, True, s))
-        elif op is Opcode.BREAKC:
-            outcomes.append((None, True, s))
-            outcomes.append((None, False, s))
-        else:
-            outcomes.append((None, False, s))
-        for jump, brk, st in outcomes:
-            yield from self._stack_check(st, jump, brk, out)
+        info = OPCODES[ins.opcode]
+        flow = info.flow
+        if flow is Flow.NONE:
+            yield from self._stack_check(s, S.NO_JUMP, False, out)
+            return
+        dst = ins.get("dst", 0)
+        num = ins.get("num", 0)
+        pushed = _PUSHES.get(flow)
+        if pushed is not None:
+            name, index = pushed
+            if len((s.ifs, s.calls, s.loops)[index]) == _DEPTHS[index]:
+                out.overflows.setdefault(s.pc, set()).add(name)
+        ways = (True,) if info.condition is Condition.ALWAYS else (True, False)
+        for taken in ways:
+            ifs, calls, loops = _flat(s)
+            jump, breaking, n_if, n_call, n_loop, _ = S.effect(
+                int(flow), taken, s.pc, dst, num, ifs, len(s.ifs), calls, len(s.calls),
+                loops, len(s.loops), 0, _UNKNOWN_COUNT, 0, 0)
+            after = _State(s.pc, *_tuples(ifs, n_if, calls, n_call, loops, n_loop))
+            yield from self._stack_check(after, jump, breaking, out)
 
     @staticmethod
-    def _note_push(out: Exploration, pc: int, name: str, stack: tuple, depth: int) -> None:
-        if len(stack) == depth:
-            out.overflows.setdefault(pc, set()).add(name)
-
-    @staticmethod
-    def _stack_check(s: _State, jump: int | None, brk: bool, out: Exploration):
-        """The per-instruction stack check (notes §5.3; engine.stacks.next_pc)."""
-        n = s.pc + 1
-        calls, ifs, loops = s.calls, s.ifs, s.loops
-        call_result = None
-        c = n
-        for pops in range(1, CALL_STACK_DEPTH + 1):
-            if not calls or calls[-1][0] != c:
-                break
-            c = calls[-1][1]
-            calls = calls[:-1]
-            if pops <= CALL_POPS_EFFECTIVE:  # the 4th pop's PC update is lost
-                call_result = c
-        if_result = None
-        if ifs and ifs[-1][0] == n:
-            if_result = ifs[-1][1]
-            ifs = ifs[:-1]
-            if ifs and ifs[-1][0] == n:
-                out.scopes_together.setdefault(s.pc, set()).add("IF")
-        if brk and not loops:
-            out.break_without_loop.add(s.pc)
-            return  # the hardware hangs: this path ends
-        choices: list[tuple[int | None, tuple]] = [(None, loops)]
-        if loops and (brk or loops[-1][0] == n):
-            trigger, body = loops[-1]
-            choices = [(trigger, loops[:-1])]
-            if not brk:
-                if len(loops) > 1 and loops[-2][0] == n:
-                    out.scopes_together.setdefault(s.pc, set()).add("LOOP")
-                choices.append((body, loops))
-        for loop_result, loops_after in choices:
-            popped = (loop_result, if_result, call_result)
-            if jump is not None and any(r is not None for r in popped):
+    def _stack_check(s: _State, jump: int, brk: bool, out: Exploration):
+        """The per-instruction stack check (:func:`..flow.stacks.next_pc`).  A loop count
+        is unknown, so a LOOP whose end is reached both repeats and ends."""
+        following = s.pc + 1
+        if s.ifs and s.ifs[-1][0] == following and len(s.ifs) > 1 and s.ifs[-2][0] == following:
+            out.scopes_together.setdefault(s.pc, set()).add("IF")
+        at_loop_end = bool(s.loops) and (brk or s.loops[-1][0] == following)
+        if (at_loop_end and not brk and len(s.loops) > 1
+                and s.loops[-2][0] == following):
+            out.scopes_together.setdefault(s.pc, set()).add("LOOP")
+        counts = (0, _UNKNOWN_COUNT) if at_loop_end and not brk else (0,)
+        for count in counts:
+            ifs, calls, loops = _flat(s, count)
+            pc, _, n_if, n_call, n_loop, hang = S.next_pc(
+                ifs, len(s.ifs), calls, len(s.calls), loops, len(s.loops), s.pc, jump, brk,
+                0, True, True, True)
+            if hang:
+                out.break_without_loop.add(s.pc)
+                return  # the hardware hangs: this path ends
+            popped = (n_if, n_call, n_loop) != (len(s.ifs), len(s.calls), len(s.loops)) or (
+                at_loop_end)
+            if jump != S.NO_JUMP and popped:
                 out.jump_overridden.add(s.pc)
-            for result in (*popped, jump):
-                if result is not None:
-                    pc = result
-                    break
-            else:
-                pc = n
-            yield _State(pc, ifs, calls, loops_after)
+            yield _State(pc, *_tuples(ifs, n_if, calls, n_call, loops, n_loop))

@@ -109,7 +109,7 @@ def path_checks(unit: Unit, ex: Exploration, decoded: list[Instruction],
         for kind in sorted(kinds):
             yield Raw("PICA304", f"two {kind} scopes end on this instruction: the outer one "
                       "never sees its end", ("word", pc), "put a 'nop' between the ends")
-    emits = [pc for pc in ex.reached if decoded[pc].opcode in (Opcode.EMIT, Opcode.SETEMIT)]
+    emits = [pc for pc in ex.reached if decoded[pc].info.geometry_only]
     if unit.geometry:
         for pc in sorted(ex.emit_without_setemit):
             yield Raw("PICA501", "'emit' can execute before any 'setemit' on some path",

@@ -24,6 +24,7 @@ from ..isa import (
     OPDESC_LAYOUT,
     Opcode,
     OpcodeInfo,
+    picasso_pads,
 )
 from ..program import Program
 from ..shbin import Dvle, ShaderType, Shbin, Uniform
@@ -44,9 +45,6 @@ from .state import (
 from .uniforms import PoolBundle, UniformRecord
 
 NOP_WORD = encode(Instruction.make(Opcode.NOP))
-#: A flow-control word at the end of a block needs a padding NOP after it (§10.2).
-_PAD_AFTER = frozenset({Opcode.JMPC, Opcode.JMPU, Opcode.CALL, Opcode.CALLC, Opcode.CALLU})
-_PAD_AFTER_IN_FOR = frozenset({Opcode.BREAK, Opcode.BREAKC})
 
 
 @dataclass(frozen=True, slots=True)
@@ -375,23 +373,19 @@ class Assembler:
         self.stack.append(Block(kind, len(self.code), tok, broken=True))
 
     def pad_before_else(self, block: Block, tok: Tok) -> None:
-        if self.last_was_end:
-            self.pad(tok)
-            self.last_was_end = False
-        elif self.last_opcode() in _PAD_AFTER or len(self.code) - block.pos < 2:
-            self.pad(tok)
+        self._pad_if(picasso_pads("else", self.last_opcode(), block.pos, len(self.code),
+                                  self.last_was_end), tok)
 
     def pad_before_end(self, block: Block, tok: Tok) -> None:
-        if block.kind is not BlockKind.ARRAY and self.last_was_end:
+        if block.kind is not BlockKind.ARRAY:
+            closing = "proc" if block.kind is BlockKind.PROC else block.kind.value
+            self._pad_if(picasso_pads(closing, self.last_opcode(), block.pos, len(self.code),
+                                      self.last_was_end), tok)
+
+    def _pad_if(self, wanted: bool, tok: Tok) -> None:
+        if wanted:
             self.pad(tok)
             self.last_was_end = False
-        elif block.kind is not BlockKind.ARRAY and self.code:
-            last = self.last_opcode()
-            minimum = 1 if block.kind is BlockKind.PROC else 2
-            if (last in _PAD_AFTER
-                    or (block.kind is BlockKind.FOR and last in _PAD_AFTER_IN_FOR)
-                    or len(self.code) - block.pos < minimum):
-                self.pad(tok)
 
     def patch(self, pos: int, **fields: int) -> None:
         word = self.code[pos]

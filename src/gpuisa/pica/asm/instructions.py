@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..isa import OPCODES, CompareOp, Kind, Opcode, OpcodeInfo
+from ..isa import OPCODES, CompareOp, Condition, Flow, Kind, Opcode, OpcodeInfo
 from .errors import AsmError, need, no_more
 from .operands import (
     B_BASE,
@@ -247,13 +247,19 @@ def _emit_flow(asm: Assembler, st: Statement, info: OpcodeInfo,
                target: tuple[Tok, str] | None, **fields: int) -> None:
     """Emit a conditional flow word: IFC/IFU open an IF block, a CALLC/CALLU target is a
     procedure reference, a JMPC/JMPU target a label reference."""
-    if info.opcode in (Opcode.IFC, Opcode.IFU):
+    if info.flow is Flow.IF:
         asm.open_block(BlockKind.IF, st.name)
     pos = asm.emit_instruction(info, st.name, **fields)
     if target is not None:
         tok, name = target
-        calls = info.opcode in (Opcode.CALLC, Opcode.CALLU)
+        calls = info.flow is Flow.CALL
         (asm.proc_relocs if calls else asm.label_relocs).append(Relocation(pos, name, tok))
+
+
+def _has_target(info: OpcodeInfo) -> bool:
+    """A CALL names a procedure, a JMP a label; IF, LOOP and BREAK targets come from their
+    blocks."""
+    return info.flow is Flow.CALL or info.flow is Flow.JUMP
 
 
 def _conditional(info: OpcodeInfo) -> Handler:
@@ -264,7 +270,7 @@ def _conditional(info: OpcodeInfo) -> Handler:
         args = st.args
         try:
             cond = parse_condition(need(args.arg(), args))
-            target = _trailing_target(args, opcode in (Opcode.CALLC, Opcode.JMPC))
+            target = _trailing_target(args, _has_target(info))
         except AsmError:
             if opcode is Opcode.IFC:
                 asm.open_broken(BlockKind.IF, st.name)
@@ -291,13 +297,13 @@ def _uniform_conditional(info: OpcodeInfo) -> Handler:
             reg_t = need(args.arg(), args)
             negate = 0
             if reg_t.text.startswith("!"):
-                if opcode is not Opcode.JMPU:
+                if info.condition is not Condition.BOOLNUM:
                     raise AsmError("Inverting the condition is not supported by "
                                    f"{info.mnemonic.upper()}", reg_t)
                 negate = 1
                 reg_t = reg_t.sub(1)
             number = _bool_register(asm, reg_t)
-            target = _trailing_target(args, opcode in (Opcode.CALLU, Opcode.JMPU))
+            target = _trailing_target(args, _has_target(info))
         except AsmError:
             if opcode is Opcode.IFU:
                 asm.open_broken(BlockKind.IF, st.name)
@@ -376,9 +382,9 @@ def _handler(info: OpcodeInfo) -> Handler | None:
         return _mad(base)
     if op is Opcode.CALL:
         return _call(info)
-    if op in (Opcode.BREAKC, Opcode.CALLC, Opcode.IFC, Opcode.JMPC):
+    if info.reads_flags:
         return _conditional(info)
-    if op in (Opcode.CALLU, Opcode.IFU, Opcode.JMPU):
+    if info.reads_bool:
         return _uniform_conditional(info)
     if op is Opcode.LOOP:
         return _for(info)

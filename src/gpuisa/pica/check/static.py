@@ -17,13 +17,12 @@ from ..isa import (
     NUM_INT_UNIFORMS,
     Kind,
     Opcode,
+    SourceUse,
     mask_components,
     selector_components,
 )
 from ..shbin import ConstantKind, GeometryMode, OutputSemantic
 
-_SCALAR = frozenset({Opcode.RCP, Opcode.RSQ, Opcode.EX2, Opcode.LG2})
-_BOOL_TESTS = frozenset({Opcode.IFU, Opcode.CALLU, Opcode.JMPU})
 #: picasso's per-DVLE table limits (pica-assembly-language.md §4, §9.3).
 _MAX_TABLE = {"uniforms": 96, "constants": 96, "outputs": 16}
 #: b15 of a geometry shader is set by the hardware after every run (notes §6.3).
@@ -68,7 +67,7 @@ def uniform_checks(unit: Unit, reached: Iterable[int], effects: list[Effect],
                 wanted.append(("c", s.number, what))
         if op is Opcode.LOOP:
             wanted.append(("i", e.ins["id"] % NUM_INT_UNIFORMS, "used by 'loop'"))
-        elif op in _BOOL_TESTS and not (unit.geometry and e.ins["id"] == _GS_HARDWARE_BOOL):
+        elif e.ins.info.reads_bool and not (unit.geometry and e.ins["id"] == _GS_HARDWARE_BOOL):
             wanted.append(("b", e.ins["id"], f"tested by '{e.ins.mnemonic}'"))
         for bank, reg, what in wanted:
             if (bank, reg) in known:
@@ -96,7 +95,7 @@ def instruction_checks(effects: list[Effect], reached: set[int],
     PICA405 (reachable words)."""
     for pc, e in enumerate(effects):
         op = e.ins.opcode
-        if op in _SCALAR and e.sources:
+        if e.ins.info.use is SourceUse.SCALAR and e.sources:
             src = e.sources[0]
             lanes = mask_components(e.dst_mask)
             reg = f"{src.bank}{src.number}"

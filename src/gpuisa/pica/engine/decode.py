@@ -24,6 +24,7 @@ from ..isa import (
     Kind,
     Opcode,
     OpcodeInfo,
+    Writes,
     destination_register,
     mask_components,
     source_register,
@@ -112,7 +113,7 @@ def _step(pc: int, word: int, opdescs: tuple[int, ...]) -> Step:
     if info.kind is Kind.UNKNOWN:
         return Step(pc, word, info, info.opcode, fields=fields,
                     fault=f"opcode 0x{word >> 26:02X} has no known function")
-    if info.kind not in (Kind.ARITHMETIC, Kind.COMPARE):
+    if not info.has_descriptor:
         return Step(pc, word, info, info.opcode, fields=fields)
 
     index = ins["desc"]
@@ -130,7 +131,7 @@ def _step(pc: int, word: int, opdescs: tuple[int, ...]) -> Step:
         sources.append(Operand(bank, number, np.array(desc.swizzle(n), dtype=np.intp),
                                desc.negate[n - 1], relative))
     dest = None
-    if info.kind is Kind.ARITHMETIC and info.opcode is not Opcode.MOVA:
+    if Writes.REGISTER in info.writes:
         dest = destination_register(ins["dst"])
     mask = np.array(mask_components(desc.mask), dtype=np.intp)
     return Step(pc, word, info, info.base_opcode, tuple(sources), dest, mask, fields)

@@ -20,7 +20,8 @@ _MODULES = ("jit_rules", "jit_stacks", "jit_interp", "jit_loader", "jit_codegen"
             "decode")
 _SOURCES = [os.path.join(_HERE, f"{name}.py") for name in _MODULES] + [
     os.path.join(_HERE, "..", "isa.py"), os.path.join(_HERE, "..", "..", "floats.py"),
-    os.path.join(_HERE, "flow", "stacks.py"), os.path.join(_HERE, "flow", "emission.py")]
+    os.path.join(_HERE, "..", "flow", "stacks.py"),
+    os.path.join(_HERE, "..", "flow", "emission.py")]
 
 
 def _fingerprint() -> str:

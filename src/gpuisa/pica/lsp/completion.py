@@ -21,7 +21,6 @@ from ..isa import (
     Opcode,
 )
 from .analysis import Analysis
-from .hover import SUMMARY
 from .index import INSTRUCTIONS, SYMBOL_ROLES, Role, instruction_operand_roles
 from .syntax import (
     BOOL_VALUES,
@@ -108,7 +107,7 @@ def _values(analysis: Analysis, unit: int) -> list[Candidate]:
 
 
 def _statement_names() -> list[Candidate]:
-    out = [Candidate(m, Role.MNEMONIC, SUMMARY.get(i.base_opcode, ""))
+    out = [Candidate(m, Role.MNEMONIC, i.summary)
            for m, i in sorted(INSTRUCTIONS.items())]
     out += [Candidate(f".{d}", Role.DIRECTIVE, syntax) for d, (syntax, _) in DIRECTIVES.items()]
     return out
@@ -177,4 +176,4 @@ def signature_help(prefix: str) -> Signature | None:
         return None
     label = f"{ctx.name} {', '.join(names)}"
     return Signature(label, names, min(ctx.argument, len(names) - 1),
-                     SUMMARY.get(info.base_opcode, ""))
+                     info.summary)

@@ -22,7 +22,8 @@ from ..isa import (
     IF_STACK_DEPTH,
     LOOP_STACK_DEPTH,
     OPCODES,
-    Kind,
+    Arithmetic,
+    Flow,
     Opcode,
     OpcodeInfo,
     SourceUse,
@@ -32,46 +33,6 @@ from ..shbin_records import ConstantKind
 from .analysis import Analysis
 from .index import INSTRUCTIONS, Occurrence, Role, is_register
 from .syntax import DIRECTIVES, operand_names
-
-#: What each instruction computes, in one line (the engine's docstrings follow it).
-SUMMARY: dict[Opcode, str] = {
-    Opcode.ADD: "dst = src1 + src2, per component",
-    Opcode.DP3: "every written component = src1.xyz · src2.xyz",
-    Opcode.DP4: "every written component = src1 · src2 (four components)",
-    Opcode.DPH: "every written component = src1.xyz · src2.xyz + src2.w (homogeneous dot)",
-    Opcode.DST: "distance vector: dst = (1, src1.y · src2.y, src1.z, src2.w)",
-    Opcode.EX2: "every written component = 2^src1.x",
-    Opcode.LG2: "every written component = log2(src1.x)",
-    Opcode.LITP: "partial lighting: clamps src1 and sets cmp.x, cmp.y from its x and w",
-    Opcode.MUL: "dst = src1 · src2, per component",
-    Opcode.SGE: "dst = src1 >= src2 ? 1.0 : 0.0, per component",
-    Opcode.SLT: "dst = src1 < src2 ? 1.0 : 0.0, per component",
-    Opcode.FLR: "dst = floor(src1), per component",
-    Opcode.MAX: "dst = max(src1, src2), per component",
-    Opcode.MIN: "dst = min(src1, src2), per component",
-    Opcode.RCP: "every written component = 1 / src1.x",
-    Opcode.RSQ: "every written component = 1 / sqrt(src1.x)",
-    Opcode.MOVA: "address registers a0.x / a0.y = src1.x / src1.y converted to integers",
-    Opcode.MOV: "dst = src1",
-    Opcode.CMP: "cmp.x = (src1.x OPX src2.x), cmp.y = (src1.y OPY src2.y)",
-    Opcode.MAD: "dst = src1 · src2 + src3, per component",
-    Opcode.BREAK: "leaves the innermost `for` loop",
-    Opcode.NOP: "does nothing",
-    Opcode.END: "ends the shader invocation",
-    Opcode.BREAKC: "leaves the innermost `for` loop if the condition holds",
-    Opcode.CALL: "calls a procedure",
-    Opcode.CALLC: "calls a procedure if the condition on cmp.x/cmp.y holds",
-    Opcode.CALLU: "calls a procedure if the boolean uniform is true",
-    Opcode.IFU: "opens an if block taken when the boolean uniform is true (`.else`, `.end`)",
-    Opcode.IFC: "opens an if block taken when the condition holds (`.else`, `.end`)",
-    Opcode.LOOP: "opens a loop block over an integer uniform (`.end` closes it); the loop "
-                 "counter aL indexes c registers",
-    Opcode.EMIT: "geometry shaders: emits the vertex (and primitive) set up by `setemit`",
-    Opcode.SETEMIT: "geometry shaders: selects the vertex slot the next `emit` writes; "
-                    "`prim` also emits a primitive, `inv` flips its winding",
-    Opcode.JMPC: "jumps to a label if the condition holds",
-    Opcode.JMPU: "jumps to a label if the boolean uniform is true (`!bN`: false)",
-}
 
 _USE = {
     SourceUse.MASKED: "component i of each source for each written component i",
@@ -84,13 +45,24 @@ _USE = {
 }
 
 
+def _engine_function(op: Opcode) -> Callable | None:
+    """The emulator function whose docstring describes an opcode's math."""
+    if op is Opcode.LITP:
+        return semantics.op_litp
+    if op is Opcode.CMP:
+        return semantics.op_cmp
+    if op is Opcode.MAX:
+        return semantics.pica_max
+    if op is Opcode.MIN:
+        return semantics.pica_min
+    if op is Opcode.MOVA:
+        return semantics.address_from_float
+    return semantics.VECTOR_OPS.get(op)
+
+
 def _engine_doc(op: Opcode) -> str:
     """The emulator's description of an opcode's math."""
-    functions: dict[Opcode, Callable] = {
-        **semantics.VECTOR_OPS, Opcode.LITP: semantics.op_litp, Opcode.CMP: semantics.op_cmp,
-        Opcode.MAX: semantics.pica_max, Opcode.MIN: semantics.pica_min,
-        Opcode.MOVA: semantics.address_from_float}
-    function = functions.get(op)
+    function = _engine_function(op)
     doc = function.__doc__ if function is not None else None
     if not doc:
         return ""
@@ -100,18 +72,18 @@ def _engine_doc(op: Opcode) -> str:
 def _hardware_notes(info: OpcodeInfo) -> list[str]:
     op = info.base_opcode
     notes = []
-    if op in semantics.ARITH_OPS:
+    if info.arithmetic is not Arithmetic.NONE:
         notes.append("float24 (`precision=\"f24\"`): inputs are flushed (subnormals and -0 "
                      "become +0), each product and partial sum is rounded to float24 "
                      "(round to nearest even); 0 · ±inf = +0")
     if op is Opcode.MOVA:
         notes.append("two consecutive `mova` freeze the GPU (picasso manual errata; "
                      "`pica asm` warns)")
-    if op in (Opcode.IFC, Opcode.IFU):
+    if info.flow is Flow.IF:
         notes.append(f"the IF stack holds {IF_STACK_DEPTH} entries")
-    if op in (Opcode.CALL, Opcode.CALLC, Opcode.CALLU):
+    if info.flow is Flow.CALL:
         notes.append(f"the CALL stack holds {CALL_STACK_DEPTH} entries")
-    if op is Opcode.LOOP:
+    if info.flow is Flow.LOOP:
         notes.append(f"the LOOP stack holds {LOOP_STACK_DEPTH} entries")
     if op is Opcode.SETEMIT:
         notes.append(f"vertex slots 0..{GS_VERTEX_BUFFER_ENTRIES - 2}")
@@ -128,7 +100,7 @@ def _field(width: int) -> str:
 
 
 def _operand_lines(info: OpcodeInfo) -> list[str]:
-    if info.kind not in (Kind.ARITHMETIC, Kind.COMPARE):
+    if not info.has_descriptor:
         return []
     lines = []
     for source in info.format.sources:
@@ -151,7 +123,7 @@ def mnemonic_hover(name: str) -> str | None:
     base = OPCODES[op]
     head = (f"**{name.lower()}** `{signature(name.lower())}`\n\n"
             f"opcode 0x{base.opcode:02X}, format {base.format.name}, {base.kind.value}")
-    parts = [head, SUMMARY.get(op, "")]
+    parts = [head, base.summary]
     parts.append("\n".join(_operand_lines(base)))
     doc = _engine_doc(op)
     if doc:

@@ -24,7 +24,8 @@ from enum import Enum
 from ..asm.instructions import MNEMONICS
 from ..asm.operands import is_identifier
 from ..asm.source import Cursor, Lexer, Marker, Statement, Tok
-from ..isa import BY_MNEMONIC, Opcode, OpcodeInfo
+from ..isa import BY_MNEMONIC, OpcodeInfo
+from .syntax import MOVA_DESTINATION, operand_names
 
 
 class Role(Enum):
@@ -193,17 +194,14 @@ class _UnitIndexer:
         self.operands(st.args, instruction_operand_roles(info))
 
 
+#: The role of each operand name of :func:`.syntax.operand_names` that is not an ``o``.
+_ROLE_LETTERS = {"proc": "p", "label": "l", "cond": "c", "opx": "k", "opy": "k",
+                 MOVA_DESTINATION: "r", "vtx": "-", "[prim] [inv]": "-"}
+
+
 def instruction_operand_roles(info: OpcodeInfo) -> str:
     """The role letters of :meth:`_UnitIndexer.operands` for an instruction's operands."""
-    op = info.opcode
-    special = {
-        Opcode.CALL: "p", Opcode.CALLC: "cp", Opcode.CALLU: "op", Opcode.IFC: "c",
-        Opcode.BREAKC: "c", Opcode.JMPC: "cl", Opcode.JMPU: "ol", Opcode.IFU: "o",
-        Opcode.LOOP: "o", Opcode.CMP: "okko", Opcode.SETEMIT: "--", Opcode.MOVA: "ro",
-    }
-    if op in special:
-        return special[op]
-    return "o" if info.format.sources else "-"
+    return "".join(_ROLE_LETTERS.get(name, "o") for name in operand_names(info)) or "-"
 
 
 # -- directives -----------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..asm import directives as _directives
 from ..asm import instructions as _instructions
 from ..asm.directives import DIRECTIVES as _HANDLERS
-from ..isa import Kind, Opcode, OpcodeInfo
+from ..isa import Condition, Flow, Kind, Opcode, OpcodeInfo, Writes
 
 OUTPUT_TYPES: tuple[str, ...] = tuple(_directives.OUTPUT_TYPES)
 GEOMETRY_MODES: tuple[str, ...] = tuple(_directives.GSH_MODES)
@@ -78,28 +78,28 @@ DIRECTIVES: dict[str, tuple[str, str]] = {
 DRIVER_DIRECTIVES = frozenset({"word", "unit"})
 ASSEMBLER_DIRECTIVES = frozenset(_HANDLERS) | DRIVER_DIRECTIVES
 
-_SPECIAL: dict[Opcode, tuple[str, ...]] = {
-    Opcode.CALL: ("proc",),
-    Opcode.CALLC: ("cond", "proc"),
-    Opcode.CALLU: ("bN", "proc"),
-    Opcode.IFC: ("cond",),
-    Opcode.BREAKC: ("cond",),
-    Opcode.JMPC: ("cond", "label"),
-    Opcode.JMPU: ("[!]bN", "label"),
-    Opcode.IFU: ("bN",),
-    Opcode.LOOP: ("iN",),
-    Opcode.SETEMIT: ("vtx", "[prim] [inv]"),
-    Opcode.MOVA: ("a0.x|a0.y|a0.xy", "src1"),
-    Opcode.CMP: ("src1", "opx", "opy", "src2"),
-}
+#: A flow word's operands: where its condition comes from, then its target.
+_CONDITION_OPERAND = {Condition.FLAGS: "cond", Condition.BOOL: "bN", Condition.BOOLNUM: "[!]bN"}
+_TARGET_OPERAND = {Flow.CALL: "proc", Flow.JUMP: "label"}
+#: MOVA's destination is an address register, not a register field.
+MOVA_DESTINATION = "a0.x|a0.y|a0.xy"
 
 
 def operand_names(info: OpcodeInfo) -> tuple[str, ...]:
     """The operands of an instruction as written in assembly (pica-assembly-language.md
-    §5.1): special forms by opcode, else ``dst`` and the format's sources."""
-    special = _SPECIAL.get(info.opcode)
-    if special is not None:
-        return special
+    §5.1), from what the ISA table says the instruction does."""
+    if info.opcode is Opcode.SETEMIT:
+        return ("vtx", "[prim] [inv]")
+    if info.flow is Flow.LOOP:
+        return ("iN",)
+    if info.kind is Kind.FLOW:
+        names = (_CONDITION_OPERAND.get(info.condition), _TARGET_OPERAND.get(info.flow))
+        return tuple(n for n in names if n is not None)
+    if info.kind is Kind.COMPARE:
+        first, second = info.format.sources
+        return (first, "opx", "opy", second)
+    if info.writes is Writes.ADDRESS:
+        return (MOVA_DESTINATION, *info.format.sources)
     if info.kind is Kind.ARITHMETIC:
         return ("dst", *info.format.sources)
     return ()

@@ -7,8 +7,9 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
+from ..isa import BY_MNEMONIC
 from .catalog_facts import NOTES, splat
-from .catalog_ops import MASKS, REFERENCE, SWIZZLES, _random_value
+from .catalog_ops import BINARY, MASKS, REFERENCE, SWIZZLES, TERNARY, UNARY, _random_value
 from .model import CHOICE, HARDWARE, SEED, Provenance
 from .spec import Group, vs
 
@@ -231,8 +232,7 @@ def _pipelines() -> Iterator[Group]:
         yield group
 
 
-_RANDOM_OPS = ("add", "dp3", "dp4", "dph", "mul", "sge", "slt", "max", "min", "flr", "mov",
-               "rcp", "rsq", "ex2", "lg2", "mad", "dst", "litp")
+_RANDOM_OPS = (*BINARY, *UNARY, *TERNARY)
 
 
 def random_groups(count: int = 160, seed: int = 1465) -> Iterator[Group]:
@@ -241,8 +241,7 @@ def random_groups(count: int = 160, seed: int = 1465) -> Iterator[Group]:
         lines = [f"mov r{k}, v{k}" for k in range(4)]
         for _ in range(rng.randint(3, 10)):
             op = rng.choice(_RANDOM_OPS)
-            arity = 3 if op == "mad" else 1 if op in ("flr", "mov", "rcp", "rsq", "ex2", "lg2",
-                                                     "litp") else 2
+            arity = BY_MNEMONIC[op].sources
             sources = [_random_source(rng, k == 0 and op != "mad") for k in range(arity)]
             if op == "mad" and rng.random() < 0.5:
                 sources[1] = f"c{rng.randint(0, 7)}"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
+from ..isa import BY_MNEMONIC, OPCODES, Writes
 from .catalog_facts import INF, N_MIN, NAN, NINF, NZERO, S_MAX, ZERO
 from .model import MODEL, Provenance
 from .spec import F24, Group, Row, vs
@@ -14,11 +15,22 @@ from .spec import F24, Group, Row, vs
 REFERENCE = Provenance(MODEL, "gpuisa reference engine: 3dbrew instruction semantics and "
                               "pica-emulation-notes.md §3")
 
+
+
+def _alu(sources: int) -> tuple[str, ...]:
+    """The opcodes that write a register from ``sources`` sources, in table order (the
+    I-forms are written as their base mnemonic)."""
+    return tuple(i.mnemonic for i in OPCODES.values()
+                 if Writes.REGISTER in i.writes and i.sources == sources
+                 and not i.is_inverted_form)
+
+
 #: Opcodes by operand shape.  Binary: src1 wide (may be a uniform), src2 narrow.
-BINARY = ("add", "dp3", "dp4", "dph", "dst", "mul", "sge", "slt", "max", "min")
+BINARY = _alu(2)
 #: Binary opcodes whose I-form (uniform in src2) the assembler picks for ``op r, c``.
-I_FORMS = ("dph", "dst", "sge", "slt")
-UNARY = ("ex2", "lg2", "litp", "flr", "rcp", "rsq", "mov")
+I_FORMS = tuple(op for op in BINARY if BY_MNEMONIC[op].inverted is not None)
+UNARY = _alu(1)
+TERNARY = _alu(3)
 SWIZZLES = ("wzyx", "xxxx", "yzwx", "zwxy", "wwyy", "yxzw")
 MASKS = ("x", "y", "z", "w", "xy", "xz", "xw", "yz", "yw", "zw", "xyz", "xyw", "xzw", "yzw")
 #: (index register, static base, a0 values per row or aL start) for relative forms.
@@ -76,11 +88,7 @@ def _group(rng: random.Random, family: str, body: str, tags: tuple[str, ...], co
 
 
 def _operands(op: str) -> tuple[str, ...]:
-    if op in UNARY:
-        return ("r0",)
-    if op == "mad":
-        return ("r0", "r1", "r2")
-    return ("r0", "r1")
+    return ("r0", "r1", "r2")[:BY_MNEMONIC[op].sources]
 
 
 def _instruction(op: str, dst: str, operands: list[str]) -> str:
@@ -92,7 +100,7 @@ _LOAD = "mov r0, v0\nmov r1, v1\nmov r2, v2\n"
 
 def operand_groups(seed: int = 14) -> Iterator[Group]:
     rng = random.Random(seed)
-    for op in (*BINARY, *UNARY, "mad"):
+    for op in (*BINARY, *UNARY, *TERNARY):
         base = _operands(op)
         yield _group(rng, f"op/{op}/plain", _LOAD + _instruction(op, "o0", list(base)),
                      ("form:plain",), 6)

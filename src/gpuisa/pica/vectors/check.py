@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import InputError
+from ..isa import BY_MNEMONIC, Kind
 from .model import Case, Expected
 from .replay import case_trace
 from .suite_io import hex_pattern, parse_result
@@ -111,8 +112,8 @@ def first_instruction(case: Case, mode: str, where: tuple[str, int] | None) -> s
             if _writes(step.text, name, letter):
                 return _line(step, f"produces {name}.{letter}")
     for step in steps:
-        if step.text.split()[0] in ("ifu", "ifc", "jmpc", "jmpu", "call", "callc", "callu",
-                                    "loop", "break", "breakc", "emit", "setemit"):
+        info = BY_MNEMONIC.get(step.text.split()[0])
+        if info is not None and (info.kind is Kind.FLOW or info.geometry_only):
             return _line(step, "first flow-control instruction")
     return _line(steps[-1], "last instruction") if steps else "(no instruction executed)"
 

@@ -13,6 +13,7 @@ from ...floats import f24_to_f32, f32_to_f24
 from ..asm import assemble
 from ..encoding import decode
 from ..engine import F24Bits
+from ..isa import OPCODES, Arithmetic, OpcodeInfo, SourceUse
 from ..shbin import ShaderType, Shbin, output_map
 from .model import HARDWARE, MODEL, MODES, SEED, Case, Expected, Register, exact_f24, f32_bits
 from .replay import execute, expectation, failure, register_values, uniform_values
@@ -24,8 +25,17 @@ CONVERSION = "f32-to-f24-conversion"
 SUMMATION = "dot-product-summation-order"
 SPECIAL = "special-function-precision"
 
-_SUMMING = re.compile(r"^\s*(dp3|dp4|dph|dphi|mad|madi)\b", re.M)
-_SPECIAL = re.compile(r"^\s*(rcp|rsq|ex2|lg2)\b", re.M)
+
+
+def _statement(test: Callable[[OpcodeInfo], bool]) -> re.Pattern[str]:
+    """A line starting with an instruction whose table row passes ``test``."""
+    names = "|".join(i.mnemonic for i in OPCODES.values() if i.mnemonic and test(i))
+    return re.compile(rf"^\s*({names})\b", re.M)
+
+
+#: Sums of products (rounded at each step in float24) and the special-function units.
+_SUMMING = _statement(lambda i: i.arithmetic in (Arithmetic.DOT, Arithmetic.MAD))
+_SPECIAL = _statement(lambda i: i.use is SourceUse.SCALAR)
 #: Instructions every program uses to move values around: not tagged as exercised.
 _PLUMBING = frozenset({"mov", "end", "nop"})
 

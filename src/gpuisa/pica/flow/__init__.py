@@ -6,4 +6,6 @@ unit's SETEMIT/EMIT state (vertex buffer, primitive emission, output banking).  
 plain Python functions on flat integer sequences: the reference engine calls them as
 they are (on lists), the compiled engine has Numba compile these same functions (on
 int64 arrays), and the assembler's lint and ``pica check`` use them to follow paths.
+That is why this package sits beside :mod:`..isa`, below the assembler, rather than in
+:mod:`..engine`.
 """

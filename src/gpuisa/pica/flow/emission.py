@@ -18,7 +18,7 @@ list and the compiled engine compiles with Numba (see :mod:`.stacks`).
 
 from __future__ import annotations
 
-from ...isa import GS_VERTEX_BUFFER_ENTRIES
+from ..isa import GS_VERTEX_BUFFER_ENTRIES
 
 #: Fields of the emission state.
 VTXID, PRIMEMIT, WINDING, BANK, BUFFER = range(5)

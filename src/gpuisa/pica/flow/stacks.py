@@ -18,7 +18,7 @@ jitable``) for its int64 arrays, so there is one text of the stack machine.
 
 from __future__ import annotations
 
-from ...isa import (
+from ..isa import (
     CALL_POPS_EFFECTIVE,
     CALL_STACK_DEPTH,
     IF_STACK_DEPTH,
