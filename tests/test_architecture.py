@@ -195,7 +195,6 @@ OPCODE_SET_ALLOWLIST = frozenset({
     "gpuisa.pica.engine.batch_runner",
     "gpuisa.pica.engine.jit_codegen",
     "gpuisa.pica.engine.jit_interp",
-    "gpuisa.pica.engine.reference",
     "gpuisa.pica.engine.semantics",
     "gpuisa.pica.engine.stacks",
     "gpuisa.pica.engine.trace",

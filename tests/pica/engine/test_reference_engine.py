@@ -10,12 +10,12 @@ from gpuisa.errors import ShaderFault
 from gpuisa.pica.engine import run
 from gpuisa.pica.engine.decode import decode_program
 from gpuisa.pica.engine.emitter import Emitter
-from gpuisa.pica.engine.flow import stacks
 from gpuisa.pica.engine.reference.lanes import Lane
 from gpuisa.pica.engine.reference.plan import plan_for
 from gpuisa.pica.engine.reference.values import narrow, widen
 from gpuisa.pica.engine.rules.primitives import f64_bits
 from gpuisa.pica.engine.trace import describe_stacks
+from gpuisa.pica.flow import stacks
 
 
 def f32(*patterns):

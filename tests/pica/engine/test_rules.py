@@ -34,7 +34,7 @@ from gpuisa.pica.engine.reference.values import narrow, widen
 from gpuisa.pica.engine.rules import primitives as P
 from gpuisa.pica.engine.rules import scalar, source
 from gpuisa.pica.engine.rules.recipes import RECIPES, recipe_for
-from gpuisa.pica.isa import OPCODES, Kind, Opcode
+from gpuisa.pica.isa import OPCODES, Opcode, Result, Writes
 
 ALL_F24 = np.arange(1 << 24, dtype=np.uint32)
 CHUNK = 1 << 22
@@ -363,14 +363,27 @@ def test_plain_python_binary_equals_compiled(a, b):
 
 # -- recipes: source (compiled) = scalar (plain Python) -----------------------------------------
 
-ALU = sorted({info.base_opcode for info in OPCODES.values()
-              if info.kind in (Kind.ARITHMETIC, Kind.COMPARE)})
+ALU = sorted({info.base_opcode for info in OPCODES.values() if info.has_descriptor})
 
 
 def test_every_alu_opcode_has_a_recipe_and_i_forms_share_it():
     assert set(ALU) == set(RECIPES)
     assert recipe_for(Opcode.DPHI) is recipe_for(Opcode.DPH)
     assert recipe_for(Opcode.MADI) is recipe_for(Opcode.MAD)
+
+
+@pytest.mark.parametrize("opcode", ALU, ids=[op.name for op in ALU])
+def test_recipes_produce_what_the_table_says(opcode):
+    """A recipe's result has the parts the table's ``writes`` names, and a SCALAR result
+    is one value in every component."""
+    info = OPCODES[opcode]
+    got = recipe_for(opcode)(scalar.F24, (1.5, -2.0, 3.0, 0.25), (0.5, 4.0, -1.0, 2.0),
+                             (2.0, 2.0, 2.0, 2.0), {"cmpx": 0, "cmpy": 5}.__getitem__)
+    assert (got.value is not None) == (Writes.REGISTER in info.writes)
+    assert (got.flags is not None) == (Writes.FLAGS in info.writes)
+    assert (got.address is not None) == (Writes.ADDRESS in info.writes)
+    if info.result is Result.SCALAR:
+        assert len(set(got.value)) == 1
 
 
 def _kernel(opcode, precision, field):

@@ -3,7 +3,7 @@
 :func:`run` executes a vertex or geometry shader; :func:`run_pipeline` runs a vertex
 shader followed by a geometry shader of the same SHBIN, as the PICA does.  The math of
 every opcode is in :mod:`.rules` (primitive rules and one recipe per opcode), control
-flow in :mod:`.flow`.  The reference engine (:mod:`.reference`) executes one invocation
+flow in :mod:`..flow`.  The reference engine (:mod:`.reference`) executes one invocation
 at a time in plain Python; the batch engine (:mod:`.batch`) runs each instruction over
 all lanes with NumPy and groups lanes by control state; the optional Numba engine
 (:mod:`.jit`) compiles each program.

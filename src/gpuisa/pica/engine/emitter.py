@@ -1,7 +1,7 @@
 """A geometry shader unit's emitted vertices and primitives, for the reference engine.
 
 The rules of SETEMIT and EMIT (vertex buffer, primitive emission, winding, output
-banking; seed SETEMIT/EMIT rows, notes §6) are :mod:`.flow.emission`; this module keeps
+banking; seed SETEMIT/EMIT rows, notes §6) are :mod:`..flow.emission`; this module keeps
 what they produce: every EMIT copies the output registers of the DVLE's output mask from
 the active bank into :attr:`Emitter.vertices`; buffer entries and primitives refer to
 vertices by their index there.  The state persists across invocations of the unit.
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ...errors import ShaderFault
-from .flow import emission
+from ..flow import emission
 from .reference.values import narrow
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ TRIANGLE_ENTRIES = (0, 1, 2)
 
 @dataclass(slots=True)
 class Emitter:
-    """Emission state of a geometry shader unit: ``state`` is :mod:`.flow.emission`'s
+    """Emission state of a geometry shader unit: ``state`` is :mod:`..flow.emission`'s
     (its BANK is the unit's active output bank while it runs); each vertex is a
     ``(len(registers), 4)`` float32 array of the output registers ``registers``."""
 

@@ -1,6 +1,6 @@
 """The batch engine's object form of the control-flow stacks (to be removed with it).
 
-The stack machine is defined once in :mod:`.flow.stacks` (which the reference and the
+The stack machine is defined once in :mod:`..flow.stacks` (which the reference and the
 compiled engines run); this is the batch engine's copy on dataclasses, kept equal to it
 by the differential tests.  3dbrew "Control Flow" (seed 002) and notes §5: ring buffers
 (IF 8 deep, CALL 4, LOOP 4) that drop their oldest entry when pushed while full; after

@@ -15,13 +15,13 @@ import numpy as np
 from ...errors import GpuIsaError, InputError
 from ..disasm_syntax import UnitNames, condition_text, instruction_text
 from ..encoding import decode
+from ..flow.stacks import CALL_WIDTH, IF_WIDTH, LOOP_WIDTH
 from ..isa import NUM_INT_UNIFORMS, Kind, Opcode
 from ..program import Program
 from ..shbin import Shbin
 from .api import Executable, check_max_steps, executable, initial_state
 from .decode import Step
 from .emitter import Emitter
-from .flow.stacks import CALL_WIDTH, IF_WIDTH, LOOP_WIDTH
 from .geometry import GS_DONE_BOOL
 from .pipeline import geometry_stream
 from .reference import run_invocation

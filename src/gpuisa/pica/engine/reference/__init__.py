@@ -2,7 +2,7 @@
 
 Registers are lists of Python floats (:mod:`.lanes`, :mod:`.values`); each ALU
 instruction is its opcode's recipe (:mod:`..rules.recipes`) on the scalar arithmetic of
-:mod:`..rules.scalar`; control flow is the stack machine of :mod:`..flow.stacks`
+:mod:`..rules.scalar`; control flow is the stack machine of :mod:`...flow.stacks`
 (:mod:`.machine`).  No array operation runs per instruction: the state's arrays are
 converted once per run.  The yardstick for the compiled engine and what ``pica trace``
 runs.

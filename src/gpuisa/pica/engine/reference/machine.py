@@ -3,8 +3,8 @@
 Each instruction does what the seed's instruction table and "Control Flow" section say:
 ALU instructions through their plan functions (:mod:`.plan`: the recipes on Python
 floats), flow instructions and the check after every instruction through the stack
-machine :mod:`..flow.stacks`, SETEMIT/EMIT through :mod:`..emitter` (the rules of
-:mod:`..flow.emission`).
+machine :mod:`...flow.stacks`, SETEMIT/EMIT through :mod:`..emitter` (the rules of
+:mod:`...flow.emission`).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ....errors import ShaderFault, ShaderHang
+from ...flow import stacks as S
 from ...isa import NUM_INT_UNIFORMS
 from ..decode import DecodedProgram, Step
-from ..flow import stacks as S
 from .lanes import Lane, UniformTables
 from .plan import ALU, EMIT, END, FAULT, FLOW, FLOW_LOOP, SETEMIT, USES_BOOL, Plan
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ..emitter import Emitter
 
 #: The stacks of a lane as the observer sees them: (ifs, n_if, calls, n_call, loops,
-#: n_loop), the flat sequences of :mod:`..flow.stacks` and their entry counts.
+#: n_loop), the flat sequences of :mod:`...flow.stacks` and their entry counts.
 Stacks = tuple[list[int], int, list[int], int, list[int], int]
 #: Called after each instruction with (instruction, lane, stacks, next PC or None).
 Observer = Callable[[Step, Lane, Stacks, int | None], None]

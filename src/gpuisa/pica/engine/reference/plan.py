@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ....errors import InputError
-from ...isa import Condition, Flow, Kind, Opcode
+from ...isa import Condition, Flow, Kind, Opcode, Writes
 from ..decode import DecodedProgram, Operand, Step
 from ..rules.primitives import relative_row
 from ..rules.recipes import recipe_for
@@ -71,10 +71,11 @@ def _make_plan(program: DecodedProgram, precision: str) -> Plan:
         if step.dest is not None and step.fault is None:
             used.add(step.dest)
             written.add(step.dest)
-    ops = {step.op for step in program.steps if step.fault is None}
+    infos = [step.info for step in program.steps if step.fault is None]
     return Plan(tuple(entries), frozenset(used), frozenset(written),
-                bool(ops & {Opcode.MOVA, Opcode.LOOP}), bool(ops & {Opcode.CMP, Opcode.LITP}),
-                bool(ops & {Opcode.EMIT, Opcode.SETEMIT}))
+                any(Writes.ADDRESS in i.writes or i.flow is Flow.LOOP for i in infos),
+                any(Writes.FLAGS in i.writes for i in infos),
+                any(i.geometry_only for i in infos))
 
 
 def _fields(step: Step) -> dict[str, int]:
@@ -88,7 +89,7 @@ def _entry(step: Step, precision: str) -> tuple:
     if kind is Kind.ARITHMETIC or kind is Kind.COMPARE:
         return (ALU, _alu(step, precision))
     fields = _fields(step)
-    if step.op is Opcode.END:
+    if step.info.flow is Flow.END:
         return (END,)
     if kind is Kind.FLOW:
         info = step.info

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from ...isa import OPCODES, CompareOp, Kind, Opcode
+from ...isa import OPCODES, CompareOp, Opcode
 from .primitives import LITP_LIMIT
 
 
@@ -228,8 +228,7 @@ def mova(m, a, b, c, field):
 def _check_complete() -> None:
     """Every ALU opcode of the table has a recipe (checked at import)."""
     missing = [info.opcode.name for info in OPCODES.values()
-               if info.kind in (Kind.ARITHMETIC, Kind.COMPARE)
-               and info.base_opcode not in RECIPES]
+               if info.has_descriptor and info.base_opcode not in RECIPES]
     if missing:
         raise ValueError(f"ALU opcodes without a recipe: {', '.join(missing)}")
 
