@@ -197,7 +197,6 @@ OPCODE_SET_ALLOWLIST = frozenset({
     "gpuisa.pica.engine.jit_interp",
     "gpuisa.pica.engine.semantics",
     "gpuisa.pica.engine.stacks",
-    "gpuisa.pica.engine.trace",
 })
 
 

@@ -14,7 +14,7 @@ from gpuisa.pica.engine.reference.lanes import Lane
 from gpuisa.pica.engine.reference.plan import plan_for
 from gpuisa.pica.engine.reference.values import narrow, widen
 from gpuisa.pica.engine.rules.primitives import f64_bits
-from gpuisa.pica.engine.trace import describe_stacks
+from gpuisa.pica.engine.trace import describe, describe_stacks
 from gpuisa.pica.flow import stacks
 
 
@@ -121,3 +121,26 @@ def test_lanes_run_in_blocks_and_every_block_is_written_back():
     result = run(a.program(), {"v0": values}, engine="reference", registers=True)
     assert np.array_equal(result.outputs["o0"], 2 * values)
     assert result.address[:, 0].tolist() == values[:, 0].astype(int).tolist()
+
+
+def test_flow_instruction_text():
+    """``pica trace``'s text of each flow instruction (picasso syntax), by hand."""
+    a = Asm()
+    a.flow("break")
+    a.flow("breakc", condop=2, refx=1, refy=1)
+    a.flow("call", dst=0x10, num=2)
+    a.flow("callc", condop=1, refx=1, refy=0, dst=0x11, num=3)
+    a.flow("callu", id=4, dst=0x12, num=1)
+    a.flow("ifu", id=5, dst=0x13, num=0)
+    a.flow("ifc", condop=0, refx=0, refy=1, dst=0x14, num=2)
+    a.flow("loop", id=6, dst=0x15)
+    a.flow("jmpc", condop=3, refx=1, refy=0, dst=0x16)
+    a.flow("jmpu", id=7, dst=0x17, num=1)
+    a.flow("jmpu", id=8, dst=0x18, num=0)
+    a.flow("ifc", condop=2, refx=1, refy=0, dst=0x19, num=1)  # not picasso's encoding
+    program = decode_program(a.program())
+    assert [describe(step, ()) for step in program.steps] == [
+        "break", "breakc cmp.x", "call 0x010, 2", "callc cmp.x && !cmp.y, 0x011, 3",
+        "callu b4, 0x012, 1", "ifu b5, 0x013, 0", "ifc !cmp.x || cmp.y, 0x014, 2",
+        "loop i2, 0x015", "jmpc !cmp.y, 0x016", "jmpu !b7, 0x017", "jmpu b8, 0x018",
+        "ifc condop=2 refx=1 refy=0, 0x019, 1"]

@@ -16,7 +16,7 @@ from ...errors import GpuIsaError, InputError
 from ..disasm_syntax import UnitNames, condition_text, instruction_text
 from ..encoding import decode
 from ..flow.stacks import CALL_WIDTH, IF_WIDTH, LOOP_WIDTH
-from ..isa import NUM_INT_UNIFORMS, Kind, Opcode
+from ..isa import NUM_INT_UNIFORMS, Condition, Flow, Kind
 from ..program import Program
 from ..shbin import Shbin
 from .api import Executable, check_max_steps, executable, initial_state
@@ -147,28 +147,30 @@ def describe(step: Step, opdescs: tuple[int, ...], geometry: bool = False) -> st
 
 
 def _flow_text(step: Step) -> str:
-    op = step.op
-    name = step.info.mnemonic
-    if op is Opcode.BREAK:
+    """A flow instruction in picasso syntax, its parts chosen by the table (format 0: no
+    operands; format 2: condition, target, count; format 3: uniform, target, count)."""
+    info = step.info
+    name = info.mnemonic
+    if not info.has_operands:  # BREAK
         return name
     target = f"0x{step.field('dst'):03X}"
     num = step.field("num")
-    if op in (Opcode.BREAKC, Opcode.JMPC, Opcode.CALLC, Opcode.IFC, Opcode.CALL):
-        cond = "" if op is Opcode.CALL else (condition_text(
+    if info.format.name == "2":
+        cond = "" if info.condition is Condition.ALWAYS else (condition_text(
             step.field("condop"), step.field("refx"), step.field("refy"))
             or f"condop={step.field('condop')} refx={step.field('refx')} "
                f"refy={step.field('refy')}")
-        if op is Opcode.BREAKC:
+        if info.flow is Flow.BREAK:
             return f"{name} {cond}"
         args = [cond] if cond else []
         args.append(target)
-        if op is not Opcode.JMPC:
+        if info.flow is not Flow.JUMP:
             args.append(str(num))
         return f"{name} {', '.join(args)}"
     ident = step.field("id")
-    if op is Opcode.LOOP:
+    if info.flow is Flow.LOOP:
         return f"{name} i{ident % NUM_INT_UNIFORMS}, {target}"
-    if op is Opcode.JMPU:
+    if info.condition is Condition.BOOLNUM:  # JMPU
         negated = "!" if num & 1 else ""
         return f"{name} {negated}b{ident}, {target}"
     return f"{name} b{ident}, {target}, {num}"
