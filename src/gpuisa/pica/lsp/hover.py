@@ -2,7 +2,7 @@
 
 An instruction's opcode, format, operand fields and source-component use come from the
 ISA table (:mod:`..isa`); what it computes, with the float24 and hardware rules, from the
-emulator's documentation (the docstrings of :mod:`..engine.semantics`), headed by a
+emulator's documentation (the docstrings of :mod:`..engine.rules.recipes`), headed by a
 one-line summary written here.  A name's register, swizzle, size and constant value come
 from the assembler's symbol tables of the last analysis.
 """
@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from ...floats import f24_to_f32
 from ..asm.operands import B_BASE, C_BASE, I_BASE, R_BASE, Alias
-from ..engine import semantics
+from ..engine.rules.recipes import RECIPES
 from ..isa import (
     CALL_STACK_DEPTH,
     COMPONENTS,
@@ -46,18 +46,8 @@ _USE = {
 
 
 def _engine_function(op: Opcode) -> Callable | None:
-    """The emulator function whose docstring describes an opcode's math."""
-    if op is Opcode.LITP:
-        return semantics.op_litp
-    if op is Opcode.CMP:
-        return semantics.op_cmp
-    if op is Opcode.MAX:
-        return semantics.pica_max
-    if op is Opcode.MIN:
-        return semantics.pica_min
-    if op is Opcode.MOVA:
-        return semantics.address_from_float
-    return semantics.VECTOR_OPS.get(op)
+    """The emulator's recipe of an opcode, whose docstring describes its math."""
+    return RECIPES.get(op)
 
 
 def _engine_doc(op: Opcode) -> str:

@@ -111,6 +111,8 @@ def dp3(m, a, b, c, field):
 
 @recipe(Opcode.DP4)
 def dp4(m, a, b, c, field):
+    """SRC1 · SRC2 over x, y, z, w: (((0 + p0) + p1) + p2) + p3, each product and each
+    partial sum rounded (notes §3.1)."""
     return Result(_dot(m, [m.work(x) for x in a], [m.work(y) for y in b]))
 
 
@@ -221,7 +223,8 @@ def litp(m, a, b, c, field):
 
 @recipe(Opcode.MOVA)
 def mova(m, a, b, c, field):
-    """x -> a0.x, y -> a0.y (seed MOVA row), each only if enabled in the mask."""
+    """x -> a0.x, y -> a0.y (seed MOVA row), each only if enabled in the mask; the float
+    becomes an integer by truncation toward zero, saturating to int32, NaN -> 0."""
     return Result(address=(m.address(a[0]), m.address(a[1])))
 
 
