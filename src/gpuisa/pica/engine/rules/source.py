@@ -6,6 +6,11 @@ Component values are expression strings.  ``splat`` and the scalar units hand th
 value to ``bind`` (which emits ``name = expression`` and returns the name), so that a
 value used in four components is computed once; the generator supplies it.  EX2 and LG2
 call NumPy's inner loops through the kernel's ``scratch`` (``R.make_scratch``).
+
+A code generator emits an ALU instruction as: the component expressions of its sources
+(swizzled, negated with ``SourceArith.negate``), then :func:`expressions`, then
+``value[c]`` assigned to the destination for each component ``c`` of the mask,
+``flags`` to cmp.x/cmp.y, ``address[c]`` to a0.x/a0.y for the mask's x/y.
 """
 
 from __future__ import annotations
