@@ -47,6 +47,7 @@ from ..isa import (
     Opcode,
 )
 from .decode import DecodedProgram, Operand, Step
+from .rules.source import expressions
 from .semantics import Precision
 
 #: Lanes per block in the kernels of straight-line programs (one loop per instruction
@@ -72,11 +73,6 @@ _FLAG_OPCODES = frozenset({Opcode.CMP, Opcode.LITP, Opcode.IFC, Opcode.CALLC, Op
 _PUSHES = (Opcode.IFU, Opcode.IFC, Opcode.CALL, Opcode.CALLC, Opcode.CALLU, Opcode.LOOP)
 _CALLS = (Opcode.CALL, Opcode.CALLC, Opcode.CALLU)
 _BREAKS = (Opcode.BREAK, Opcode.BREAKC)
-#: Opcodes whose f24/f32 rule is one function of per-component sources.
-_COMPONENTWISE = {Opcode.FLR: "flr"}
-_SCALAR_UNITS = {Opcode.RCP: "rcp", Opcode.RSQ: "rsq", Opcode.EX2: "ex2", Opcode.LG2: "lg2"}
-_PLAIN = {Opcode.MAX: "pica_max", Opcode.MIN: "pica_min", Opcode.SGE: "sge",
-          Opcode.SLT: "slt"}
 #: Opcodes computed through NumPy's inner loops (jit_rules.UFUNC_LOOPS_OK).
 UFUNC_OPCODES = frozenset({Opcode.EX2, Opcode.LG2})
 
@@ -249,13 +245,6 @@ class _Generator:
     def fresh(self, prefix: str = "t") -> str:
         self.temp += 1
         return f"{prefix}{self.temp}"
-
-    def rule(self, name: str) -> str:
-        """A precision-specific rule of jit_rules (``add`` -> ``R.add24`` / ``R.add32``)."""
-        suffix = {"f24": "24", "f32": "32"}[self.precision]
-        special = {("ex2", "f24"): "ex2_24", ("ex2", "f32"): "ex2_f32",
-                   ("lg2", "f24"): "lg2_24", ("lg2", "f32"): "lg2_f32"}
-        return "R." + special.get((name, self.precision), name + suffix)
 
     def flag(self) -> None:
         """Hand the lane to the reference engine."""
@@ -652,122 +641,34 @@ class _Generator:
         return values
 
     def emit_alu(self, step: Step) -> None:
-        out = self.out
+        """An ALU instruction: its recipe (:mod:`.rules.recipes`) turned into source text
+        by :mod:`.rules.source`, written through the destination mask."""
         src = [self.read(operand) for operand in step.sources]
-        op = step.op
         mask = step.mask.tolist()
-        if op is Opcode.CMP:
-            x, y = self.fresh("fx"), self.fresh("fy")
-            out(f"{x} = R.compare({step.field('cmpx')}, {src[0][0]}, {src[1][0]})")
-            out(f"{y} = R.compare({step.field('cmpy')}, {src[0][1]}, {src[1][1]})")
-            self.assign(self.flag_names[0], x)
-            self.assign(self.flag_names[1], y)
-            return
-        if op is Opcode.MOVA:
+        result = expressions(step.op, self.precision, src, step.field, self.bind)
+        if result.flags is not None:
+            flags = [self.bind(flag) for flag in result.flags]
+        if result.address is not None:
             for component in mask:
                 if component < 2:
-                    self.assign(self.address_names[component],
-                                f"R.address_from_float({src[0][component]})")
-            return
-        results = self.results(op, src)
-        bank, number = step.dest
-        if mask:  # an empty mask writes nothing: the register need not exist in a kernel
-            self.used_regs.add((bank, number))
-            self.written_regs.add((bank, number))
-        for component in mask:
-            self.assign(self.register(bank, number, component), results[component])
-            self.first_access.setdefault((bank, number, component), "write")
-        if op is Opcode.LITP:
-            self.assign(self.flag_names[0], f"{src[0][0]} >= 0.0")
-            self.assign(self.flag_names[1], f"{src[0][3]} >= 0.0")
+                    self.assign(self.address_names[component], result.address[component])
+        if result.value is not None:
+            bank, number = step.dest
+            if mask:  # an empty mask writes nothing: the register need not exist in a kernel
+                self.used_regs.add((bank, number))
+                self.written_regs.add((bank, number))
+            for component in mask:
+                self.assign(self.register(bank, number, component), result.value[component])
+                self.first_access.setdefault((bank, number, component), "write")
+        if result.flags is not None:
+            self.assign(self.flag_names[0], flags[0])
+            self.assign(self.flag_names[1], flags[1])
 
-    def results(self, op: Opcode, src: list[list[str]]) -> list[str]:
-        """Emit the computation of an ALU result; returns its 4 component names."""
-        out = self.out
-        f24 = self.precision == "f24"
-        names = [self.fresh("v") for _ in range(4)]
-        if op in (Opcode.ADD, Opcode.MUL, Opcode.MAD):
-            for c in range(4):
-                out(f"{names[c]} = {self.arithmetic(op, [s[c] for s in src])}")
-        elif op in _COMPONENTWISE:
-            function = self.rule(_COMPONENTWISE[op])
-            for c in range(4):
-                args = ", ".join(s[c] for s in src)
-                out(f"{names[c]} = {function}({args})")
-        elif op in _PLAIN:
-            for c in range(4):
-                out(f"{names[c]} = R.{_PLAIN[op]}({src[0][c]}, {src[1][c]})")
-        elif op is Opcode.MOV:
-            return src[0]
-        elif op in (Opcode.DP3, Opcode.DP4, Opcode.DPH):
-            a, b = src
-            if op is Opcode.DP3:
-                args = [*a[:3], *b[:3]]
-            elif op is Opcode.DP4:
-                args = [*a, *b]
-            else:
-                args = [*a[:3], *b]
-            a, b = args[:len(args) // 2], args[len(args) // 2:]
-            if op is Opcode.DPH:
-                a, b = [*args[:3], None], args[3:]
-            out(f"{names[0]} = {self.dot(a, b)}")
-            return [names[0]] * 4
-        elif op in _SCALAR_UNITS:
-            name = _SCALAR_UNITS[op]
-            extra = ", scratch" if op in UFUNC_OPCODES else ""
-            out(f"{names[0]} = {self.rule(name)}({src[0][0]}{extra})")
-            return [names[0]] * 4
-        elif op is Opcode.DST:
-            a, b = src
-            out(f"{names[0]} = R.ONE32")
-            if f24:
-                out(f"{names[1]} = R.dst_y24({a[1]}, {b[1]})")
-                out(f"{names[2]} = R.pass24({a[2]})")
-                out(f"{names[3]} = R.pass24({b[3]})")
-            else:
-                out(f"{names[1]} = R.mul32({a[1]}, {b[1]})")
-                return [names[0], names[1], a[2], b[3]]
-        elif op is Opcode.LITP:
-            s = src[0]
-            out(f"{names[0]} = R.litp_xw({s[0]})")
-            out(f"{names[1]} = R.litp_y({s[1]})")
-            out(f"{names[3]} = R.litp_xw({s[3]})")
-            return [names[0], names[1], "R.ZERO32", names[3]]
-        else:
-            raise AssertionError(f"no JIT rule for {op.name}")
-        return names
-
-    def arithmetic(self, op: Opcode, args: list[str]) -> str:
-        """ADD, MUL or MAD of one component as one expression of the inlined building
-        blocks of :mod:`.jit_rules` (the bodies of ``R.add24``, ``R.mad32`` etc.)."""
-        if self.precision == "f32":
-            if op is Opcode.ADD:
-                return f"R.add32({args[0]}, {args[1]})"
-            product = f"R.mul32({args[0]}, {args[1]})"
-            return product if op is Opcode.MUL else f"R.add32({product}, {args[2]})"
-        work = [f"R.work24({x})" for x in args]
-        if op is Opcode.ADD:
-            return f"np.float32(R.round24(R.add64({work[0]}, {work[1]})))"
-        product = f"R.round24(R.mul64({work[0]}, {work[1]}))"
-        if op is Opcode.MUL:
-            return f"np.float32({product})"
-        return f"np.float32(R.round24(R.add64({product}, {work[2]})))"
-
-    def dot(self, a: list[str | None], b: list[str]) -> str:
-        """A DP3/DP4/DPH result as one expression (``R.dp4_24`` etc. inlined); None in
-        ``a`` is DPH's constant 1.0."""
-        if self.precision == "f32":
-            total = "R.ZERO32"
-            for x, y in zip(a, b, strict=True):
-                total = f"R.add32({total}, R.mul32({'R.ONE32' if x is None else x}, {y}))"
-            return total
-        total = None
-        for x, y in zip(a, b, strict=True):
-            left = "1.0" if x is None else f"R.work24({x})"
-            product = f"R.round24(R.mul64({left}, R.work24({y})))"
-            # The first partial sum, 0 + p rounded, is p itself (jit_rules._first_term24).
-            total = product if total is None else f"R.round24(R.add64({total}, {product}))"
-        return f"np.float32({total})"
+    def bind(self, expression: str) -> str:
+        """Emit ``name = expression`` for a value used more than once; returns the name."""
+        name = self.fresh("v")
+        self.out(f"{name} = {expression}")
+        return name
 
     def condition(self, step: Step) -> str:
         return (f"R.condition({step.field('condop')}, {bool(step.field('refx'))}, "
