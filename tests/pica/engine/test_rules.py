@@ -287,28 +287,6 @@ def test_compare_equals_jit_rule():
                                                           strict=True)] == got[0].tolist()
 
 
-def test_remaining_jit_rules_equal_their_compositions():
-    """The jit_rules the code generator calls for parts of DST and LITP equal the
-    primitives' compositions (scalar.F24)."""
-    a, b = pairs(2000)
-    f24 = scalar.F24
-    for rule, composition in (
-            (R.dst_y24, lambda x, y: f24.store(f24.mul(f24.work(x), f24.work(y)))),
-            (R.litp_xw, None), (R.litp_y, None), (R.pass24, None)):
-        out = np.empty(a.shape, np.float32)
-        if composition is not None:
-            _map2(compiled(rule), a, b, out)
-            want = [composition(x, y) for x, y in zip(widen(a), widen(b), strict=True)]
-        else:
-            _map(compiled(rule), a, out)
-            want = [{R.litp_xw: lambda x: P.pica_max(x, 0.0),
-                     R.litp_y: lambda y: P.pica_max(P.pica_min(y, P.LITP_LIMIT),
-                                                    -P.LITP_LIMIT),
-                     R.pass24: lambda x: P.round24(P.flush24(x))}[rule](x)
-                    for x in widen(a)]
-        same_bits(out, narrow(np.array(want)))
-
-
 def test_binary_by_hand():
     inf = math.inf
     assert P.pica_mul(0.0, inf) == 0.0 and P.pica_mul(-inf, 0.0) == 0.0
@@ -497,3 +475,11 @@ def test_recipes_by_hand():
     assert recipe_for(Opcode.MOVA)(f24, (2.7, -3.5, 0, 0), None, None, None).address == (2, -3)
     assert recipe_for(Opcode.SGE)(f24, one, two, None, None).value == (1.0, 1.0, 1.0, 1.0)
     assert recipe_for(Opcode.RCP)(f32, (4.0, 0, 0, 0), None, None, None).value == (0.25,) * 4
+
+
+def test_the_interpreters_alu_is_generated_from_the_recipes():
+    """jit_alu.py is what jit_alu_build writes from the recipes now (a recipe changed
+    without regenerating it fails here: python -m gpuisa.pica.engine.jit_alu_build)."""
+    from gpuisa.pica.engine import jit_alu_build
+
+    assert jit_alu_build.TARGET.read_text() == jit_alu_build.text()

@@ -16,8 +16,9 @@ import hashlib
 import os
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_MODULES = ("jit_rules", "jit_stacks", "jit_interp", "jit_loader", "jit_codegen", "semantics",
-            "decode")
+_MODULES = ("jit_rules", "jit_stacks", "jit_interp", "jit_alu", "jit_loader", "jit_codegen",
+            "semantics", "decode", os.path.join("rules", "primitives"),
+            os.path.join("rules", "recipes"), os.path.join("rules", "source"))
 _SOURCES = [os.path.join(_HERE, f"{name}.py") for name in _MODULES] + [
     os.path.join(_HERE, "..", "isa.py"), os.path.join(_HERE, "..", "..", "floats.py"),
     os.path.join(_HERE, "..", "flow", "stacks.py"),
@@ -48,7 +49,7 @@ def _drop_stale() -> None:
     except OSError:
         pass
     try:
-        for name in ("jit_rules", "jit_stacks", "jit_interp", "jit_loader"):
+        for name in ("jit_rules", "jit_stacks", "jit_interp", "jit_alu", "jit_loader"):
             for path in glob.glob(os.path.join(directory, f"{name}.*.nb[ci]")):
                 os.remove(path)
         os.makedirs(directory, exist_ok=True)

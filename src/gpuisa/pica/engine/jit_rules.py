@@ -132,7 +132,6 @@ _ONE32 = np.float32(1.0)
 #: Constants the generated kernels use (DST's x, LITP's z).
 ZERO32 = _ZERO32
 ONE32 = _ONE32
-_LITP_LIMIT = np.float32(P.LITP_LIMIT)
 
 #: Every rule: compiled lazily and cached on disk (nothing compiled refers to an address
 #: of this process: see NATIVE_LOOPS), IEEE results instead of Python exceptions (1 / 0
@@ -310,17 +309,6 @@ def store(x):
 # -- f24 rules; float32 register values in and out --------------------------------------------
 
 
-@_rule
-def dst_y24(ay, by):
-    """DST's y (``recipes.dst``): the PICA product, rounded."""
-    return store(round24(mul64(work24(ay), work24(by))))
-
-
-@_rule
-def pass24(x):
-    """A DST row that is a plain source component (``recipes.dst``): flushed and
-    rounded."""
-    return store(round24(work24(x)))
 
 
 @_rule
@@ -403,15 +391,6 @@ slt = _inline(types.float32, types.float32, 2, _pick_ir("<", _F32_ONE, _F32_ZERO
 
 
 
-@_leaf
-def litp_y(y):
-    """LITP's y: clamped to +-127.9961 with the MIN/MAX rules (NaN gives +127.9961)."""
-    return pica_max(pica_min(y, _LITP_LIMIT), -_LITP_LIMIT)
-
-
-@_leaf
-def litp_xw(v):
-    return pica_max(v, _ZERO32)
 
 
 #: The condition of IFC/CALLC/JMPC/BREAKC: the stack machine's own text (jit_stacks

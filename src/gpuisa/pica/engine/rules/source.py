@@ -72,8 +72,10 @@ class SourceArith:
     def slt(self, a: str, b: str) -> str:
         return f"R.slt({a}, {b})"
 
-    def compare(self, operator: int, a: str, b: str) -> str:
-        return f"R.compare({int(operator)}, {a}, {b})"
+    def compare(self, operator: int | str, a: str, b: str) -> str:
+        """``operator``: a CMP operator value, or an expression giving one at run time."""
+        operator = operator if isinstance(operator, str) else int(operator)
+        return f"R.compare({operator}, {a}, {b})"
 
     def rcp(self, x: str) -> str:
         return self.bind(f"R.rcp{self.precision[1:]}({x})")
