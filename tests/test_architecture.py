@@ -194,7 +194,6 @@ OPCODE_SET_ALLOWLIST = frozenset({
     "gpuisa.pica.engine.batch_program",
     "gpuisa.pica.engine.batch_runner",
     "gpuisa.pica.engine.jit_codegen",
-    "gpuisa.pica.engine.jit_interp",
     "gpuisa.pica.engine.semantics",
     "gpuisa.pica.engine.stacks",
 })
