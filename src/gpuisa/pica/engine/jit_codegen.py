@@ -249,8 +249,13 @@ class _Generator:
         # In the kernels of uniform control (:meth:`uniform_kernel`), while inside a loop
         # over the lanes j: a lane that needs the reference engine is marked in ST[j].
         self.lane_status = False
+        # Geometry kernels (:mod:`.jit_geometry`): output registers live in the rows of
+        # ``OB``, one per bank, and this names the active bank.
+        self.output_bank: str | None = None
 
     def register(self, bank: str, number: int, component: int) -> str:
+        if bank == "o" and self.output_bank is not None:
+            return f"OB[{self.output_bank}, {4 * number + component}]"
         if self.rows is None:
             return f"{bank}{number}_{component}"
         row = self.rows.setdefault((bank, number), 4 * len(self.rows))
@@ -628,12 +633,14 @@ class _Generator:
         out("steps[lane] = EX[j]")
         return out.text()
 
-    def hoist_uniforms(self, out: _Source) -> None:
-        """Load the uniforms read by name (and EX2/LG2's scratch buffers) once."""
-        for _, number in sorted(r for r in self.a.reads if r[0] == "c"):
-            for c in range(4):
-                out(f"c{number}_{c} = floats[{number}, {c}]")
-        if self.a.opcodes & UFUNC_OPCODES:
+    def hoist_uniforms(self, out: _Source, uniforms: bool = True,
+                       scratch: bool = True) -> None:
+        """Load the uniforms read by name (and make EX2/LG2's scratch buffers) once."""
+        if uniforms:
+            for _, number in sorted(r for r in self.a.reads if r[0] == "c"):
+                for c in range(4):
+                    out(f"c{number}_{c} = floats[{number}, {c}]")
+        if scratch and self.a.opcodes & UFUNC_OPCODES:
             out("scratch = R.make_scratch(natives)")
 
     def block_steps(self, leader: int) -> list[Step]:
@@ -674,7 +681,8 @@ class _Generator:
         if last.op is Opcode.END and last.fault is None:
             out("pc = -1")
             return
-        if last.fault is not None or last.kind in (Kind.GEOMETRY, Kind.UNKNOWN):
+        if last.fault is not None or last.kind is Kind.UNKNOWN or (
+                last.kind is Kind.GEOMETRY and not self.emit_geometry(last)):
             out("st = 1")
             return
         self.emit_transfer(last)
@@ -682,6 +690,11 @@ class _Generator:
             # A single block that does not end with END runs past the program's end or
             # jumps: only the reference engine's hang message is exact.
             out("st = 1")
+
+    def emit_geometry(self, step: Step) -> bool:
+        """Emit SETEMIT/EMIT; False if this kernel cannot (vertex shaders: the
+        reference engine reports the fault)."""
+        return False
 
     def emit_transfer(self, step: Step) -> None:
         """Set ``pc`` after the block's last instruction (it may jump, push, or pop)."""
