@@ -364,21 +364,23 @@ class ForwardGen(Gen):
         return Program(self.code, self.opdescs)
 
 
-@pytest.mark.parametrize("seed", [30_005, 30_017, 30_013])
-def test_divergent_block_kernels_match_the_reference_engine(monkeypatch, seed):
-    """Forward-only f24 programs get the kernel that runs each basic block over a block
-    of lanes with masked writes (jit_codegen.divergent_kernel); 70 lanes with inputs
-    that differ per lane make the lanes of a block disagree on their branches."""
+@pytest.mark.parametrize(("seed", "precision"), [(30_005, "f24"), (30_017, "f24"),
+                                                 (30_013, "f24"), (30_005, "f32")])
+def test_divergent_block_kernels_match_the_reference_engine(monkeypatch, seed, precision):
+    """Forward-only programs branching on the flags get the kernel that runs each basic
+    block over a block of lanes with masked writes (jit_codegen.divergent_kernel); 70
+    lanes with inputs that differ per lane make the lanes of a block disagree on their
+    branches."""
     monkeypatch.setattr(jit, "COMPILE_THRESHOLD", 0)
     rng = np.random.default_rng(seed)
     gen = ForwardGen(rng)
     program = gen.program()
     decoded = decode_program(program)
-    source = generate(decoded, jit._analysis(decoded), (0,), "f24", frozenset()).source
+    source = generate(decoded, jit._analysis(decoded), (0,), precision, frozenset()).source
     assert "AT[j] = ST[j] == 0 and PC[j] == p" in source
     args = arguments(rng, 70, 0.98)
-    expected = outcome(program, "f24", "reference", args)
-    assert outcome(program, "f24", "jit", args) == expected, (seed, program)
+    expected = outcome(program, precision, "reference", args)
+    assert outcome(program, precision, "jit", args) == expected, (seed, program)
     if seed == 30_013:
         assert expected[0] == "ShaderFault"  # a lane reaches a faulting word
     else:

@@ -3,7 +3,7 @@
 Each (program, precision) is translated once into a Numba kernel (:mod:`.jit_codegen`):
 a straight-line program runs one instruction at a time over blocks of lanes (vectorized
 by LLVM), a program whose branches depend on uniforms only runs its basic blocks the
-same way with one control state per block of lanes, a small f24 program with forward
+same way with one control state per block of lanes, a small program with forward
 branches on the flags runs basic blocks over blocks of lanes with masked writes, any
 other runs whole shader invocations lane by lane with every register in a local
 variable; the math is :mod:`.jit_rules`, the stacks :mod:`.jit_stacks`.  Kernels release

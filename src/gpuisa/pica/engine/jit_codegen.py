@@ -15,11 +15,14 @@ anything, so it is left out.
 A straight-line program (one block of ALU instructions ending with END, no relative
 addressing, every register it reads given) gets a different kernel: lanes go in blocks
 of :data:`LANE_BLOCK`, and each instruction is one loop over the block's lanes with the
-registers in rows of a small array, which LLVM vectorizes.  A small f24 program whose
-control only moves forward (IF, JMP) gets a kernel of divergent blocks: per block of
-lanes, the basic block of the lanes with the lowest PC runs the same way over all lanes
-with writes masked to those lanes, then each of them takes the block's flow instruction
-and the stack check; lanes are independent, so the order only affects speed.
+registers in rows of a small array, which LLVM vectorizes.  A program whose branches
+depend on uniforms only (LOOP, CALL, CALLU, IFU, JMPU, BREAK) gets a kernel of uniform
+control: one control state per block of lanes, each basic block run that way.  A small
+program whose control only moves forward (IF, JMP) on the flags gets a kernel of
+divergent blocks: per block of lanes, the basic block of the lanes with the lowest PC
+runs the same way over all lanes with writes masked to those lanes, then each of them
+takes the block's flow instruction and the stack check; lanes are independent, so the
+order only affects speed.
 
 The math of each instruction is :mod:`.jit_rules`; nothing here computes a value.
 ADD, MUL, MAD and the dot products are spelled out as one expression of its inlined
@@ -55,9 +58,9 @@ from .semantics import Precision
 #: over a block's lanes: long enough for LLVM's vector loops, short enough for the
 #: block's registers to stay in the L1 cache).
 LANE_BLOCK = 32
-#: The most basic blocks a forward-only f24 program may have to get the kernel of
-#: divergent blocks (:meth:`_Generator.divergent_kernel`).  It runs such programs about
-#: twice as fast as one lane at a time (benchmarks: the lighting shader), but LLVM takes
+#: The most basic blocks a forward-only program may have to get the kernel of divergent
+#: blocks (:meth:`_Generator.divergent_kernel`).  It runs such programs 1.3-2.3 times as
+#: fast as one lane at a time (benchmarks: the lighting shaders, f24 and f32), but LLVM takes
 #: about three times as long to compile it, which beyond a few blocks costs more than it
 #: saves.
 DIVERGENT_BLOCKS_MAX = 8
@@ -309,8 +312,7 @@ class _Generator:
         if self.uniform_control():
             return KernelSource(self.uniform_kernel(blocks), None, self.a.address,
                                 self.a.flags)
-        if (self.precision == "f24" and len(blocks) <= DIVERGENT_BLOCKS_MAX
-                and self.forward_only()):
+        if len(blocks) <= DIVERGENT_BLOCKS_MAX and self.forward_only():
             return KernelSource(self.divergent_kernel(blocks), None, self.a.address,
                                 self.a.flags)
         single = len(blocks) == 1
@@ -519,8 +521,8 @@ class _Generator:
                                                          Opcode.JMPC, Opcode.JMPU))
 
     def divergent_kernel(self, blocks: list[tuple[int, list[Step]]]) -> str:
-        """The kernel of a program with forward branches, in f24 (where the arithmetic
-        is worth vectorizing): lanes go in blocks of :data:`LANE_BLOCK` with registers
+        """The kernel of a program with forward branches: lanes go in blocks of
+        :data:`LANE_BLOCK` with registers
         in rows of ``W``; until every lane is done, the basic block of the lanes with the
         lowest PC runs as one loop per instruction over the whole block of lanes (LLVM
         vectorizes it), writes masked to those lanes, then each of them takes the

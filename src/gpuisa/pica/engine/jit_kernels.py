@@ -51,6 +51,8 @@ class Memo:
 
 
 _analyses = Memo()
+#: The decoded program asked about last and its analysis (replaced as one tuple).
+_recent: tuple = (None, None)
 
 #: Stand-ins for the registers a kernel does not touch (kernels take every register
 #: file as a tuple of 16 arrays of one type: read-only for inputs).
@@ -60,10 +62,18 @@ UNUSED_READ_ONLY.flags.writeable = False
 
 
 def analysis(program: DecodedProgram) -> Analysis:
-    """The :func:`.jit_codegen.analyse` facts of ``program`` (cached)."""
+    """The :func:`.jit_codegen.analyse` facts of ``program`` (cached; a run asks several
+    times for the same decoded program object, found by identity without hashing the
+    program's words)."""
+    global _recent
+    recent = _recent  # one read: another thread may replace the pair meanwhile
+    if recent[0] is program:
+        return recent[1]
     from .jit_codegen import analyse
 
-    return _analyses.make(program.program, lambda: analyse(program))
+    found = _analyses.make(program.program, lambda: analyse(program))
+    _recent = (program, found)
+    return found
 
 
 _HEADER = ("# A gpuisa PICA200 JIT kernel (generated; the name is a hash of the text and\n"
