@@ -374,10 +374,7 @@ class _Generator:
         # stored: an output register costs no read of its fresh (not yet mapped) pages.
         out = self.block_kernel_head(LANE_BLOCK, address, flags,
                                      lambda key: self.first_access.get(key) == "read")
-        out.depth = 2
-        out.lines.extend(body.lines)
-        out("for j in range(m):")
-        out.depth = 3
+        self.lanes_after(out, body)
         self.emit_lane_store(out, address, flags, lambda key: key in self.first_access)
         return out.text()
 
@@ -396,18 +393,33 @@ class _Generator:
         for line in prologue:
             out(line)
         self.hoist_uniforms(out)
+        self.open_blocks(out, block, "lo", "hi", address, flags)
+        self.emit_lane_load(out, address, flags, wanted)
+        return out
+
+    def open_blocks(self, out: _Source, block: int, lo: str, hi: str, address: bool,
+                    flags: bool) -> None:
+        """The per-block registers ``W`` (``A``, ``F`` if wanted) and the loop over the
+        blocks of lanes ``lo .. hi - 1``, up to inside the loop over a block's lanes j."""
         out(f"W = np.empty(({max(4, 4 * len(self.rows))}, {block}), np.float32)")
         if address:
             out(f"A = np.empty((3, {block}), np.int64)")
         if flags:
             out(f"F = np.empty((2, {block}), np.bool_)")
-        out(f"for base in range(lo, hi, {block}):")
+        out(f"for base in range({lo}, {hi}, {block}):")
         out.depth = 2
-        out(f"m = min({block}, hi - base)")
+        out(f"m = min({block}, {hi} - base)")
         out("for j in range(m):")
         out.depth = 3
-        self.emit_lane_load(out, address, flags, wanted)
-        return out
+
+    @staticmethod
+    def lanes_after(out: _Source, body: _Source) -> None:
+        """Append ``body`` to ``out`` inside its loop over blocks of lanes, then open a
+        loop over the block's lanes j (to store their registers)."""
+        out.depth = 2
+        out.lines.extend(body.lines)
+        out("for j in range(m):")
+        out.depth = 3
 
     def emit_lane_load(self, out: _Source, address: bool, flags: bool,
                        wanted: Callable[[tuple[str, int, int]], bool]) -> None:
@@ -621,10 +633,7 @@ class _Generator:
         out("PC[j] = entry")
         out("EX[j] = 0")
         out("NIF[j] = 0")
-        out.depth = 2
-        out.lines.extend(body.lines)
-        out("for j in range(m):")
-        out.depth = 3
+        self.lanes_after(out, body)
         out("if ST[j] == 0:")
         out.depth = 4
         # Lanes handed to the reference engine keep their initial registers.

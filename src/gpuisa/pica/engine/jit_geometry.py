@@ -12,6 +12,13 @@ of both banks are rows of one array indexed by the active bank.  SETEMIT and EMI
 the rules of :mod:`.flow.emission` (compiled through :mod:`.jit_stacks`); vertices and
 primitives go into preallocated arrays, grown and the run repeated if they fill up.
 
+Most geometry shaders do not carry values from one invocation to the next: each runs the
+same straight instructions, reads only temporaries it wrote and emits only registers it
+wrote.  Such a program (checked when its kernel is generated, :meth:`vector_kernel`)
+gets a kernel that runs the ALU instructions over blocks of invocations, vectorized like
+the straight-line vertex kernels, and SETEMIT/EMIT's rules for the invocations in order
+afterwards.
+
 Whatever the kernel cannot finish exactly as the reference engine would (a hang, a
 fault, a read of a register that was not given, the step limit) stops it, and the whole
 run is repeated on the reference engine, which gives the exact error.  Feeds shorter
@@ -23,12 +30,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..isa import NUM_OUTPUTS, NUM_TEMPORARIES, Opcode
+from ..isa import NUM_OUTPUTS, NUM_TEMPORARIES, Kind, Opcode
 from .api import GEOMETRY_ENGINES
 from .decode import DecodedProgram, Step
 from .flow import emission as E
 from .geometry import GS_DONE_BOOL, Emission, GeometryFeed, InvocationLog
-from .jit_codegen import _Generator, _Source
+from .jit_codegen import LANE_BLOCK, _Generator, _Source
 from .jit_kernels import Memo, analysis, compile_source, needs_reference, on_disk
 from .memory import lane_array
 from .semantics import Precision
@@ -41,6 +48,11 @@ _DONE, _REFERENCE, _FULL = 0, 1, 2
 #: or cached on disk (compiling one takes seconds).
 COMPILE_THRESHOLD = 20_000
 _kernels = Memo(32)
+#: The first line of both kinds of geometry kernel (:func:`_run` calls them alike).
+_SIGNATURE = ("def kernel(count, entry, inputs, stride, fed, fed_values, fed_loaded, "
+              "temporaries, banks, bank, address, cmp, floats, float_given, ints, bools, "
+              "max_steps, natives, emission, VX, PR, WD, log_outputs, log_temporaries, "
+              "log_address, log_cmp, log_steps):")
 
 
 class _GeometryGenerator(_Generator):
@@ -52,6 +64,154 @@ class _GeometryGenerator(_Generator):
         self.output_bank = "ob"
         self.emitted = emitted
         self.logged = logged
+        # In the vectorized kernel (:meth:`vector_kernel`): the output bank relative to
+        # the invocation's first, and the output components written so far.
+        self.parity: int | None = None
+        self.outputs_written: set[tuple[str, int, int]] = set()
+
+    def register(self, bank: str, number: int, component: int) -> str:
+        if self.parity is not None and bank == "o":
+            # Output registers are only ever written; in the vectorized kernel each bank
+            # relative to the invocation's first ("o", then "p") has its own rows.
+            bank = "op"[self.parity]
+            self.outputs_written.add((bank, number, component))
+        return super().register(bank, number, component)
+
+    def path(self, entry: int) -> list[Step] | None:
+        """The instructions from ``entry`` to END if they are all ALU instructions
+        without MOVA or relative addressing, NOPs, SETEMIT and EMIT (so every invocation
+        runs exactly these); None otherwise."""
+        steps = []
+        pc = entry
+        while 0 <= pc < self.a.length:
+            step = self.steps[pc]
+            steps.append(step)
+            if step.fault is not None or step.op is Opcode.MOVA:
+                return None
+            if step.op is Opcode.END:
+                return steps
+            if step.kind in (Kind.ARITHMETIC, Kind.COMPARE):
+                if any(o.bank == "c" and o.relative is not None for o in step.sources):
+                    return None
+            elif step.kind is not Kind.GEOMETRY and step.op is not Opcode.NOP:
+                return None
+            pc += 1
+        return None
+
+    def vector_kernel(self, entry: int) -> str | None:
+        """The kernel of a geometry shader whose invocations do not depend on each other
+        except through the emission state: every invocation runs the same straight
+        instructions (:meth:`path`), reads no uniform that was not given, reads only
+        temporaries it wrote before, emits only register components it wrote before in
+        the same bank, and emits an even number of vertices (every invocation starts in
+        the same output bank).  Then the registers at END and the emitted vertices do
+        not depend on the order, and the kernel runs the ALU instructions over blocks
+        of invocations like the straight-line vertex kernels (vectorized); a second pass
+        runs SETEMIT/EMIT's rules for the invocations in order.  None if the program is
+        not of this kind (or the feed sets uniforms: checked by the caller)."""
+        path = self.path(entry)
+        if path is None or self.missing:
+            return None
+        emits = sum(step.op is Opcode.EMIT for step in path)
+        if emits % 2:
+            return None
+        self.rows = {}
+        self.output_bank = None
+        self.parity = 0
+        self.outputs_written = set()
+        self.flag_names = ("F[0, j]", "F[1, j]")
+        block = LANE_BLOCK
+        body = _Source(depth=2)
+        self.out = body
+        emitted = 0
+        flags = False
+        for step in path[:-1]:
+            if step.op is Opcode.NOP or step.op is Opcode.SETEMIT:
+                continue
+            body(f"# 0x{step.pc:03X}: {step.info.mnemonic}")
+            if step.op is Opcode.EMIT:
+                bank = "op"[self.parity]
+                if any((bank, r, c) not in self.outputs_written
+                       for r in self.emitted for c in range(4)):
+                    return None
+                if self.emitted:
+                    body("for j in range(m):")
+                    body(f"    vertex = (base + j) * {emits} + {emitted}")
+                    for k, r in enumerate(self.emitted):
+                        for c in range(4):
+                            body(f"    VX[{k}, vertex, {c}] = {self.register('o', r, c)}")
+                emitted += 1
+                self.parity ^= 1
+                continue
+            flags |= step.op in (Opcode.CMP, Opcode.LITP)
+            body("for j in range(m):")
+            body.depth = 3
+            self.emit_alu(step)
+            body.depth = 2
+        if any(bank == "r" and access == "read"
+               for (bank, _, _), access in self.first_access.items()):
+            return None
+        out = _Source()
+        out(_SIGNATURE)
+        out.depth = 1
+        out("# invocations independent but for the emission state: ALU over blocks")
+        out(f"if {len(path)} > max_steps or count * {emits} > VX.shape[1] "
+            f"or count * {emits} > PR.shape[0]:")
+        out(f"    return {_REFERENCE}, 0, 0, 0")
+        self.hoist_uniforms(out)
+        self.open_blocks(out, block, "0", "count", False, True)
+        out("inv = base + j")
+        for (bank, number), row in self.rows.items():
+            if bank == "v":
+                for c in range(4):
+                    out(f"W[{row + c}, j] = inputs[{number}, {c}, inv * stride]")
+        out("F[0, j] = cmp[0]")
+        out("F[1, j] = cmp[1]")
+        self.lanes_after(out, body)
+        out("inv = base + j")
+        for k, number in enumerate(self.logged):
+            for c in range(4):
+                value = (f"W[{self.rows[('o', number)] + c}, j]"
+                         if ("o", number, c) in self.outputs_written
+                         else f"banks[bank, {number}, {c}]")
+                out(f"log_outputs[{k}, inv, {c}] = {value}")
+        for k, number in enumerate(self.temporaries()):
+            for c in range(4):
+                value = (f"W[{self.rows[('r', number)] + c}, j]"
+                         if ("r", number, c) in self.first_access
+                         else f"temporaries[{number}, {c}]")
+                out(f"log_temporaries[{k}, inv, {c}] = {value}")
+        if self.a.address:
+            for c in range(3):
+                out(f"log_address[{c}, inv] = address[{c}]")
+        if self.a.flags:
+            for c in range(2):
+                out(f"log_cmp[{c}, inv] = {f'F[{c}, j]' if flags else f'cmp[{c}]'}")
+        out(f"log_steps[inv] = {len(path)}")
+        out.depth = 1
+        out("npr = 0")
+        out("for inv in range(count):")
+        out.depth = 2
+        emitted = 0
+        for step in path:
+            if step.op is Opcode.SETEMIT:
+                out(f"S.setemit(emission, {step.field('vtxid')}, "
+                    f"{bool(step.field('primemit'))}, {bool(step.field('winding'))})")
+            elif step.op is Opcode.EMIT:
+                out(f"what, first, second, third = S.emit(emission, inv * {emits} + "
+                    f"{emitted})")
+                emitted += 1
+                out(f"if what == {E.FAULT}:")
+                out(f"    return {_REFERENCE}, inv, 0, 0")
+                out(f"if what == {E.PRIMITIVE}:")
+                out("    PR[npr, 0] = first")
+                out("    PR[npr, 1] = second")
+                out("    PR[npr, 2] = third")
+                out(f"    WD[npr] = emission[{E.WINDING}] != 0")
+                out("    npr += 1")
+        out.depth = 1
+        out(f"return {_DONE}, count, count * {emits}, npr")
+        return out.text()
 
     def temporaries(self) -> list[int]:
         """The temporaries the program names (each gets a row of the log)."""
@@ -97,10 +257,7 @@ class _GeometryGenerator(_Generator):
         body("    st = 1")
         used = self.a.registers
         out = _Source()
-        out("def kernel(count, entry, inputs, stride, fed, fed_values, fed_loaded, "
-            "temporaries, banks, bank, address, cmp, floats, float_given, ints, bools, "
-            "max_steps, natives, emission, VX, PR, WD, log_outputs, log_temporaries, "
-            "log_address, log_cmp, log_steps):")
+        out(_SIGNATURE)
         out.depth = 1
         self.hoist_uniforms(out, uniforms=False)
         out("ifs = np.zeros(S.IF_SIZE, np.int64)")
@@ -174,9 +331,14 @@ def _given(unit: ShaderState, feed: GeometryFeed) -> dict[str, np.ndarray]:
 
 
 def _source(program: DecodedProgram, entry: int, precision: Precision, missing: frozenset,
-            emitted: tuple[int, ...], logged: tuple[int, ...]) -> str:
-    return _GeometryGenerator(program, entry, precision, missing, emitted,
-                              logged).geometry_kernel()
+            emitted: tuple[int, ...], logged: tuple[int, ...], vector: bool) -> str:
+    """The vectorized kernel if ``vector`` (the feed sets no uniforms) and the program
+    allows it, else the one of invocations in order."""
+    def generator():
+        return _GeometryGenerator(program, entry, precision, missing, emitted, logged)
+
+    source = generator().vector_kernel(entry) if vector else None
+    return source if source is not None else generator().geometry_kernel()
 
 
 def run_geometry_jit(program: DecodedProgram, unit: ShaderState, entry: int,
@@ -195,10 +357,11 @@ def run_geometry_jit(program: DecodedProgram, unit: ShaderState, entry: int,
     logged = tuple(sorted(written | {n for n in range(NUM_OUTPUTS)
                                      if unit.outputs[0].allocated(n)
                                      or unit.outputs[1].allocated(n)}))
-    key = (program.program, entry, precision, missing, registers, logged)
+    vector = not feed.uniforms
+    key = (program.program, entry, precision, missing, registers, logged, vector)
     function = _kernels.get(key)
     if function is None:
-        source = _source(program, entry, precision, missing, registers, logged)
+        source = _source(program, entry, precision, missing, registers, logged, vector)
         if count < COMPILE_THRESHOLD and not on_disk(source):
             fallback = GEOMETRY_ENGINES.get("batch", reference)
             return fallback(program, unit, entry, registers, feed, precision=precision,
