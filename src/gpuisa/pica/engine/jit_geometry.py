@@ -412,6 +412,8 @@ def _run(function, program: DecodedProgram, unit: ShaderState, entry: int,
     log_cmp = lane_array(2, count, bool, fill=False)
     log_steps = lane_array(count, 1, np.int64, fill=False).reshape(-1)
     capacity = count * _emits(program)
+    # The kernel writes the fed uniforms, b15 and the emission state into its own copies:
+    # the unit stays as it was for a run on the reference engine (or a second attempt).
     while True:
         emission = np.array(E.new_emission(), dtype=np.int64)
         emission[E.BANK] = unit.bank
@@ -421,7 +423,7 @@ def _run(function, program: DecodedProgram, unit: ShaderState, entry: int,
         windings = lane_array(capacity, 1, bool, fill=False).reshape(-1)
         status, _, emitted, made = function(
             count, entry, inputs, stride, fed, fed_values, fed_loaded, temporaries, banks,
-            unit.bank, address, cmp, np.ascontiguousarray(uniforms.floats, np.float32),
+            unit.bank, address, cmp, np.array(uniforms.floats, np.float32),
             uniforms.float_given.copy(), np.ascontiguousarray(uniforms.ints, np.int64),
             uniforms.bools.copy(), np.int64(max_steps), NATIVE_LOOPS, emission, vertices,
             primitives, windings, log_outputs, log_temporaries, log_address, log_cmp,
