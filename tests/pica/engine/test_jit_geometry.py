@@ -60,11 +60,13 @@ def test_small_feeds_do_not_wait_for_a_compiler(monkeypatch):
     assert not compiled
 
 
-def quads(fault=False):
+def quads(fault=False, emits=4):
     """Each point becomes a quad of two triangles (the benchmarks' workload, with more
     arithmetic): temporaries written before they are read, o0/o1 rewritten before each of
-    the four EMITs, o2 written only in the second bank, CMP; ``fault``: the first
-    SETEMIT asks for a primitive while buffer entries 1 and 2 were never written."""
+    the four EMITs, o2 written only in the second bank, o3 only in the first, CMP;
+    ``emits=3``: one triangle, and the invocations alternate output banks; ``fault``:
+    the first SETEMIT asks for a primitive while buffer entries 1 and 2 were never
+    written."""
     a = geometry.Asm()
     a.op("mov", "r1", "c1")
     a.op("mul", "r0", "c0", "r1.xyzz")
@@ -73,14 +75,17 @@ def quads(fault=False):
     a.op("add", "r2.yzw", "r3", "-r2.x")
     a.op("cmp", "", "c0", "v0", cmpx=2, cmpy=5)
     corners = ("-r0.xxzz", "r0.xyzz", "r0.yxzz", "r0.xxzz")
-    for k, (corner, prim, winding) in enumerate(zip(corners, (fault, False, True, True),
+    for k, (corner, prim, winding) in enumerate(zip(corners[:emits],
+                                                     (fault, False, True, True),
                                                      (False, False, False, True),
-                                                     strict=True)):
+                                                     strict=False)):
         geometry.setemit(a, k % 3, prim=prim, winding=winding)
         a.op("add", "o0", "v0", corner)
         a.op("mul", "o1", "v1", "r2")
         if k == 1:
             a.op("mov", "o2", "r2.wzyx")  # while the second bank is active
+        if k == 0:
+            a.op("mov", "o3", "r2.yxwz")  # while the first bank is active
         a.flow("emit")
     a.end()
     return geometry.gs_shbin(a, outputs=((geometry.POS, 0), (geometry.COLOR, 1)))
@@ -103,21 +108,24 @@ def _generated(shbin, precision):
 
     exe = executable(shbin)
     return jit_geometry._source(exe.program, exe.entry, precision, frozenset(),
-                                exe.output_registers, (0, 1, 2, 5), True)
+                                exe.output_registers, (0, 1, 2, 3, 5), True)
 
 
-@pytest.mark.parametrize("precision", ["f24", "f32"])
-def test_independent_invocations_run_vectorized(compiled, precision):
+@pytest.mark.parametrize(("precision", "emits"), [("f24", 4), ("f32", 4), ("f24", 3)])
+def test_independent_invocations_run_vectorized(compiled, precision, emits):
     """A program whose invocations depend on each other only through the emission state
     gets the kernel that runs its ALU instructions over blocks of invocations (70: two
-    full blocks of 32 and a partial one), with special values among the inputs; initial
-    registers the program never writes (o5, r7) and o2 (written in the other bank only)
-    come back at every END as the reference engine has them."""
-    shbin = quads()
+    full blocks of 32 and a partial one), with special values among the inputs; at every
+    END the registers the program never writes (o5, r7) and those written in one bank
+    only (o2, o3: with three EMITs per invocation, the bank active at END was last
+    written by the invocation before, or holds its initial value) are as the reference
+    engine has them."""
+    shbin = quads(emits=emits)
     assert "ALU over blocks" in _generated(shbin, precision)
     rng = np.random.default_rng(7)
     inputs, uniforms = quad_arguments(rng, 70)
-    given = dict(outputs={"o2": [1.0, 2.0, 3.0, 4.0], "o5": [5.0, 6.0, 7.0, 8.0]},
+    given = dict(outputs={"o2": [1.0, 2.0, 3.0, 4.0], "o3": [9.0, 9.5, 10.0, 10.5],
+                          "o5": [5.0, 6.0, 7.0, 8.0]},
                  temporaries={"r7": [-1.0, -2.0, -3.0, -4.0]}, cmp=(True, False))
     want, got = (differential.run(shbin, inputs, uniforms=uniforms, precision=precision,
                                   engine=engine, registers=True, **given)
@@ -126,7 +134,7 @@ def test_independent_invocations_run_vectorized(compiled, precision):
     assert expected.keys() == have.keys()
     for name, value in expected.items():
         assert value.shape == have[name].shape and np.array_equal(value, have[name]), name
-    assert len(want.primitives) == 140  # two triangles per point
+    assert len(want.primitives) == 70 * (emits - 2)  # two triangles per quad, or one
 
 
 def test_vectorized_emission_fault_is_the_reference_error(compiled):
@@ -143,7 +151,8 @@ def test_vectorized_emission_fault_is_the_reference_error(compiled):
 
 def test_carried_state_keeps_invocations_in_order():
     """An EMIT of a register component this invocation did not write (its value comes
-    from an earlier invocation), or an odd number of EMITs, needs the ordered kernel."""
+    from an earlier invocation) needs the ordered kernel; an odd number of EMITs does
+    not."""
     a = geometry.Asm()
     geometry.setemit(a, 0)
     a.op("mov", "o0.xyz", "v0")  # o0.w is whatever an earlier invocation left
@@ -157,4 +166,4 @@ def test_carried_state_keeps_invocations_in_order():
     b.op("mov", "o0", "v0")
     b.flow("emit")
     b.end()
-    assert "ALU over blocks" not in _generated(geometry.gs_shbin(b), "f24")
+    assert "ALU over blocks" in _generated(geometry.gs_shbin(b), "f24")

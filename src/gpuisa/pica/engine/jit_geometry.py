@@ -102,19 +102,19 @@ class _GeometryGenerator(_Generator):
         """The kernel of a geometry shader whose invocations do not depend on each other
         except through the emission state: every invocation runs the same straight
         instructions (:meth:`path`), reads no uniform that was not given, reads only
-        temporaries it wrote before, emits only register components it wrote before in
-        the same bank, and emits an even number of vertices (every invocation starts in
-        the same output bank).  Then the registers at END and the emitted vertices do
-        not depend on the order, and the kernel runs the ALU instructions over blocks
-        of invocations like the straight-line vertex kernels (vectorized); a second pass
-        runs SETEMIT/EMIT's rules for the invocations in order.  None if the program is
-        not of this kind (or the feed sets uniforms: checked by the caller)."""
+        temporaries it wrote before and emits only register components it wrote before
+        in the same bank.  Then the emitted vertices do not depend on the order, and the
+        kernel runs the ALU instructions over blocks of invocations like the
+        straight-line vertex kernels (vectorized); a second pass runs SETEMIT/EMIT's
+        rules for the invocations in order.  The output bank active at END holds what
+        this invocation wrote into it, else (an odd number of EMITs: the invocations
+        alternate banks) what the previous one wrote into its first bank, else the
+        initial value.  None if the program is not of this kind (or the feed sets
+        uniforms: checked by the caller)."""
         path = self.path(entry)
         if path is None or self.missing:
             return None
         emits = sum(step.op is Opcode.EMIT for step in path)
-        if emits % 2:
-            return None
         self.rows = {}
         self.output_bank = None
         self.parity = 0
@@ -159,6 +159,15 @@ class _GeometryGenerator(_Generator):
             f"or count * {emits} > PR.shape[0]:")
         out(f"    return {_REFERENCE}, 0, 0, 0")
         self.hoist_uniforms(out)
+        odd = emits % 2
+        end = "op"[odd]
+        # Odd: per logged component only in the first bank, the previous invocation's.
+        carried = [(number, c) for number in self.logged for c in range(4)
+                   if odd and (end, number, c) not in self.outputs_written
+                   and ("o", number, c) in self.outputs_written]
+        out(f"PREV = np.empty({max(1, len(carried))}, np.float32)")
+        for slot, (number, c) in enumerate(carried):
+            out(f"PREV[{slot}] = banks[bank ^ 1, {number}, {c}]")
         self.open_blocks(out, block, "0", "count", False, True)
         out("inv = base + j")
         for (bank, number), row in self.rows.items():
@@ -169,11 +178,16 @@ class _GeometryGenerator(_Generator):
         out("F[1, j] = cmp[1]")
         self.lanes_after(out, body)
         out("inv = base + j")
+        initial = "bank ^ ((inv + 1) % 2)" if odd else "bank"
         for k, number in enumerate(self.logged):
             for c in range(4):
-                value = (f"W[{self.rows[('o', number)] + c}, j]"
-                         if ("o", number, c) in self.outputs_written
-                         else f"banks[bank, {number}, {c}]")
+                if (end, number, c) in self.outputs_written:
+                    value = f"W[{self.rows[(end, number)] + c}, j]"
+                elif (number, c) in carried:
+                    row = self.rows[("o", number)] + c
+                    value = f"W[{row}, j - 1] if j > 0 else PREV[{carried.index((number, c))}]"
+                else:
+                    value = f"banks[{initial}, {number}, {c}]"
                 out(f"log_outputs[{k}, inv, {c}] = {value}")
         for k, number in enumerate(self.temporaries()):
             for c in range(4):
@@ -188,6 +202,9 @@ class _GeometryGenerator(_Generator):
             for c in range(2):
                 out(f"log_cmp[{c}, inv] = {f'F[{c}, j]' if flags else f'cmp[{c}]'}")
         out(f"log_steps[inv] = {len(path)}")
+        out.depth = 2
+        for slot, (number, c) in enumerate(carried):
+            out(f"PREV[{slot}] = W[{self.rows[('o', number)] + c}, m - 1]")
         out.depth = 1
         out("npr = 0")
         out("for inv in range(count):")
