@@ -62,17 +62,17 @@ def _arrays(result) -> dict[str, np.ndarray]:
     return out
 
 
-def check(seed: int) -> None:
+def check(seed: int, engine: str = "batch") -> None:
     shbin, precision, inputs, uniforms = case(seed)
     want = _outcome(shbin, inputs, uniforms, precision, "reference")
-    got = _outcome(shbin, inputs, uniforms, precision, "batch")
+    got = _outcome(shbin, inputs, uniforms, precision, engine)
     where = (f"\nseed={seed} precision={precision}\n--- disassembly ---\n"
              f"{disassemble(shbin.program)}")
     if isinstance(want, GpuIsaError) or isinstance(got, GpuIsaError):
         ok = (type(got) is type(want) and str(got) == str(want)
               and getattr(got, "pc", None) == getattr(want, "pc", None))
         if not ok:
-            pytest.fail(f"reference: {want!r}\nbatch: {got!r}{where}")
+            pytest.fail(f"reference: {want!r}\n{engine}: {got!r}{where}")
         return
     expected, have = _arrays(want), _arrays(got)
     for name, value in expected.items():
@@ -81,7 +81,7 @@ def check(seed: int) -> None:
             if value.shape == have[name].shape:
                 rows = np.flatnonzero((value != have[name]).reshape(len(value), -1).any(1))
                 diff = (f"first differing row {rows[0]}: reference {value[rows[0]]!r}, "
-                        f"batch {have[name][rows[0]]!r}")
+                        f"{engine} {have[name][rows[0]]!r}")
             pytest.fail(f"{name}: {diff}{where}")
 
 

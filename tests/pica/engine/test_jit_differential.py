@@ -136,7 +136,7 @@ class Gen:
             at = self.flow("loop", id=int(r.integers(0, 16)))
             self.block(depth + 1, 3, True)
             if self.chance(0.2):
-                self.flow("breakc", **self.cond()) if self.chance(0.8) else self.flow("break")
+                self.breaking() if self.chance(0.8) else self.flow("break")
             if self.chance(0.5):
                 self.code.append(encode(Instruction.make("nop")))
             self.set(at, dst=len(self.code) - 1)
@@ -145,6 +145,8 @@ class Gen:
             mnemonic = ("call", "callc", "callu")[int(r.integers(0, 3))]
             extra = {"callc": self.cond(), "callu": dict(id=int(r.integers(0, 16)))}.get(
                 mnemonic, {})
+            if self.uniform_branches and mnemonic == "callc":
+                mnemonic, extra = "call", {}
             at = self.flow(mnemonic, **extra)
             self.subroutines.append((at, int(r.integers(1, 4))))
             return
@@ -152,9 +154,17 @@ class Gen:
             self.jump_statement(depth, in_loop)
             return
         if in_loop or self.chance(0.3):
-            self.flow("breakc", **self.cond())
+            self.breaking()
             return
         self.fault()
+
+    def breaking(self):
+        """BREAKC on the flags (with uniform branches: BREAK)."""
+        condition = self.cond()
+        if self.uniform_branches:
+            self.flow("break")
+        else:
+            self.flow("breakc", **condition)
 
     def if_statement(self, depth, in_loop):
         """IFU/IFC with an else block."""
@@ -354,30 +364,37 @@ class ForwardGen(Gen):
         return Program(self.code, self.opdescs)
 
 
-@pytest.mark.parametrize("seed", [30_005, 30_017, 30_013])
-def test_divergent_block_kernels_match_the_reference_engine(monkeypatch, seed):
-    """Forward-only f24 programs get the kernel that runs each basic block over a block
-    of lanes with masked writes (jit_codegen.divergent_kernel); 70 lanes with inputs
-    that differ per lane make the lanes of a block disagree on their branches."""
+@pytest.mark.parametrize(("seed", "precision"), [(30_005, "f24"), (30_017, "f24"),
+                                                 (30_013, "f24"), (30_005, "f32")])
+def test_divergent_block_kernels_match_the_reference_engine(monkeypatch, seed, precision):
+    """Forward-only programs branching on the flags get the kernel that runs each basic
+    block over a block of lanes with masked writes (jit_codegen.divergent_kernel); 70
+    lanes with inputs that differ per lane make the lanes of a block disagree on their
+    branches."""
     monkeypatch.setattr(jit, "COMPILE_THRESHOLD", 0)
     rng = np.random.default_rng(seed)
     gen = ForwardGen(rng)
     program = gen.program()
     decoded = decode_program(program)
-    source = generate(decoded, jit._analysis(decoded), (0,), "f24", frozenset()).source
+    source = generate(decoded, jit._analysis(decoded), (0,), precision, frozenset()).source
     assert "AT[j] = ST[j] == 0 and PC[j] == p" in source
     args = arguments(rng, 70, 0.98)
-    expected = outcome(program, "f24", "reference", args)
-    assert outcome(program, "f24", "jit", args) == expected, (seed, program)
+    expected = outcome(program, precision, "reference", args)
+    assert outcome(program, precision, "jit", args) == expected, (seed, program)
     if seed == 30_013:
         assert expected[0] == "ShaderFault"  # a lane reaches a faulting word
     else:
         assert len(set(expected[3])) > 1  # the lanes did take different paths
 
 
+#: Seeds whose programs have LOOP, CALL(U), IFU, JMPU, MOVA and relative reads with a0.x
+#: differing per lane (32_007 also BREAK); 32_043: a lane reads a uniform not given.
+SEEDS_UNIFORM = [32_001, 32_007, 32_043]
+
+
 class UniformForwardGen(ForwardGen):
     """Forward-only programs without CMP, LITP, MOVA or relative addressing, branching
-    on bool uniforms only: their kernel of divergent blocks keeps neither the flags nor
+    on bool uniforms only: their kernel of uniform control keeps neither the flags nor
     the address registers."""
 
     alu_names = tuple(m for m in ALU if m not in ("cmp", "litp", "mova"))
@@ -387,18 +404,48 @@ class UniformForwardGen(ForwardGen):
         super().__init__(rng, straight=True)  # straight: no relative addressing
 
 
+#: A line only the kernels of uniform control have (jit_codegen.uniform_kernel).
+UNIFORM_KERNEL = "# uniform control: one control state per block of lanes"
+
+
 @pytest.mark.parametrize("seed", [31_001, 31_005, 31_038, 31_040])
-def test_divergent_block_kernels_without_flags_or_address_registers(monkeypatch, seed):
+def test_uniform_kernels_without_flags_or_address_registers(monkeypatch, seed):
     monkeypatch.setattr(jit, "COMPILE_THRESHOLD", 0)
     rng = np.random.default_rng(seed)
     program = UniformForwardGen(rng).program()
     decoded = decode_program(program)
     source = generate(decoded, jit._analysis(decoded), (0,), "f24", frozenset())
-    assert "AT[j] = ST[j] == 0 and PC[j] == p" in source.source
+    assert UNIFORM_KERNEL in source.source
     assert not source.address and not source.flags
     args = arguments(rng, 40, 1.0)  # initial flags and address registers come back as given
     expected = outcome(program, "f24", "reference", args)
     assert outcome(program, "f24", "jit", args) == expected, (seed, program)
+
+
+class UniformGen(Gen):
+    """Random programs whose every branch depends on uniforms only (LOOP, CALL, CALLU,
+    IFU, JMPU, BREAK), with MOVA and relative addressing through a0.x/a0.y/aL: all lanes
+    take the same path, but each reads its own uniform rows."""
+
+    uniform_branches = True
+
+
+@pytest.mark.parametrize("precision", ["f24", "f32"])
+@pytest.mark.parametrize("seed", SEEDS_UNIFORM)
+def test_uniform_control_kernels_match_the_reference_engine(monkeypatch, seed, precision):
+    """Programs branching on uniforms only get the kernel that runs the flow rules once
+    per block of lanes and each ALU instruction as a loop over the block
+    (jit_codegen.uniform_kernel); 150 lanes make two full blocks and a partial one, and
+    per-lane inputs give each lane its own a0.x/a0.y."""
+    monkeypatch.setattr(jit, "COMPILE_THRESHOLD", 0)
+    rng = np.random.default_rng(seed)
+    program = UniformGen(rng).program()
+    decoded = decode_program(program)
+    source = generate(decoded, jit._analysis(decoded), (0,), precision, frozenset()).source
+    assert UNIFORM_KERNEL in source
+    args = arguments(rng, 150, 0.98)
+    expected = outcome(program, precision, "reference", args)
+    assert outcome(program, precision, "jit", args) == expected, (seed, precision, program)
 
 
 def test_kernels_touch_only_the_registers_the_analysis_names():

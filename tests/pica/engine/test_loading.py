@@ -109,8 +109,9 @@ def test_blocks_of_rows_and_strided_input_give_the_same_values():
 
 
 
+@pytest.mark.parametrize("contiguous", [True, False])  # jit_loader's two loops
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_the_jit_loader_equals_load_floats_bit_for_bit(dtype):
+def test_the_jit_loader_equals_load_floats_bit_for_bit(dtype, contiguous):
     pytest.importorskip("numba")
     from gpuisa.pica.engine import jit
 
@@ -127,6 +128,8 @@ def test_the_jit_loader_equals_load_floats_bit_for_bit(dtype):
         raw = rng.integers(0, 1 << 64, (rows, 4), dtype=np.uint64)
         raw[:, 1] = (raw[:, 1] & np.uint64(0x800FFFFFFFFFFFFF)) | np.uint64((1023 + 3) << 52)
         values = raw.view(np.float64)
+    if not contiguous:
+        values = values[:, ::-1]
     out = np.empty((rows, 4), np.float32)
     jit.load_jit(values, "f24", out)
     want = semantics.load_floats(values, "f24")

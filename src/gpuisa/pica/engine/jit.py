@@ -2,14 +2,17 @@
 
 Each (program, precision) is translated once into a Numba kernel (:mod:`.jit_codegen`):
 a straight-line program runs one instruction at a time over blocks of lanes (vectorized
-by LLVM), a small f24 program with forward branches runs basic blocks over blocks of
-lanes with masked writes, any other runs whole shader invocations lane by lane with
-every register in a local variable; the math is :mod:`.jit_rules`, the stacks
-:mod:`.jit_stacks`.  Kernels release the GIL and the lanes are split over one thread per
-CPU.  Inputs are converted by the engine's own loader (:mod:`.jit_loader`).
+by LLVM), a program whose branches depend on uniforms only runs its basic blocks the
+same way with one control state per block of lanes, a small program with forward
+branches on the flags runs basic blocks over blocks of lanes with masked writes, any
+other runs whole shader invocations lane by lane with every register in a local
+variable; the math is :mod:`.jit_rules`, the stacks :mod:`.jit_stacks`.  Kernels release
+the GIL and the lanes are split over one thread per CPU.  Inputs are converted by the
+engine's own loader (:mod:`.jit_loader`).  Geometry shaders: :mod:`.jit_geometry`.
 
-Compiled code is cached on disk (:func:`cache_directory`; stale code is dropped by
-:mod:`.jit_cache`): a kernel is compiled once per machine, not once per process.
+Compiled code is cached on disk (:func:`.jit_kernels.cache_directory`; stale code is
+dropped by :mod:`.jit_cache`): a kernel is compiled once per machine, not once per
+process.
 :func:`ready` tells whether running a program would compile anything.
 
 Results are bit-identical to the reference engine: a lane that the kernel cannot finish
@@ -28,12 +31,9 @@ run.
 from __future__ import annotations
 
 import functools
-import glob
-import hashlib
 import importlib.util
 import itertools
 import os
-import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -42,10 +42,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..program import Program
 from .api import register_engine
 from .decode import DecodedProgram
 from .jit_codegen import KernelSource
+from .jit_kernels import UNUSED as _UNUSED
+from .jit_kernels import UNUSED_READ_ONLY as _UNUSED_READ_ONLY
+from .jit_kernels import Memo, needs_reference
+from .jit_kernels import analysis as _analysis
+from .jit_kernels import compile_source as _compile
+from .jit_kernels import on_disk as _on_disk
 from .memory import lane_array
 from .reference import run_lane, run_lanes
 from .semantics import Precision
@@ -76,32 +81,12 @@ class Kernel:
 
 _cache: OrderedDict[tuple, Kernel] = OrderedDict()
 _cache_lock = threading.Lock()
-_analyses: OrderedDict[Program, object] = OrderedDict()
 _tables: OrderedDict[tuple, tuple] = OrderedDict()
-_sources: OrderedDict[tuple, KernelSource] = OrderedDict()
+_sources = Memo()
 _pool: ThreadPoolExecutor | None = None
-#: Stand-ins for the registers a kernel does not touch (kernels take every register
-#: file as a tuple of 16 arrays of one type: read-only for inputs).
-_UNUSED = np.zeros((0, 4), np.float32)
-_UNUSED_READ_ONLY = _UNUSED.view()
-_UNUSED_READ_ONLY.flags.writeable = False
-#: ... and for the address registers and flags (the layout of ShaderState's).
+#: Stand-ins for the address registers and flags (the layout of ShaderState's).
 _UNUSED_ADDRESS = np.zeros((2, 3), np.int64).T
 _UNUSED_FLAGS = np.zeros((2, 2), bool).T
-
-
-def _analysis(program: DecodedProgram):
-    from .jit_codegen import analyse
-
-    with _cache_lock:
-        found = _analyses.get(program.program)
-    if found is None:
-        found = analyse(program)
-        with _cache_lock:
-            _analyses[program.program] = found
-            while len(_analyses) > _CACHE_SIZE:
-                _analyses.popitem(last=False)
-    return found
 
 
 def _missing(reads: frozenset[tuple[str, int]], state: ShaderState) -> frozenset:
@@ -129,15 +114,8 @@ def _source(program: DecodedProgram, key: tuple) -> KernelSource:
     """The :class:`.jit_codegen.KernelSource` of the kernel for ``key``."""
     from .jit_codegen import generate
 
-    with _cache_lock:
-        source = _sources.get(key)
-    if source is None:
-        source = generate(program, _analysis(program), key[2], key[1], key[3])
-        with _cache_lock:
-            _sources[key] = source
-            while len(_sources) > _CACHE_SIZE:
-                _sources.popitem(last=False)
-    return source
+    return _sources.make(key, lambda: generate(program, _analysis(program), key[2], key[1],
+                                               key[3]))
 
 
 def kernel_for(program: DecodedProgram, entry: int, precision: Precision,
@@ -156,81 +134,6 @@ def kernel_for(program: DecodedProgram, entry: int, precision: Precision,
         while len(_cache) > _CACHE_SIZE:
             _cache.popitem(last=False)
     return kernel
-
-
-_HEADER = ("# A gpuisa PICA200 JIT kernel (generated; the name is a hash of the text and\n"
-           "# of the sources it depends on, jit_cache.FINGERPRINT).\n"
-           "import numpy as np\n\n"
-           "from gpuisa.pica.engine import jit_rules as R\n"
-           "from gpuisa.pica.engine import jit_stacks as S\n\n\n")
-
-
-def cache_directory() -> str | None:
-    """Where generated kernels and Numba's compiled code for them are kept between
-    processes: ``$GPUISA_JIT_CACHE``, else ``gpuisa-jit`` in the user's cache directory
-    (None if it cannot be created; kernels are then compiled in every process)."""
-    path = os.environ.get("GPUISA_JIT_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
-        "gpuisa-jit")
-    try:
-        os.makedirs(path, exist_ok=True)
-    except OSError:
-        return None
-    return path if os.access(path, os.W_OK) else None
-
-
-def _source_path(source: str) -> str | None:
-    directory = cache_directory()
-    if directory is None:
-        return None
-    from .jit_cache import FINGERPRINT
-
-    text = FINGERPRINT + _HEADER + source
-    digest = hashlib.sha256(text.encode()).hexdigest()[:32]
-    return os.path.join(directory, f"pica_kernel_{digest}.py")
-
-
-def _compile(source: str) -> Callable[..., None]:
-    """The Numba kernel of ``source``.  Its text is written to a file of the cache
-    directory and imported from there, so that Numba caches the compiled code on disk
-    (kernels refer to no address of this process: EX2/LG2's loops are an argument)."""
-    from numba import njit
-
-    from . import jit_rules, jit_stacks
-
-    path = _source_path(source)
-    if path is not None:
-        try:
-            if not os.path.exists(path):
-                temporary = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
-                with open(temporary, "w", encoding="utf-8") as file:
-                    file.write(_HEADER + source)
-                os.replace(temporary, path)
-            name = os.path.splitext(os.path.basename(path))[0]
-            module = sys.modules.get(name)
-            if module is None:
-                # In sys.modules: Numba imports the module by name when it loads the
-                # compiled code from its cache.
-                spec = importlib.util.spec_from_file_location(name, path)
-                module = importlib.util.module_from_spec(spec)
-                spec.loader.exec_module(module)
-                sys.modules[name] = module
-            return njit(nogil=True, error_model="numpy", cache=True)(module.kernel)
-        except OSError:
-            pass
-    namespace = {"np": np, "R": jit_rules, "S": jit_stacks}
-    exec(compile(source, "<gpuisa pica jit kernel>", "exec"), namespace)
-    return njit(nogil=True, error_model="numpy", cache=False)(namespace["kernel"])
-
-
-def _on_disk(source: str) -> bool:
-    """Whether Numba's cache holds compiled code for the kernel of ``source``."""
-    path = _source_path(source)
-    if path is None or not os.path.exists(path):
-        return False
-    directory, name = os.path.split(path)
-    pattern = os.path.join(directory, "__pycache__", name[:-3] + ".kernel-*.nbi")
-    return bool(glob.glob(pattern))
 
 
 def ready(program: DecodedProgram, state: ShaderState, entry: int,
@@ -284,15 +187,6 @@ def compiled(program: DecodedProgram, state: ShaderState, entry: int,
     have a kernel in the cache."""
     missing = _missing(_analysis(program).reads, state)
     return _cached(_key(program, entry, precision, missing)) is not None
-
-
-def needs_reference(program: DecodedProgram) -> bool:
-    """Whether the JIT hands the whole program to the reference engine (EX2/LG2 when
-    NumPy's inner loops cannot be called directly)."""
-    from . import jit_rules
-    from .jit_codegen import UFUNC_OPCODES
-
-    return bool(_analysis(program).opcodes & UFUNC_OPCODES) and not jit_rules.UFUNC_LOOPS_OK
 
 
 def run_lanes_jit(program: DecodedProgram, state: ShaderState, entry: int, *,
@@ -396,4 +290,7 @@ def load_jit(values: np.ndarray, precision: Precision, out: np.ndarray) -> None:
 
 
 if AVAILABLE:
-    register_engine("jit", run_lanes_jit, loader=load_jit, warm=compiled)
+    from .jit_geometry import run_geometry_jit
+
+    register_engine("jit", run_lanes_jit, geometry=run_geometry_jit, loader=load_jit,
+                    warm=compiled)

@@ -15,11 +15,14 @@ anything, so it is left out.
 A straight-line program (one block of ALU instructions ending with END, no relative
 addressing, every register it reads given) gets a different kernel: lanes go in blocks
 of :data:`LANE_BLOCK`, and each instruction is one loop over the block's lanes with the
-registers in rows of a small array, which LLVM vectorizes.  A small f24 program whose
-control only moves forward (IF, JMP) gets a kernel of divergent blocks: per block of
-lanes, the basic block of the lanes with the lowest PC runs the same way over all lanes
-with writes masked to those lanes, then each of them takes the block's flow instruction
-and the stack check; lanes are independent, so the order only affects speed.
+registers in rows of a small array, which LLVM vectorizes.  A program whose branches
+depend on uniforms only (LOOP, CALL, CALLU, IFU, JMPU, BREAK) gets a kernel of uniform
+control: one control state per block of lanes, each basic block run that way.  A small
+program whose control only moves forward (IF, JMP) on the flags gets a kernel of
+divergent blocks: per block of lanes, the basic block of the lanes with the lowest PC
+runs the same way over all lanes with writes masked to those lanes, then each of them
+takes the block's flow instruction and the stack check; lanes are independent, so the
+order only affects speed.
 
 The math of each instruction is :mod:`.jit_rules`; nothing here computes a value.
 ADD, MUL, MAD and the dot products are spelled out as one expression of its inlined
@@ -43,6 +46,8 @@ from dataclasses import dataclass, field
 
 from ..isa import (
     NUM_INT_UNIFORMS,
+    OPCODES,
+    Condition,
     Kind,
     Opcode,
 )
@@ -54,12 +59,16 @@ from .semantics import Precision
 #: over a block's lanes: long enough for LLVM's vector loops, short enough for the
 #: block's registers to stay in the L1 cache).
 LANE_BLOCK = 32
-#: The most basic blocks a forward-only f24 program may have to get the kernel of
-#: divergent blocks (:meth:`_Generator.divergent_kernel`).  It runs such programs about
-#: twice as fast as one lane at a time (benchmarks: the lighting shader), but LLVM takes
+#: The most basic blocks a forward-only program may have to get the kernel of divergent
+#: blocks (:meth:`_Generator.divergent_kernel`).  It runs such programs 1.3-2.3 times as
+#: fast as one lane at a time (benchmarks: the lighting shaders, f24 and f32), but LLVM takes
 #: about three times as long to compile it, which beyond a few blocks costs more than it
 #: saves.
 DIVERGENT_BLOCKS_MAX = 8
+#: Lanes per block in the kernels of programs with uniform control
+#: (:meth:`_Generator.uniform_kernel`): the flow rules run once per block of lanes, so a
+#: longer block spreads their cost over more lanes.
+UNIFORM_LANE_BLOCK = 64
 #: Lane status values written by the kernels.
 DONE = 0
 NEEDS_REFERENCE = 1
@@ -72,6 +81,9 @@ _FLAG_OPCODES = frozenset({Opcode.CMP, Opcode.LITP, Opcode.IFC, Opcode.CALLC, Op
                            Opcode.BREAKC})
 _PUSHES = (Opcode.IFU, Opcode.IFC, Opcode.CALL, Opcode.CALLC, Opcode.CALLU, Opcode.LOOP)
 _CALLS = (Opcode.CALL, Opcode.CALLC, Opcode.CALLU)
+#: Flow instructions whose condition is per lane (the flags; isa.py's condition column).
+_LANE_CONDITIONS = frozenset(op for op, info in OPCODES.items()
+                             if info.condition is Condition.FLAGS)
 _BREAKS = (Opcode.BREAK, Opcode.BREAKC)
 #: Opcodes computed through NumPy's inner loops (jit_rules.UFUNC_LOOPS_OK).
 UFUNC_OPCODES = frozenset({Opcode.EX2, Opcode.LG2})
@@ -233,8 +245,16 @@ class _Generator:
         # In the kernels of divergent blocks (:meth:`divergent_kernel`): writes go only
         # to the lanes at the block being run (AT[j]).
         self.masked = False
+        # In the kernels of uniform control (:meth:`uniform_kernel`), while inside a loop
+        # over the lanes j: a lane that needs the reference engine is marked in ST[j].
+        self.lane_status = False
+        # Geometry kernels (:mod:`.jit_geometry`): output registers live in the rows of
+        # ``OB``, one per bank, and this names the active bank.
+        self.output_bank: str | None = None
 
     def register(self, bank: str, number: int, component: int) -> str:
+        if bank == "o" and self.output_bank is not None:
+            return f"OB[{self.output_bank}, {4 * number + component}]"
         if self.rows is None:
             return f"{bank}{number}_{component}"
         row = self.rows.setdefault((bank, number), 4 * len(self.rows))
@@ -251,6 +271,8 @@ class _Generator:
         if self.masked:
             self.out("if AT[j]:")
             self.out("    ST[j] = 1")
+        elif self.lane_status:
+            self.out("ST[j] = 1")
         else:
             self.out("st = 1")
 
@@ -276,8 +298,10 @@ class _Generator:
                 register for register in self.written_regs
                 if all(self.first_access.get((*register, c)) == "write" for c in range(4)))
             return KernelSource(source, len(steps), address, flags, overwrites)
-        if (self.precision == "f24" and len(blocks) <= DIVERGENT_BLOCKS_MAX
-                and self.forward_only()):
+        if self.uniform_control():
+            return KernelSource(self.uniform_kernel(blocks), None, self.a.address,
+                                self.a.flags)
+        if len(blocks) <= DIVERGENT_BLOCKS_MAX and self.forward_only():
             return KernelSource(self.divergent_kernel(blocks), None, self.a.address,
                                 self.a.flags)
         single = len(blocks) == 1
@@ -335,31 +359,56 @@ class _Generator:
             body.depth = 3
             self.emit_alu(step)
             body.depth = 2
+        # Components written before any read are not loaded, and only written ones are
+        # stored: an output register costs no read of its fresh (not yet mapped) pages.
+        out = self.block_kernel_head(LANE_BLOCK, address, flags,
+                                     lambda key: self.first_access.get(key) == "read")
+        self.lanes_after(out, body)
+        self.emit_lane_store(out, address, flags, lambda key: key in self.first_access)
+        return out.text()
+
+    def block_kernel_head(self, block: int, address: bool, flags: bool,
+                          wanted: Callable[[tuple[str, int, int]], bool],
+                          prologue: tuple[str, ...] = ()) -> _Source:
+        """The start of a kernel over blocks of ``block`` lanes: its signature, the
+        ``prologue`` lines, the hoisted uniforms, the per-block registers ``W`` (address
+        registers ``A`` and flags ``F`` if wanted), and the loop over the blocks up to
+        inside the loop over a block's lanes j that loads their registers (the components
+        ``wanted`` accepts); further lines of that loop follow."""
         out = _Source()
         out("def kernel(lo, hi, entry, inputs, temporaries, outputs, address, cmp, floats, "
             "float_given, ints, bools, max_steps, status, steps, natives):")
         out.depth = 1
+        for line in prologue:
+            out(line)
         self.hoist_uniforms(out)
-        out(f"W = np.empty(({max(4, 4 * len(self.rows))}, {LANE_BLOCK}), np.float32)")
+        self.open_blocks(out, block, "lo", "hi", address, flags)
+        self.emit_lane_load(out, address, flags, wanted)
+        return out
+
+    def open_blocks(self, out: _Source, block: int, lo: str, hi: str, address: bool,
+                    flags: bool) -> None:
+        """The per-block registers ``W`` (``A``, ``F`` if wanted) and the loop over the
+        blocks of lanes ``lo .. hi - 1``, up to inside the loop over a block's lanes j."""
+        out(f"W = np.empty(({max(4, 4 * len(self.rows))}, {block}), np.float32)")
         if address:
-            out(f"A = np.empty((3, {LANE_BLOCK}), np.int64)")
+            out(f"A = np.empty((3, {block}), np.int64)")
         if flags:
-            out(f"F = np.empty((2, {LANE_BLOCK}), np.bool_)")
-        out(f"for base in range(lo, hi, {LANE_BLOCK}):")
+            out(f"F = np.empty((2, {block}), np.bool_)")
+        out(f"for base in range({lo}, {hi}, {block}):")
         out.depth = 2
-        out(f"m = min({LANE_BLOCK}, hi - base)")
+        out(f"m = min({block}, {hi} - base)")
         out("for j in range(m):")
         out.depth = 3
-        # Components written before any read are not loaded, and only written ones are
-        # stored: an output register costs no read of its fresh (not yet mapped) pages.
-        self.emit_lane_load(out, address, flags,
-                            lambda key: self.first_access.get(key) == "read")
+
+    @staticmethod
+    def lanes_after(out: _Source, body: _Source) -> None:
+        """Append ``body`` to ``out`` inside its loop over blocks of lanes, then open a
+        loop over the block's lanes j (to store their registers)."""
         out.depth = 2
         out.lines.extend(body.lines)
         out("for j in range(m):")
         out.depth = 3
-        self.emit_lane_store(out, address, flags, lambda key: key in self.first_access)
-        return out.text()
 
     def emit_lane_load(self, out: _Source, address: bool, flags: bool,
                        wanted: Callable[[tuple[str, int, int]], bool]) -> None:
@@ -393,6 +442,74 @@ class _Generator:
             for k in range(2):
                 out(f"cmp[{k}, lane] = F[{k}, j]")
 
+    def uniform_control(self) -> bool:
+        """Whether no flow instruction tests the per-lane flags (IFC, CALLC, JMPC,
+        BREAKC): then every branch depends on uniforms only (LOOP counts, bool uniforms)
+        and all lanes follow the same path, except that a lane can need the reference
+        engine (a relative read of a uniform that was not given)."""
+        return not self.a.opcodes & _LANE_CONDITIONS
+
+    def uniform_kernel(self, blocks: list[tuple[int, list[Step]]]) -> str:
+        """The kernel of a program whose control is uniform (:meth:`uniform_control`):
+        lanes go in blocks of :data:`UNIFORM_LANE_BLOCK` with registers in rows of
+        ``W``; one control state (PC, stacks, aL, step count) per block of lanes runs
+        the flow rules once, and each ALU instruction is one loop over the block's lanes
+        (a0.x/a0.y per lane in ``A``).  A failure of the shared control (a hang, the step
+        limit, a fault) hands every lane of the block to the reference engine, a
+        per-lane one (``ST[j]``) that lane."""
+        self.rows = {}
+        self.flag_names = ("F[0, j]", "F[1, j]")
+        self.address_names = ("A[0, j]", "A[1, j]", "al")
+        body = _Source(depth=3)
+        self.out = body
+        for k, (leader, steps) in enumerate(blocks):
+            body.depth = 3
+            body(f"{'if' if k == 0 else 'elif'} pc == {leader}:")
+            body.depth = 4
+            self.emit_block(leader, steps, dispatch=True, lanes=True)
+        body.depth = 3
+        body("else:")
+        body("    st = 1")
+        address, flags = self.a.address, self.a.flags
+        block = UNIFORM_LANE_BLOCK
+        out = self.block_kernel_head(block, address, flags, lambda key: True, (
+            "# uniform control: one control state per block of lanes",
+            f"ST = np.zeros({block}, np.int8)", f"G = np.empty((8, {block}), np.float32)",
+            "ifs = np.zeros(S.IF_SIZE, np.int64)", "calls = np.zeros(S.CALL_SIZE, np.int64)",
+            "loops = np.zeros(S.LOOP_SIZE, np.int64)"))
+        out("ST[j] = 0")
+        out.depth = 2
+        for line in ("st = 0", "executed = 0", "jump = -1", "brk = False", "n_if = 0",
+                     "n_call = 0", "n_loop = 0", "pc = entry"):
+            out(line)
+        if address:
+            # aL is part of the shared control state: lanes that start with different
+            # aL values do not share one (run() gives every lane the same).
+            out("al = A[2, 0]")
+            out("for j in range(m):")
+            out("    if A[2, j] != al:")
+            out("        st = 1")
+        else:
+            out("al = 0")
+        out("while pc >= 0 and st == 0:")
+        out.lines.extend(body.lines)
+        out.depth = 2
+        out("for j in range(m):")
+        out.depth = 3
+        out("if st != 0:")
+        out("    ST[j] = st")
+        out("if ST[j] == 0:")
+        out.depth = 4
+        if address:
+            out("A[2, j] = al")
+        # Lanes handed to the reference engine keep their initial registers.
+        self.emit_lane_store(out, address, flags, lambda key: True)
+        out.depth = 3
+        out("lane = base + j")
+        out("status[lane] = ST[j]")
+        out("steps[lane] = executed")
+        return out.text()
+
     def forward_only(self) -> bool:
         """Whether control only moves forward (IF, JMP; no LOOP, CALL or BREAK): then a
         lane runs each block at most once, and a block of lanes needs at most one pass
@@ -405,8 +522,8 @@ class _Generator:
                                                          Opcode.JMPC, Opcode.JMPU))
 
     def divergent_kernel(self, blocks: list[tuple[int, list[Step]]]) -> str:
-        """The kernel of a program with forward branches, in f24 (where the arithmetic
-        is worth vectorizing): lanes go in blocks of :data:`LANE_BLOCK` with registers
+        """The kernel of a program with forward branches: lanes go in blocks of
+        :data:`LANE_BLOCK` with registers
         in rows of ``W``; until every lane is done, the basic block of the lanes with the
         lowest PC runs as one loop per instruction over the whole block of lanes (LLVM
         vectorizes it), writes masked to those lanes, then each of them takes the
@@ -495,35 +612,17 @@ class _Generator:
             out("NIF[j] = n_if")
 
     def wrap_blocks(self, body: _Source) -> str:
-        out = _Source()
-        out("def kernel(lo, hi, entry, inputs, temporaries, outputs, address, cmp, floats, "
-            "float_given, ints, bools, max_steps, status, steps, natives):")
-        out.depth = 1
-        self.hoist_uniforms(out)
         block = LANE_BLOCK
-        out(f"W = np.empty(({max(4, 4 * len(self.rows))}, {block}), np.float32)")
-        out(f"A = np.empty((3, {block}), np.int64)")
-        out(f"F = np.empty((2, {block}), np.bool_)")
-        for name, kind in (("ST", "int8"), ("PC", "int64"), ("EX", "int64"), ("AT", "bool_"),
-                           ("NIF", "int64")):
-            out(f"{name} = np.zeros({block}, np.{kind})")
-        out(f"IFS = np.zeros(({block}, S.IF_SIZE), np.int64)")
-        out("CALLS = np.zeros(S.CALL_SIZE, np.int64)")
-        out("LOOPS = np.zeros(S.LOOP_SIZE, np.int64)")
-        out(f"for base in range(lo, hi, {block}):")
-        out.depth = 2
-        out(f"m = min({block}, hi - base)")
-        out("for j in range(m):")
-        out.depth = 3
-        self.emit_lane_load(out, self.a.address, self.a.flags, lambda key: True)
+        prologue = tuple(f"{name} = np.zeros({block}, np.{kind})" for name, kind in (
+            ("ST", "int8"), ("PC", "int64"), ("EX", "int64"), ("AT", "bool_"), ("NIF", "int64")))
+        out = self.block_kernel_head(block, self.a.address, self.a.flags, lambda key: True, (
+            *prologue, f"IFS = np.zeros(({block}, S.IF_SIZE), np.int64)",
+            "CALLS = np.zeros(S.CALL_SIZE, np.int64)", "LOOPS = np.zeros(S.LOOP_SIZE, np.int64)"))
         out("ST[j] = 0")
         out("PC[j] = entry")
         out("EX[j] = 0")
         out("NIF[j] = 0")
-        out.depth = 2
-        out.lines.extend(body.lines)
-        out("for j in range(m):")
-        out.depth = 3
+        self.lanes_after(out, body)
         out("if ST[j] == 0:")
         out.depth = 4
         # Lanes handed to the reference engine keep their initial registers.
@@ -534,12 +633,14 @@ class _Generator:
         out("steps[lane] = EX[j]")
         return out.text()
 
-    def hoist_uniforms(self, out: _Source) -> None:
-        """Load the uniforms read by name (and EX2/LG2's scratch buffers) once."""
-        for _, number in sorted(r for r in self.a.reads if r[0] == "c"):
-            for c in range(4):
-                out(f"c{number}_{c} = floats[{number}, {c}]")
-        if self.a.opcodes & UFUNC_OPCODES:
+    def hoist_uniforms(self, out: _Source, uniforms: bool = True,
+                       scratch: bool = True) -> None:
+        """Load the uniforms read by name (and make EX2/LG2's scratch buffers) once."""
+        if uniforms:
+            for _, number in sorted(r for r in self.a.reads if r[0] == "c"):
+                for c in range(4):
+                    out(f"c{number}_{c} = floats[{number}, {c}]")
+        if scratch and self.a.opcodes & UFUNC_OPCODES:
             out("scratch = R.make_scratch(natives)")
 
     def block_steps(self, leader: int) -> list[Step]:
@@ -554,18 +655,34 @@ class _Generator:
             pc += 1
         return steps
 
-    def emit_block(self, leader: int, steps: list[Step], dispatch: bool) -> None:
+    def emit_block(self, leader: int, steps: list[Step], dispatch: bool,
+                   lanes: bool = False) -> None:
+        """A basic block for one lane, or with ``lanes`` (:meth:`uniform_kernel`) for the
+        lanes of a block sharing one control state: each ALU instruction is then a loop
+        over the lanes j, the rest runs once."""
         out = self.out
         out(f"if executed + {len(steps)} > max_steps:")
         out("    st = 1")
         out(f"executed += {len(steps)}")
         for step in steps:
-            self.emit_step(step)
+            if lanes and step.fault is None and step.kind in (Kind.ARITHMETIC,
+                                                              Kind.COMPARE):
+                out(f"# 0x{step.pc:03X}: {step.info.mnemonic}")
+                gathered = self.gather(step)
+                out("for j in range(m):")
+                out.depth += 1
+                self.lane_status = True
+                self.emit_alu(step, gathered)
+                self.lane_status = False
+                out.depth -= 1
+            else:
+                self.emit_step(step)
         last = steps[-1]
         if last.op is Opcode.END and last.fault is None:
             out("pc = -1")
             return
-        if last.fault is not None or last.kind in (Kind.GEOMETRY, Kind.UNKNOWN):
+        if last.fault is not None or last.kind is Kind.UNKNOWN or (
+                last.kind is Kind.GEOMETRY and not self.emit_geometry(last)):
             out("st = 1")
             return
         self.emit_transfer(last)
@@ -573,6 +690,11 @@ class _Generator:
             # A single block that does not end with END runs past the program's end or
             # jumps: only the reference engine's hang message is exact.
             out("st = 1")
+
+    def emit_geometry(self, step: Step) -> bool:
+        """Emit SETEMIT/EMIT; False if this kernel cannot (vertex shaders: the
+        reference engine reports the fault)."""
+        return False
 
     def emit_transfer(self, step: Step) -> None:
         """Set ``pc`` after the block's last instruction (it may jump, push, or pop)."""
@@ -608,10 +730,13 @@ class _Generator:
         elif kind is Kind.FLOW:
             self.emit_flow(step)
 
-    def read(self, operand: Operand) -> list[str]:
-        """Emit the reads of one source operand; returns its 4 component expressions."""
+    def read(self, operand: Operand, gathered: list[str] | None = None) -> list[str]:
+        """Emit the reads of one source operand; returns its 4 component expressions
+        (``gathered``: where :meth:`gather` put a relatively addressed uniform)."""
         bank, number = operand.bank, operand.number
-        if bank == "c" and operand.relative is not None:
+        if gathered is not None:
+            raw = gathered
+        elif bank == "c" and operand.relative is not None:
             index = self.address_names[operand.relative]
             row = self.fresh("row")
             self.out(f"{row} = R.relative_row({number}, {index})")
@@ -640,10 +765,38 @@ class _Generator:
             values.append(name)
         return values
 
-    def emit_alu(self, step: Step) -> None:
+    def gather(self, step: Step) -> dict[int, list[str]]:
+        """Inside the kernels of uniform control: copy each lane's uniform row that a
+        source of ``step`` reads through an address register into rows of ``G``, in a
+        loop of its own (a gather in the loop of the arithmetic would keep LLVM from
+        vectorizing it); returns source index -> the 4 component expressions."""
+        relative = [k for k, operand in enumerate(step.sources)
+                    if operand.bank == "c" and operand.relative is not None]
+        if not relative:
+            return {}
+        out = self.out
+        out("for j in range(m):")
+        out.depth += 1
+        found = {}
+        for slot, k in enumerate(relative):
+            operand = step.sources[k]
+            row = self.fresh("row")
+            out(f"{row} = R.relative_row({operand.number}, "
+                f"{self.address_names[operand.relative]})")
+            out(f"if not float_given[{row}]:")
+            out("    ST[j] = 1")
+            found[k] = [f"G[{4 * slot + c}, j]" for c in range(4)]
+            for c in range(4):
+                out(f"{found[k][c]} = floats[{row}, {c}]")
+        out.depth -= 1
+        return found
+
+    def emit_alu(self, step: Step, gathered: dict[int, list[str]] | None = None) -> None:
         """An ALU instruction: its recipe (:mod:`.rules.recipes`) turned into source text
-        by :mod:`.rules.source`, written through the destination mask."""
-        src = [self.read(operand) for operand in step.sources]
+        by :mod:`.rules.source`, written through the destination mask; ``gathered`` holds
+        the uniform rows :meth:`gather` copied for relative sources."""
+        gathered = gathered or {}
+        src = [self.read(operand, gathered.get(k)) for k, operand in enumerate(step.sources)]
         mask = step.mask.tolist()
         result = expressions(step.op, self.precision, src, step.field, self.bind)
         if result.flags is not None:

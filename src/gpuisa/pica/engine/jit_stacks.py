@@ -30,6 +30,8 @@ condition_holds = stacks.condition_holds
 taken = stacks.taken
 effect = stacks.effect
 next_pc = stacks.next_pc
+setemit = emission.setemit
+emit = emission.emit
 NO_JUMP = stacks.NO_JUMP
 #: Lengths of the flat stack arrays.
 IF_SIZE = len(stacks.new_stacks()[0])

@@ -1,0 +1,160 @@
+"""Compiling the JIT engine's kernels and keeping them: the analysis of each program,
+the text of a kernel turned into a Numba function through a file of the disk cache
+(:func:`cache_directory`), and the stand-in arrays for registers a kernel does not use.
+Shared by the vertex engine (:mod:`.jit`) and the geometry engine (:mod:`.jit_geometry`).
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import importlib.util
+import os
+import sys
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+
+import numpy as np
+
+from .decode import DecodedProgram
+from .jit_codegen import Analysis
+
+_CACHE_SIZE = 64
+
+
+class Memo:
+    """A thread-safe map of the ``size`` most recently made values."""
+
+    def __init__(self, size: int = _CACHE_SIZE):
+        self._items: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+        self._size = size
+
+    def get(self, key: object) -> object | None:
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
+
+    def make(self, key: object, make: Callable[[], object]) -> object:
+        """The value for ``key``, made by ``make()`` (outside the lock) if missing."""
+        value = self.get(key)
+        if value is None:
+            value = make()
+            with self._lock:
+                self._items[key] = value
+                while len(self._items) > self._size:
+                    self._items.popitem(last=False)
+        return value
+
+
+_analyses = Memo()
+#: The decoded program asked about last and its analysis (replaced as one tuple).
+_recent: tuple = (None, None)
+
+#: Stand-ins for the registers a kernel does not touch (kernels take every register
+#: file as a tuple of 16 arrays of one type: read-only for inputs).
+UNUSED = np.zeros((0, 4), np.float32)
+UNUSED_READ_ONLY = UNUSED.view()
+UNUSED_READ_ONLY.flags.writeable = False
+
+
+def analysis(program: DecodedProgram) -> Analysis:
+    """The :func:`.jit_codegen.analyse` facts of ``program`` (cached; a run asks several
+    times for the same decoded program object, found by identity without hashing the
+    program's words)."""
+    global _recent
+    recent = _recent  # one read: another thread may replace the pair meanwhile
+    if recent[0] is program:
+        return recent[1]
+    from .jit_codegen import analyse
+
+    found = _analyses.make(program.program, lambda: analyse(program))
+    _recent = (program, found)
+    return found
+
+
+_HEADER = ("# A gpuisa PICA200 JIT kernel (generated; the name is a hash of the text and\n"
+           "# of the sources it depends on, jit_cache.FINGERPRINT).\n"
+           "import numpy as np\n\n"
+           "from gpuisa.pica.engine import jit_rules as R\n"
+           "from gpuisa.pica.engine import jit_stacks as S\n\n\n")
+
+
+def cache_directory() -> str | None:
+    """Where generated kernels and Numba's compiled code for them are kept between
+    processes: ``$GPUISA_JIT_CACHE``, else ``gpuisa-jit`` in the user's cache directory
+    (None if it cannot be created; kernels are then compiled in every process)."""
+    path = os.environ.get("GPUISA_JIT_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+        "gpuisa-jit")
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError:
+        return None
+    return path if os.access(path, os.W_OK) else None
+
+
+def source_path(source: str) -> str | None:
+    directory = cache_directory()
+    if directory is None:
+        return None
+    from .jit_cache import FINGERPRINT
+
+    text = FINGERPRINT + _HEADER + source
+    digest = hashlib.sha256(text.encode()).hexdigest()[:32]
+    return os.path.join(directory, f"pica_kernel_{digest}.py")
+
+
+def compile_source(source: str) -> Callable[..., None]:
+    """The Numba kernel of ``source``.  Its text is written to a file of the cache
+    directory and imported from there, so that Numba caches the compiled code on disk
+    (kernels refer to no address of this process: EX2/LG2's loops are an argument)."""
+    from numba import njit
+
+    from . import jit_rules, jit_stacks
+
+    path = source_path(source)
+    if path is not None:
+        try:
+            if not os.path.exists(path):
+                temporary = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+                with open(temporary, "w", encoding="utf-8") as file:
+                    file.write(_HEADER + source)
+                os.replace(temporary, path)
+            name = os.path.splitext(os.path.basename(path))[0]
+            module = sys.modules.get(name)
+            if module is None:
+                # In sys.modules: Numba imports the module by name when it loads the
+                # compiled code from its cache.
+                spec = importlib.util.spec_from_file_location(name, path)
+                module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(module)
+                sys.modules[name] = module
+            return njit(nogil=True, error_model="numpy", cache=True)(module.kernel)
+        except OSError:
+            pass
+    namespace = {"np": np, "R": jit_rules, "S": jit_stacks}
+    exec(compile(source, "<gpuisa pica jit kernel>", "exec"), namespace)
+    return njit(nogil=True, error_model="numpy", cache=False)(namespace["kernel"])
+
+
+def on_disk(source: str) -> bool:
+    """Whether Numba's cache holds compiled code for the kernel of ``source``."""
+    path = source_path(source)
+    if path is None or not os.path.exists(path):
+        return False
+    directory, name = os.path.split(path)
+    pattern = os.path.join(directory, "__pycache__", name[:-3] + ".kernel-*.nbi")
+    return bool(glob.glob(pattern))
+
+
+def needs_reference(program: DecodedProgram) -> bool:
+    """Whether the JIT hands the whole program to the reference engine (EX2/LG2 when
+    NumPy's inner loops cannot be called directly)."""
+    from . import jit_rules
+    from .jit_codegen import UFUNC_OPCODES
+
+    return bool(analysis(program).opcodes & UFUNC_OPCODES) and not jit_rules.UFUNC_LOOPS_OK
