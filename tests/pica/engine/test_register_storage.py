@@ -14,6 +14,7 @@ from picaemu_kit import Asm
 
 from gpuisa.pica.engine import api, memory, run
 from gpuisa.pica.engine.state import RegisterFile
+from gpuisa.pica.isa import CompareOp, CondOp
 
 LANES = 1000
 
@@ -213,3 +214,85 @@ def test_recycled_memory_is_zero_where_a_run_does_not_write(engine):
     assert not result.temporaries["r1"][:, 1:].any()
     assert np.array_equal(result.temporaries["r2"], v0)
     assert not result.address.any() and not result.cmp.any()
+
+
+def forward_branch_program():
+    """r0 = v0, r2.x = v0.x; lanes with v0.x < 0 skip r0 += c1; o0 = r0 + r1 (r1 only
+    read: its initial value), o1 = r0."""
+    a = Asm()
+    a.op("mov", "r0", "v0")  # 0
+    a.op("mov", "r2.x", "v0")  # 1
+    a.op("cmp", None, "c0", "v0", cmpx=CompareOp.GT, cmpy=CompareOp.GT)  # 2: 0 > v0.x
+    a.flow("jmpc", dst=5, condop=CondOp.X, refx=1)  # 3: the entry block ends here
+    a.op("add", "r0", "c1", "r0")  # 4
+    a.op("add", "o0", "r0", "r1")  # 5
+    a.op("mov", "o1", "r0")  # 6
+    a.end()  # 7
+    return a.program()
+
+
+def uniform_loop_program():
+    """r0 = v0, then i0.x + 1 times r0 += c1; o0 = r0."""
+    a = Asm()
+    a.op("mov", "r0", "v0")  # 0
+    a.flow("loop", dst=2, id=0)  # 1: the entry block ends here
+    a.op("add", "r0", "c1", "r0")  # 2: the body
+    a.op("mov", "o0", "r0")  # 3
+    a.end()  # 4
+    return a.program()
+
+
+@pytest.mark.parametrize("make", [forward_branch_program, uniform_loop_program])
+def test_kernels_over_blocks_load_nothing_their_entry_block_writes_first(make):
+    """r0 is written whole by the entry block, which every lane runs first: it is
+    neither loaded nor zero-filled, and optional; r2.x is written first there too and
+    r2.yzw never touched (optional, but zero-filled: a caller may see y, z, w); o0/o1
+    are written in later blocks (loaded: a kernel with one entry does not follow the
+    paths further).  Without an entry point every touched component is loaded."""
+    from gpuisa.pica.engine.decode import decode_program
+    from gpuisa.pica.engine.jit_codegen import analyse, generate
+
+    program = decode_program(make())
+    source = generate(program, analyse(program), (), "f24", frozenset(), 0)
+    temporaries = {("r", 0), ("r", 2)} if make is forward_branch_program else {("r", 0)}
+    assert source.overwrites == {("r", 0)}
+    assert source.optional == temporaries
+    assert "= temporaries[0][" not in source.source  # r0 is never loaded
+    anywhere = generate(program, analyse(program), (), "f24", frozenset())
+    assert anywhere.overwrites == anywhere.optional == frozenset()
+
+
+@pytest.mark.parametrize("registers", [pytest.param(True, marks=JIT.marks),
+                                       pytest.param(False, marks=JIT.marks)])
+def test_temporaries_nobody_sees_get_no_storage(registers, monkeypatch):
+    """run(registers=False): the kernel is handed a zero-length stand-in for each
+    temporary it never loads (and stores nothing there); registers=True: every one it
+    writes, with the values the program leaves.  The outputs are the same."""
+    from gpuisa.pica.engine import jit
+    from gpuisa.pica.engine.jit_kernels import UNUSED
+
+    monkeypatch.setattr(jit, "COMPILE_THRESHOLD", 0)
+    handed = {}
+    original = jit._registers
+
+    def spy(registers_file, bank, used, overwritten=frozenset()):
+        arrays = original(registers_file, bank, used, overwritten)
+        handed[bank] = arrays
+        return arrays
+
+    monkeypatch.setattr(jit, "_registers", spy)
+    v0 = np.array([[-1, 2, 3, 4], [5, 6, 7, 8], [-9, 1, 1, 1], [0, 0, 0, 0]] * 5, float)
+    r1 = np.arange(len(v0) * 4, dtype=float).reshape(-1, 4)
+    uniforms = {"c0": [0.0] * 4, "c1": [10.0] * 4}
+    result = run(forward_branch_program(), {"v0": v0}, uniforms=uniforms, engine="jit",
+                 temporaries={"r1": r1}, registers=registers)
+    r0 = v0 + np.where(v0[:, :1] < 0, 0, 10)
+    assert result.outputs["o0"].tolist() == (r0 + r1).tolist()
+    assert result.outputs["o1"].tolist() == r0.tolist()
+    assert (handed["r"][0] is UNUSED) is not registers
+    assert (handed["r"][2] is UNUSED) is not registers
+    assert handed["r"][1] is not UNUSED  # read: given values
+    if registers:
+        assert result.temporaries["r0"].tolist() == r0.tolist()
+        assert result.temporaries["r2"].tolist() == [[x, 0, 0, 0] for x in v0[:, 0]]
+        assert result.temporaries["r1"].tolist() == r1.tolist()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
@@ -246,6 +247,12 @@ def check_max_steps(max_steps: object) -> int:
     return min(max_steps, MAX_STEPS_LIMIT)
 
 
+#: Whether the caller of the run being made sees its temporaries (``run(...,
+#: registers=True)``; True for any other caller of an engine): engines need not store
+#: temporaries nobody reads.
+RESULT_TEMPORARIES: ContextVar[bool] = ContextVar("result_temporaries", default=True)
+
+
 def run(shader: Shbin | Program, inputs: Mapping[str, object], *,
         uniforms: Mapping[str, object] | None = None, dvle: int = 0,
         entry: int | str | None = None, precision: Precision = "f24",
@@ -296,8 +303,12 @@ def run(shader: Shbin | Program, inputs: Mapping[str, object], *,
         return build_result(exe, log, precision, emission, registers)
     name = choose_engine(engine, state.lanes, lambda candidate: candidate in WARM and WARM[
         candidate](exe.program, state, exe.entry, precision))
-    steps = ENGINES[name](exe.program, state, exe.entry, precision=precision,
-                          max_steps=max_steps)
+    token = RESULT_TEMPORARIES.set(registers)
+    try:
+        steps = ENGINES[name](exe.program, state, exe.entry, precision=precision,
+                              max_steps=max_steps)
+    finally:
+        RESULT_TEMPORARIES.reset(token)
     log = InvocationLog(state.outputs[state.bank], state.temporaries, *state.results(),
                         np.asarray(steps, dtype=np.int64))
     return build_result(exe, log, precision, None, registers)

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .api import register_engine
+from .api import RESULT_TEMPORARIES, register_engine
 from .decode import DecodedProgram
 from .jit_codegen import KernelSource
 from .jit_kernels import UNUSED as _UNUSED
@@ -70,13 +70,14 @@ _CACHE_SIZE = 64
 @dataclass(frozen=True, slots=True)
 class Kernel:
     """A compiled kernel and what its :class:`.jit_codegen.KernelSource` says about it
-    (``steps``, ``address``, ``flags``, ``overwrites``)."""
+    (``steps``, ``address``, ``flags``, ``overwrites``, ``optional``)."""
 
     function: Callable[..., None]
     steps: int | None
     address: bool = True
     flags: bool = True
     overwrites: frozenset = frozenset()
+    optional: frozenset = frozenset()
 
 
 _cache: OrderedDict[tuple, Kernel] = OrderedDict()
@@ -99,7 +100,7 @@ def _missing(reads: frozenset[tuple[str, int]], state: ShaderState) -> frozenset
 def _key(program: DecodedProgram, entry: int, precision: Precision,
          missing: frozenset) -> tuple:
     extra = () if entry in _analysis(program).leaders else (entry,)
-    return (program.program, precision, extra, missing)
+    return (program.program, precision, extra, missing, entry)
 
 
 def _cached(key: tuple) -> Kernel | None:
@@ -115,7 +116,7 @@ def _source(program: DecodedProgram, key: tuple) -> KernelSource:
     from .jit_codegen import generate
 
     return _sources.make(key, lambda: generate(program, _analysis(program), key[2], key[1],
-                                               key[3]))
+                                               key[3], key[4]))
 
 
 def kernel_for(program: DecodedProgram, entry: int, precision: Precision,
@@ -128,7 +129,7 @@ def kernel_for(program: DecodedProgram, entry: int, precision: Precision,
         return kernel
     source = _source(program, key)
     kernel = Kernel(_compile(source.source), source.steps, source.address, source.flags,
-                    source.overwrites)
+                    source.overwrites, source.optional)
     with _cache_lock:
         _cache[key] = kernel
         while len(_cache) > _CACHE_SIZE:
@@ -217,8 +218,11 @@ def run_lanes_jit(program: DecodedProgram, state: ShaderState, entry: int, *,
         used = analysis.registers
         uniforms = state.uniforms
         fresh = kernel.overwrites
+        # Temporaries the kernel never loads: no storage (not stored) unless the caller
+        # sees them.
+        unseen = frozenset() if RESULT_TEMPORARIES.get() else kernel.optional
         arrays = (_registers(state.inputs, "v", used),
-                  _registers(state.temporaries, "r", used, fresh),
+                  _registers(state.temporaries, "r", used - unseen, fresh),
                   _registers(state.outputs[state.bank], "o", used, fresh),
                   state.address if kernel.address else _UNUSED_ADDRESS,
                   state.cmp if kernel.flags else _UNUSED_FLAGS,

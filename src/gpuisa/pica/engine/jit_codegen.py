@@ -41,6 +41,7 @@ Pure Python: this module does not need Numba.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -74,6 +75,8 @@ DONE = 0
 NEEDS_REFERENCE = 1
 
 XYZW = "xyzw"
+#: The names :meth:`_Generator.read` gives source values.
+_NAME = re.compile(r"\bs\d+\b")
 #: The kernel argument holding each register bank.
 _ARRAYS = {"v": "inputs", "r": "temporaries", "o": "outputs"}
 #: Opcodes that write the condition flags (CMP; LITP, semantics.op_litp) or test them.
@@ -204,10 +207,14 @@ class KernelSource:
     #: Registers ('r' | 'o', number) whose four components the kernel writes for every
     #: lane before any read (their earlier contents are never seen).
     overwrites: frozenset[tuple[str, int]] = frozenset()
+    #: Temporaries the kernel never loads: they may be handed in as zero-length
+    #: stand-ins, and are then not stored.
+    optional: frozenset[tuple[str, int]] = frozenset()
 
 
 def generate(program: DecodedProgram, analysis: Analysis, entries: tuple[int, ...],
-             precision: Precision, missing: frozenset[tuple[str, int]]) -> KernelSource:
+             precision: Precision, missing: frozenset[tuple[str, int]],
+             entry: int | None = None) -> KernelSource:
     """The source of ``kernel(lo, hi, entry, inputs, temporaries, outputs, address, cmp,
     floats, float_given, ints, bools, max_steps, status, steps, natives)`` for
     ``program``: ``inputs``, ``temporaries``, ``outputs`` are tuples of 16 lane-major
@@ -216,20 +223,25 @@ def generate(program: DecodedProgram, analysis: Analysis, entries: tuple[int, ..
 
     ``entries`` are the entry points the kernel must accept besides the static leaders;
     ``missing`` the registers of ``analysis.reads`` that were not given (reading one
-    hands the lane to the reference engine).
+    hands the lane to the reference engine).  ``entry``: the one entry point the kernel
+    will be run from (then kernels over blocks of lanes load no register component the
+    entry block writes before reading it, and may be handed no storage for temporaries
+    they overwrite, :attr:`KernelSource.overwrites`); None: any of the leaders.
     """
-    return _Generator(program, analysis, entries, precision, missing).kernel()
+    return _Generator(program, analysis, entries, precision, missing, entry).kernel()
 
 
 class _Generator:
     def __init__(self, program: DecodedProgram, analysis: Analysis,
                  entries: tuple[int, ...], precision: Precision,
-                 missing: frozenset[tuple[str, int]]):
+                 missing: frozenset[tuple[str, int]], entry: int | None = None):
         self.steps = program.steps
+        self.entry = entry
         self.a = analysis
         self.precision = precision
         self.missing = missing
-        self.leaders = tuple(sorted(set(analysis.leaders) | set(entries)))
+        self.leaders = tuple(sorted(set(analysis.leaders) | set(entries)
+                                    | ({entry} if entry is not None else set())))
         self.out = _Source()
         self.temp = 0
         self.used_regs: set[tuple[str, int]] = set()
@@ -237,6 +249,12 @@ class _Generator:
         # Register components by the kind of their first access, in program order (what
         # a straight-line kernel must load and store).
         self.first_access: dict[tuple[str, int, int], str] = {}
+        # In kernels over blocks of lanes with one entry: the first accesses in the entry
+        # block, which every lane runs before any other (straight-line kernels: in the
+        # whole program).  A component first written there is not loaded.
+        self.entry_access: dict[tuple[str, int, int], str] | None = None
+        # The register components behind the source values :meth:`read` named.
+        self.pending: dict[str, tuple[str, int, int]] = {}
         # Where the kernel keeps a lane's registers: local scalars (one lane at a time) or,
         # in the straight-line kernels, rows of per-block arrays indexed by the lane j.
         self.rows: dict[tuple[str, int], int] | None = None
@@ -294,16 +312,15 @@ class _Generator:
             steps = blocks[0][1]
             address, flags = self.a.address, self.a.flags
             source = self.straight_kernel(steps, address, flags)
-            overwrites = frozenset(
-                register for register in self.written_regs
-                if all(self.first_access.get((*register, c)) == "write" for c in range(4)))
-            return KernelSource(source, len(steps), address, flags, overwrites)
+            return KernelSource(source, len(steps), address, flags, *self.overwritten())
         if self.uniform_control():
-            return KernelSource(self.uniform_kernel(blocks), None, self.a.address,
-                                self.a.flags)
+            source = self.uniform_kernel(self.entry_first(blocks))
+            return KernelSource(source, None, self.a.address, self.a.flags,
+                                *self.overwritten())
         if len(blocks) <= DIVERGENT_BLOCKS_MAX and self.forward_only():
-            return KernelSource(self.divergent_kernel(blocks), None, self.a.address,
-                                self.a.flags)
+            source = self.divergent_kernel(self.entry_first(blocks))
+            return KernelSource(source, None, self.a.address, self.a.flags,
+                                *self.overwritten())
         single = len(blocks) == 1
         if single:
             body.depth = 2
@@ -318,6 +335,42 @@ class _Generator:
             body("else:")
             body("    st = 1")
         return KernelSource(self.wrap(body, single), None)
+
+    def entry_first(self, blocks: list[tuple[int, list[Step]]]
+                    ) -> list[tuple[int, list[Step]]]:
+        """``blocks`` with the entry block first (if the kernel has one entry): every lane
+        runs it before any other, so what it writes before reading (:attr:`entry_access`,
+        noted by :meth:`entry_emitted`) need not be loaded."""
+        first = [block for block in blocks if block[0] == self.entry]
+        return first + [block for block in blocks if block[0] != self.entry]
+
+    def entry_emitted(self, leader: int, first: bool) -> None:
+        """Note the first accesses so far if the ``first`` block emitted, at ``leader``,
+        is the entry block."""
+        if first and leader == self.entry:
+            self.entry_access = dict(self.first_access)
+
+    def loaded(self, key: tuple[str, int, int]) -> bool:
+        """Whether a kernel over blocks of lanes loads the register component ``key``:
+        an instruction touches it, and not first by a write in the entry block."""
+        entry = self.entry_access or {}
+        return key in self.first_access and entry.get(key) != "write"
+
+    def stored(self, key: tuple[str, int, int]) -> bool:
+        """Whether a kernel over blocks of lanes stores ``key`` (it is touched)."""
+        return key in self.first_access
+
+    def overwritten(self) -> tuple[frozenset, frozenset]:
+        """The written registers whose four components every lane writes before reading
+        them (not zero-filled by :mod:`.jit`), and the temporaries none of whose
+        components is loaded (their storage is optional)."""
+        whole = frozenset(register for register in self.written_regs
+                          if not any(self.loaded((*register, c)) or not self.stored(
+                              (*register, c)) for c in range(4)))
+        optional = frozenset(register for register in self.written_regs
+                             if register[0] == "r"
+                             and not any(self.loaded((*register, c)) for c in range(4)))
+        return whole, optional
 
     def straight(self, blocks: list[tuple[int, list[Step]]]) -> bool:
         """Whether the program is one block of ALU instructions ending with END that
@@ -361,10 +414,10 @@ class _Generator:
             body.depth = 2
         # Components written before any read are not loaded, and only written ones are
         # stored: an output register costs no read of its fresh (not yet mapped) pages.
-        out = self.block_kernel_head(LANE_BLOCK, address, flags,
-                                     lambda key: self.first_access.get(key) == "read")
+        self.entry_access = self.first_access
+        out = self.block_kernel_head(LANE_BLOCK, address, flags, self.loaded)
         self.lanes_after(out, body)
-        self.emit_lane_store(out, address, flags, lambda key: key in self.first_access)
+        self.emit_lane_store(out, address, flags, self.stored)
         return out.text()
 
     def block_kernel_head(self, block: int, address: bool, flags: bool,
@@ -432,9 +485,15 @@ class _Generator:
         out("lane = base + j")
         for bank, number in sorted(self.written_regs):
             row = self.rows[(bank, number)]
+            optional = (bank, number) in self.overwritten()[1]
+            if optional:  # a temporary nobody will see is given no storage (jit.py)
+                out(f"if {_ARRAYS[bank]}[{number}].shape[0] != 0:")
+                out.depth += 1
             for c in range(4):
                 if wanted((bank, number, c)):
                     out(f"{_ARRAYS[bank]}[{number}][lane, {c}] = W[{row + c}, j]")
+            if optional:
+                out.depth -= 1
         if address:
             for k in range(3):
                 out(f"address[{k}, lane] = A[{k}, j]")
@@ -467,12 +526,13 @@ class _Generator:
             body(f"{'if' if k == 0 else 'elif'} pc == {leader}:")
             body.depth = 4
             self.emit_block(leader, steps, dispatch=True, lanes=True)
+            self.entry_emitted(leader, k == 0)
         body.depth = 3
         body("else:")
         body("    st = 1")
         address, flags = self.a.address, self.a.flags
         block = UNIFORM_LANE_BLOCK
-        out = self.block_kernel_head(block, address, flags, lambda key: True, (
+        out = self.block_kernel_head(block, address, flags, self.loaded, (
             "# uniform control: one control state per block of lanes",
             f"ST = np.zeros({block}, np.int8)", f"G = np.empty((8, {block}), np.float32)",
             "ifs = np.zeros(S.IF_SIZE, np.int64)", "calls = np.zeros(S.CALL_SIZE, np.int64)",
@@ -503,7 +563,7 @@ class _Generator:
         if address:
             out("A[2, j] = al")
         # Lanes handed to the reference engine keep their initial registers.
-        self.emit_lane_store(out, address, flags, lambda key: True)
+        self.emit_lane_store(out, address, flags, self.stored)
         out.depth = 3
         out("lane = base + j")
         out("status[lane] = ST[j]")
@@ -548,6 +608,7 @@ class _Generator:
             body(f"{'if' if k == 0 else 'elif'} p == {leader}:")
             body.depth = 4
             self.emit_masked_block(steps)
+            self.entry_emitted(leader, k == 0)
         body.depth = 3
         body("else:")
         body("    for j in range(m):")
@@ -615,7 +676,7 @@ class _Generator:
         block = LANE_BLOCK
         prologue = tuple(f"{name} = np.zeros({block}, np.{kind})" for name, kind in (
             ("ST", "int8"), ("PC", "int64"), ("EX", "int64"), ("AT", "bool_"), ("NIF", "int64")))
-        out = self.block_kernel_head(block, self.a.address, self.a.flags, lambda key: True, (
+        out = self.block_kernel_head(block, self.a.address, self.a.flags, self.loaded, (
             *prologue, f"IFS = np.zeros(({block}, S.IF_SIZE), np.int64)",
             "CALLS = np.zeros(S.CALL_SIZE, np.int64)", "LOOPS = np.zeros(S.LOOP_SIZE, np.int64)"))
         out("ST[j] = 0")
@@ -626,7 +687,7 @@ class _Generator:
         out("if ST[j] == 0:")
         out.depth = 4
         # Lanes handed to the reference engine keep their initial registers.
-        self.emit_lane_store(out, self.a.address, self.a.flags, lambda key: True)
+        self.emit_lane_store(out, self.a.address, self.a.flags, self.stored)
         out.depth = 3
         out("lane = base + j")
         out("status[lane] = ST[j]")
@@ -751,8 +812,6 @@ class _Generator:
             if bank != "c":
                 self.used_regs.add((bank, number))
                 raw = [self.register(bank, number, c) for c in range(4)]
-                for c in operand.swizzle.tolist():
-                    self.first_access.setdefault((bank, number, c), "read")
             else:
                 raw = [f"c{number}_{c}" for c in range(4)]
         values = []
@@ -763,6 +822,8 @@ class _Generator:
             name = self.fresh("s")
             self.out(f"{name} = {value}")
             values.append(name)
+            if bank != "c":
+                self.pending[name] = (bank, number, c)
         return values
 
     def gather(self, step: Step) -> dict[int, list[str]]:
@@ -796,7 +857,10 @@ class _Generator:
         by :mod:`.rules.source`, written through the destination mask; ``gathered`` holds
         the uniform rows :meth:`gather` copied for relative sources."""
         gathered = gathered or {}
+        self.pending = {}
         src = [self.read(operand, gathered.get(k)) for k, operand in enumerate(step.sources)]
+        start = len(self.out.lines)
+        writes = []
         mask = step.mask.tolist()
         result = expressions(step.op, self.precision, src, step.field, self.bind)
         if result.flags is not None:
@@ -812,10 +876,18 @@ class _Generator:
                 self.written_regs.add((bank, number))
             for component in mask:
                 self.assign(self.register(bank, number, component), result.value[component])
-                self.first_access.setdefault((bank, number, component), "write")
+                writes.append((bank, number, component))
         if result.flags is not None:
             self.assign(self.flag_names[0], flags[0])
             self.assign(self.flag_names[1], flags[1])
+        # A source component counts as read only if the instruction's code uses it (a
+        # swizzle names four; a dot product of three or a masked write uses fewer).
+        used = set(_NAME.findall("\n".join(self.out.lines[start:])))
+        for name, key in self.pending.items():
+            if name in used:
+                self.first_access.setdefault(key, "read")
+        for key in writes:
+            self.first_access.setdefault(key, "write")
 
     def bind(self, expression: str) -> str:
         """Emit ``name = expression`` for a value used more than once; returns the name."""
