@@ -190,3 +190,30 @@ def test_small_runs_do_not_import_numba():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120, check=True)
     assert done.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("precision", ["f24", "f32"])
+def test_uniforms_converted_together_are_each_converted_from_their_own_value(precision):
+    """run() converts all float uniforms of a call at once: each register still gets
+    the rounding of its own exact value and dtype (a float64 just above a float24 tie,
+    the float32 nearest to it, which is the tie, integers, a NaN with a payload), and
+    F24Bits patterns stay as given."""
+    from gpuisa.pica.engine.values import F24Bits, uniform_values
+
+    above_tie = 1.0 + 2**-17 + 2**-40
+    nan = np.array([0x7F800080], np.uint32).view(np.float32)[0]
+    given = {"c0": np.full(4, above_tie), "c1": np.full(4, above_tie, np.float32),
+             "c2": np.array([3, -7, 2**30 + 1, 0], np.int64),
+             "c3": np.array([nan, 1.5, -2.0, 0.25], np.float32),
+             "c4": F24Bits([0x3F0000, 0x400000, 0xBF0000, 0]),
+             "c5": [5.0, 6.0, 7.0, -above_tie]}
+    got = {f"c{number}": value for _, number, value in uniform_values(given, None,
+                                                                      precision)}
+    assert sorted(got) == ["c0", "c1", "c2", "c3", "c4", "c5"]
+    for name in ("c0", "c1", "c2", "c5"):
+        raw = np.asarray(given[name])
+        want = expected_f24(raw) if precision == "f24" else raw.astype(np.float32)
+        assert bits(got[name]).tolist() == bits(want).tolist(), name
+    assert bits(got["c0"]).tolist() != bits(got["c1"]).tolist() or precision == "f32"
+    assert bits(got["c3"]).tolist()[0] == 0x7F800080
+    assert got["c4"].tolist() == [1.0, 2.0, -1.0, 0.0]

@@ -246,16 +246,21 @@ def uniform_loop_program():
 def test_kernels_over_blocks_load_nothing_their_entry_block_writes_first(make):
     """r0 is written whole by the entry block, which every lane runs first: it is
     neither loaded nor zero-filled, and optional; r2.x is written first there too and
-    r2.yzw never touched (optional, but zero-filled: a caller may see y, z, w); o0/o1
-    are written in later blocks (loaded: a kernel with one entry does not follow the
-    paths further).  Without an entry point every touched component is loaded."""
+    r2.yzw never touched (optional, but zero-filled: a caller may see y, z, w).  In the
+    forward-only program every path writes o0 and o1 before END (not loaded either); the
+    loop's o0 is written after the loop (loaded: only the entry block is followed in a
+    program with loops).  r1 is read (loaded).  Without an entry point every touched
+    component is loaded."""
     from gpuisa.pica.engine.decode import decode_program
     from gpuisa.pica.engine.jit_codegen import analyse, generate
 
     program = decode_program(make())
     source = generate(program, analyse(program), (), "f24", frozenset(), 0)
-    temporaries = {("r", 0), ("r", 2)} if make is forward_branch_program else {("r", 0)}
-    assert source.overwrites == {("r", 0)}
+    forward = make is forward_branch_program
+    temporaries = {("r", 0), ("r", 2)} if forward else {("r", 0)}
+    assert source.overwrites == ({("r", 0), ("o", 0), ("o", 1)} if forward else {("r", 0)})
+    assert ("= outputs[0][" in source.source) is not forward
+    assert "= temporaries[1][" in source.source or not forward
     assert source.optional == temporaries
     assert "= temporaries[0][" not in source.source  # r0 is never loaded
     anywhere = generate(program, analyse(program), (), "f24", frozenset())

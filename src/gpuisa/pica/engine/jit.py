@@ -88,6 +88,9 @@ _pool: ThreadPoolExecutor | None = None
 #: Stand-ins for the address registers and flags (the layout of ShaderState's).
 _UNUSED_ADDRESS = np.zeros((2, 3), np.int64).T
 _UNUSED_FLAGS = np.zeros((2, 2), bool).T
+#: Status and steps for kernels that write neither (straight-line kernels).
+_NO_STATUS = np.zeros(0, np.int8)
+_NO_STEPS = np.zeros(0, np.int64)
 
 
 def _missing(reads: frozenset[tuple[str, int]], state: ShaderState) -> frozenset:
@@ -212,9 +215,11 @@ def run_lanes_jit(program: DecodedProgram, state: ShaderState, entry: int, *,
         steps = np.zeros(lanes, dtype=np.int64)
     else:
         uniform = kernel.steps is not None  # the kernel writes no status and no steps
-        count = 0 if uniform else lanes
-        status = lane_array(count, 1, np.int8, fill=False).reshape(-1)
-        steps = lane_array(count, 1, np.int64, fill=False).reshape(-1)
+        if uniform:
+            status, steps = _NO_STATUS, _NO_STEPS
+        else:
+            status = lane_array(lanes, 1, np.int8, fill=False).reshape(-1)
+            steps = lane_array(lanes, 1, np.int64, fill=False).reshape(-1)
         used = analysis.registers
         uniforms = state.uniforms
         fresh = kernel.overwrites
@@ -233,11 +238,19 @@ def run_lanes_jit(program: DecodedProgram, state: ShaderState, entry: int, *,
         in_parallel(lambda lo, hi: function(lo, hi, entry, *arrays), lanes,
                     _MIN_LANES_PER_THREAD)
         if uniform:
-            # One count for every lane: a read-only view instead of 8 bytes per lane.
-            return np.broadcast_to(np.int64(kernel.steps), (lanes,))
+            return _same_steps(kernel.steps, lanes)
     for lane in np.flatnonzero(status):
         steps[lane] = run_lane(program, state, entry, int(lane), precision=precision,
                                max_steps=max_steps)
+    return steps
+
+
+@functools.lru_cache(maxsize=16)
+def _same_steps(count: int, lanes: int) -> np.ndarray:
+    """``count`` for each of ``lanes`` lanes: a read-only view of one number instead of
+    8 bytes per lane (kept: NumPy's broadcast_to costs more than a small run)."""
+    steps = np.ndarray((lanes,), np.int64, np.array([count], np.int64), strides=(0,))
+    steps.flags.writeable = False
     return steps
 
 
@@ -249,16 +262,15 @@ def _registers(registers: RegisterFile, bank: str, used: frozenset,
     the kernel ``overwritten`` completely are not zero-filled when allocated here (the
     fill would write every byte once more)."""
     read_only = bank == "v"
-    arrays = []
-    for number in range(len(registers)):
-        if (bank, number) not in used:
-            arrays.append(_UNUSED_READ_ONLY if read_only else _UNUSED)
+    arrays = [_UNUSED_READ_ONLY if read_only else _UNUSED] * len(registers)
+    for kind, number in used:
+        if kind != bank:
             continue
         array = registers.storage(number, fill=(bank, number) not in overwritten)
         if read_only and array.flags.writeable:
             array = array.view()
             array.flags.writeable = False
-        arrays.append(array)
+        arrays[number] = array
     return tuple(arrays)
 
 

@@ -75,6 +75,11 @@ DONE = 0
 NEEDS_REFERENCE = 1
 
 XYZW = "xyzw"
+#: The rules of :mod:`.jit_rules` that are LLVM-IR intrinsics (expanded in place, no
+#: call), and the rule names a line of kernel source calls.
+INLINE_RULES = frozenset({"round24", "work24", "negate24", "negate32", "quiet32", "mul64",
+                          "add64", "mul32", "add32", "pica_max", "pica_min", "sge", "slt"})
+_CALLED = re.compile(r"\bR\.(\w+)\(")
 #: The names :meth:`_Generator.read` gives source values.
 _NAME = re.compile(r"\bs\d+\b")
 #: The kernel argument holding each register bank.
@@ -249,10 +254,11 @@ class _Generator:
         # Register components by the kind of their first access, in program order (what
         # a straight-line kernel must load and store).
         self.first_access: dict[tuple[str, int, int], str] = {}
-        # In kernels over blocks of lanes with one entry: the first accesses in the entry
-        # block, which every lane runs before any other (straight-line kernels: in the
-        # whole program).  A component first written there is not loaded.
-        self.entry_access: dict[tuple[str, int, int], str] | None = None
+        # In kernels over blocks of lanes with one entry: the register components every
+        # lane writes before reading them and before its END (not loaded).
+        self.unloaded: frozenset[tuple[str, int, int]] = frozenset()
+        # Every access in program order within a block: (component, "read" | "write").
+        self.accesses: list[tuple[tuple[str, int, int], str]] = []
         # The register components behind the source values :meth:`read` named.
         self.pending: dict[str, tuple[str, int, int]] = {}
         # Where the kernel keeps a lane's registers: local scalars (one lane at a time) or,
@@ -339,22 +345,47 @@ class _Generator:
     def entry_first(self, blocks: list[tuple[int, list[Step]]]
                     ) -> list[tuple[int, list[Step]]]:
         """``blocks`` with the entry block first (if the kernel has one entry): every lane
-        runs it before any other, so what it writes before reading (:attr:`entry_access`,
-        noted by :meth:`entry_emitted`) need not be loaded."""
+        runs it before any other, so what it writes before reading (noted by
+        :meth:`entry_emitted`) need not be loaded."""
         first = [block for block in blocks if block[0] == self.entry]
         return first + [block for block in blocks if block[0] != self.entry]
 
     def entry_emitted(self, leader: int, first: bool) -> None:
-        """Note the first accesses so far if the ``first`` block emitted, at ``leader``,
-        is the entry block."""
+        """If the ``first`` block emitted, at ``leader``, is the entry block: what it
+        wrote first is :attr:`unloaded`."""
         if first and leader == self.entry:
-            self.entry_access = dict(self.first_access)
+            self.unloaded = frozenset(key for key, kind in self.first_access.items()
+                                      if kind == "write")
+
+    def written_on_every_path(self, accesses: dict[int, list], ends: set[int]) -> None:
+        """Set :attr:`unloaded` for a forward-only program (control never moves back,
+        so a block's predecessors are among the blocks before it): the components that
+        on every path from the entry are written before any read and before the END.
+        ``accesses``: each block's accesses in order, by leader; ``ends``: the blocks that
+        end with END.  Every earlier block counts as a predecessor (more paths than
+        there are: the result can only be smaller)."""
+        written: dict[int, frozenset] = {}
+        needed: set[tuple[str, int, int]] = set()
+        for leader in sorted(accesses):
+            if self.entry is None or leader < self.entry:
+                continue  # never run
+            before = [written[p] for p in written]
+            done = set(frozenset.intersection(*before) if before else frozenset())
+            for key, kind in accesses[leader]:
+                if kind == "write":
+                    done.add(key)
+                elif key not in done:
+                    needed.add(key)
+            written[leader] = frozenset(done)
+        finals = [written[leader] for leader in ends if leader in written]
+        at_end = frozenset.intersection(*finals) if finals else frozenset()
+        self.unloaded = frozenset(key for key in self.first_access
+                                  if key in at_end and key not in needed)
 
     def loaded(self, key: tuple[str, int, int]) -> bool:
         """Whether a kernel over blocks of lanes loads the register component ``key``:
-        an instruction touches it, and not first by a write in the entry block."""
-        entry = self.entry_access or {}
-        return key in self.first_access and entry.get(key) != "write"
+        an instruction touches it, and not every lane writes it first."""
+        return key in self.first_access and key not in self.unloaded
 
     def stored(self, key: tuple[str, int, int]) -> bool:
         """Whether a kernel over blocks of lanes stores ``key`` (it is touched)."""
@@ -403,18 +434,25 @@ class _Generator:
         self.flag_names = ("F[0, j]", "F[1, j]")
         self.address_names = ("A[0, j]", "A[1, j]", "A[2, j]")
         body = _Source(depth=2)
-        self.out = body
+        fused = False
         for step in steps[:-1]:
             if step.op is Opcode.NOP:
                 continue
-            body(f"# 0x{step.pc:03X}: {step.info.mnemonic}")
-            body("for j in range(m):")
-            body.depth = 3
+            self.out = _Source(depth=3)
+            self.out(f"# 0x{step.pc:03X}: {step.info.mnemonic}")
             self.emit_alu(step)
-            body.depth = 2
+            # Instructions whose code is inline IR only share one loop (LLVM still
+            # vectorizes it, and reuses values across them); a call keeps its own loop.
+            inline = set(_CALLED.findall("\n".join(self.out.lines))) <= INLINE_RULES
+            if not (fused and inline):
+                body("for j in range(m):")
+            body.lines.extend(self.out.lines)
+            fused = inline
+        self.out = body
         # Components written before any read are not loaded, and only written ones are
         # stored: an output register costs no read of its fresh (not yet mapped) pages.
-        self.entry_access = self.first_access
+        self.unloaded = frozenset(key for key, kind in self.first_access.items()
+                                  if kind == "write")
         out = self.block_kernel_head(LANE_BLOCK, address, flags, self.loaded)
         self.lanes_after(out, body)
         self.emit_lane_store(out, address, flags, self.stored)
@@ -603,12 +641,18 @@ class _Generator:
         body("        break")
         body("    for j in range(m):")
         body("        AT[j] = ST[j] == 0 and PC[j] == p")
+        accesses: dict[int, list] = {}
+        ends: set[int] = set()
         for k, (leader, steps) in enumerate(blocks):
             body.depth = 3
             body(f"{'if' if k == 0 else 'elif'} p == {leader}:")
             body.depth = 4
+            start = len(self.accesses)
             self.emit_masked_block(steps)
-            self.entry_emitted(leader, k == 0)
+            accesses[leader] = self.accesses[start:]
+            if steps[-1].op is Opcode.END and steps[-1].fault is None:
+                ends.add(leader)
+        self.written_on_every_path(accesses, ends)
         body.depth = 3
         body("else:")
         body("    for j in range(m):")
@@ -886,8 +930,10 @@ class _Generator:
         for name, key in self.pending.items():
             if name in used:
                 self.first_access.setdefault(key, "read")
+                self.accesses.append((key, "read"))
         for key in writes:
             self.first_access.setdefault(key, "write")
+            self.accesses.append((key, "write"))
 
     def bind(self, expression: str) -> str:
         """Emit ``name = expression`` for a value used more than once; returns the name."""

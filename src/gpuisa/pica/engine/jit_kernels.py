@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .decode import DecodedProgram
-from .jit_codegen import Analysis
+from .jit_codegen import UFUNC_OPCODES, Analysis
 
 _CACHE_SIZE = 64
 
@@ -154,7 +154,8 @@ def on_disk(source: str) -> bool:
 def needs_reference(program: DecodedProgram) -> bool:
     """Whether the JIT hands the whole program to the reference engine (EX2/LG2 when
     NumPy's inner loops cannot be called directly)."""
+    if not analysis(program).opcodes & UFUNC_OPCODES:
+        return False  # without importing jit_rules (per call: a run of one vertex asks)
     from . import jit_rules
-    from .jit_codegen import UFUNC_OPCODES
 
-    return bool(analysis(program).opcodes & UFUNC_OPCODES) and not jit_rules.UFUNC_LOOPS_OK
+    return not jit_rules.UFUNC_LOOPS_OK

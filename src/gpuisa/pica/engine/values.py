@@ -211,14 +211,17 @@ def uniform_values(values: Mapping[str, object], dvle: Dvle | None,
                          f"{type(values).__name__}")
     out: list[tuple[str, int, object]] = []
     seen: dict[tuple[str, int], str] = {}
+    # Float values of one dtype are converted together, once the shapes are checked:
+    # converting one small array costs as much as converting a hundred.
+    floats: list[tuple[int, np.ndarray]] = []
     for name, value in values.items():
         reg = resolve(name, "cib", dvle, "uniform")
         label = f"uniform {name!r}"
         if reg.bank == "c":
             given = _numeric(value, label)
-            _rows(given, reg, (4,), label)  # the shape is checked before any conversion
-            arr = given if isinstance(value, F24Bits) else load_floats(given, precision)
-            items = list(_rows(arr, reg, (4,), label))
+            items = list(_rows(given, reg, (4,), label))
+            if not isinstance(value, F24Bits):
+                floats.append((len(out), given))
         elif reg.bank == "i":
             items = list(_rows(_int_vectors(value, label), reg, (4,), label))
         else:
@@ -230,6 +233,16 @@ def uniform_values(values: Mapping[str, object], dvle: Dvle | None,
                                  f"{seen[key]!r}")
             seen[key] = name
             out.append((reg.bank, reg.first + k, item))
+    for dtype in {given.dtype for _, given in floats}:  # one conversion rule per dtype
+        group = [(first, given) for first, given in floats if given.dtype == dtype]
+        rows = load_floats(np.concatenate([given.reshape(-1, 4) for _, given in group]),
+                           precision)
+        done = 0
+        for first, given in group:
+            for k in range(given.size // 4):
+                bank, number, _ = out[first + k]
+                out[first + k] = (bank, number, rows[done + k])
+            done += given.size // 4
     return out
 
 
