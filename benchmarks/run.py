@@ -196,20 +196,20 @@ def main(argv: list[str] | None = None) -> int:
     size.add_argument("--quick", action="store_true", help="N = 10^4, 10^6 (default)")
     size.add_argument("--full", action="store_true", help="N = 10^4, 10^6, 10^7")
     parser.add_argument("--engines", default=None,
-                        help="comma-separated engines (default: batch, and jit if available)")
+                        help="comma-separated engines, 'auto' for run()'s default choice "
+                             "(default: batch, and jit if available)")
     parser.add_argument("--workloads", default=",".join(WORKLOADS),
                         help=f"comma-separated subset of {', '.join(WORKLOADS)}")
     parser.add_argument("--memory", action="store_true",
                         help="also report the peak memory of each run")
     args = parser.parse_args(argv)
     sizes = [10**4, 10**6, 10**7] if args.full else [10**4, 10**6]
+    compiled = choose_engine("auto", 10**6) == "jit"  # imports the Numba engine if installed
     if args.engines:
         engines = args.engines.split(",")
     else:
-        engines = ["batch"]
-        if choose_engine("auto", 10**6) == "jit":  # imports the Numba engine if installed
-            engines.append("jit")
-    unknown = [e for e in engines if e not in ENGINES]
+        engines = ["batch", "jit"] if compiled else ["batch"]
+    unknown = [e for e in engines if e not in ENGINES and e != "auto"]
     if unknown:
         parser.error(f"unknown engine(s) {', '.join(unknown)}; available: {', '.join(ENGINES)}")
     bench = Bench(engines, args.memory)

@@ -217,3 +217,31 @@ def test_uniforms_converted_together_are_each_converted_from_their_own_value(pre
     assert bits(got["c0"]).tolist() != bits(got["c1"]).tolist() or precision == "f32"
     assert bits(got["c3"]).tolist()[0] == 0x7F800080
     assert got["c4"].tolist() == [1.0, 2.0, -1.0, 0.0]
+
+
+def test_repeated_uniforms_are_converted_once_and_kept_read_only(monkeypatch):
+    """The same uniform values (same dtype, bytes and precision) are converted once;
+    other values, another dtype or precision are converted anew; what is kept cannot be
+    written through the rows handed out."""
+    from gpuisa.pica.engine import values
+
+    calls = []
+    original = values.load_floats
+
+    def counting(array, precision):
+        calls.append((array.dtype.str, precision))
+        return original(array, precision)
+
+    monkeypatch.setattr(values, "load_floats", counting)
+    monkeypatch.setattr(values, "_CONVERTED", type(values._CONVERTED)())
+    third = [0.1, 0.2, 0.3, 1 / 3]
+    first = values.uniform_values({"c0": third}, None, "f24")[0][2]
+    again = values.uniform_values({"c0": list(third)}, None, "f24")[0][2]
+    assert len(calls) == 1 and bits(first).tolist() == bits(again).tolist()
+    assert bits(first).tolist() == bits(expected_f24(np.array(third))).tolist()
+    values.uniform_values({"c0": third}, None, "f32")
+    values.uniform_values({"c0": np.array(third, np.float32)}, None, "f24")
+    values.uniform_values({"c0": [0.1, 0.2, 0.3, 0.5]}, None, "f24")
+    assert len(calls) == 4
+    with pytest.raises(ValueError):
+        first[0] = 5.0

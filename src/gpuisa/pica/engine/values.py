@@ -8,6 +8,8 @@ Register names are ``v0``-``v15``, ``r0``-``r15``, ``o0``-``o15``, ``c0``-``c95`
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -235,8 +237,8 @@ def uniform_values(values: Mapping[str, object], dvle: Dvle | None,
             out.append((reg.bank, reg.first + k, item))
     for dtype in {given.dtype for _, given in floats}:  # one conversion rule per dtype
         group = [(first, given) for first, given in floats if given.dtype == dtype]
-        rows = load_floats(np.concatenate([given.reshape(-1, 4) for _, given in group]),
-                           precision)
+        rows = _converted(np.concatenate([given.reshape(-1, 4) for _, given in group]),
+                          precision)
         done = 0
         for first, given in group:
             for k in range(given.size // 4):
@@ -244,6 +246,31 @@ def uniform_values(values: Mapping[str, object], dvle: Dvle | None,
                 out[first + k] = (bank, number, rows[done + k])
             done += given.size // 4
     return out
+
+
+#: Uniform values converted lately: (dtype, precision, bytes) -> read-only float32 rows.
+#: Runs of a few vertices often repeat their uniforms, and converting them costs more
+#: than running the shader.
+_CONVERTED: OrderedDict[tuple, np.ndarray] = OrderedDict()
+_CONVERTED_SIZE = 64
+_CONVERTED_LOCK = threading.Lock()
+
+
+def _converted(values: np.ndarray, precision: Precision) -> np.ndarray:
+    """:func:`load_floats` of ``(k, 4)`` uniform ``values``, remembered by content."""
+    key = (values.dtype.str, precision, values.tobytes())
+    with _CONVERTED_LOCK:
+        rows = _CONVERTED.get(key)
+        if rows is not None:
+            _CONVERTED.move_to_end(key)
+            return rows
+    rows = load_floats(values, precision)
+    rows.flags.writeable = False
+    with _CONVERTED_LOCK:
+        _CONVERTED[key] = rows
+        while len(_CONVERTED) > _CONVERTED_SIZE:
+            _CONVERTED.popitem(last=False)
+    return rows
 
 
 def _rows(arr: np.ndarray, reg: RegisterRange, item: tuple[int, ...], label: str) -> list:
