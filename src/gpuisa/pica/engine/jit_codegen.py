@@ -769,18 +769,25 @@ class _Generator:
         out(f"if executed + {len(steps)} > max_steps:")
         out("    st = 1")
         out(f"executed += {len(steps)}")
+        fused = False
         for step in steps:
             if lanes and step.fault is None and step.kind in (Kind.ARITHMETIC,
                                                               Kind.COMPARE):
-                out(f"# 0x{step.pc:03X}: {step.info.mnemonic}")
                 gathered = self.gather(step)
-                out("for j in range(m):")
-                out.depth += 1
+                self.out = _Source(depth=out.depth + 1)
+                self.out(f"# 0x{step.pc:03X}: {step.info.mnemonic}")
                 self.lane_status = True
                 self.emit_alu(step, gathered)
                 self.lane_status = False
-                out.depth -= 1
+                piece, self.out = self.out, out
+                # As in straight-line kernels: inline code joins the loop before it.
+                inline = set(_CALLED.findall("\n".join(piece.lines))) <= INLINE_RULES
+                if not (fused and inline and not gathered):
+                    out("for j in range(m):")
+                out.lines.extend(piece.lines)
+                fused = inline
             else:
+                fused = False
                 self.emit_step(step)
         last = steps[-1]
         if last.op is Opcode.END and last.fault is None:
