@@ -49,7 +49,7 @@ def _drop_stale() -> None:
     except OSError:
         pass
     try:
-        for name in ("jit_rules", "jit_stacks", "jit_interp", "jit_alu", "jit_loader"):
+        for name in ("jit_rules", "jit_stacks", "jit_interp", "jit_loader"):
             for path in glob.glob(os.path.join(directory, f"{name}.*.nb[ci]")):
                 os.remove(path)
         os.makedirs(directory, exist_ok=True)
