@@ -26,7 +26,7 @@ def _jit_available() -> bool:
 
 JIT = pytest.param("jit", marks=pytest.mark.skipif(
     not _jit_available(), reason="needs numba and gpuisa.pica.engine.jit"))
-ENGINE_NAMES = ["reference", "batch", JIT]
+ENGINE_NAMES = ["reference", JIT]
 
 
 @pytest.fixture(params=ENGINE_NAMES)

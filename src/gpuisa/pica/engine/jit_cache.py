@@ -17,7 +17,7 @@ import os
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _MODULES = ("jit_rules", "jit_stacks", "jit_interp", "jit_alu", "jit_loader", "jit_codegen",
-            "semantics", "decode", os.path.join("rules", "primitives"),
+            "loading", "decode", os.path.join("rules", "primitives"),
             os.path.join("rules", "recipes"), os.path.join("rules", "source"))
 _SOURCES = [os.path.join(_HERE, f"{name}.py") for name in _MODULES] + [
     os.path.join(_HERE, "..", "isa.py"), os.path.join(_HERE, "..", "..", "floats.py"),
