@@ -1,8 +1,7 @@
 """Fixtures shared by the engine tests.
 
 ``engine`` parametrizes every test that runs shader code over every engine: the
-reference engine, the batch engine, and the Numba JIT engine when
-``gpuisa.pica.engine.jit`` imports and numba is installed (skipped otherwise).  One
+reference engine and the compiled (Numba) engine, skipped if Numba is missing.  One
 suite, the same assertions for all of them.
 """
 

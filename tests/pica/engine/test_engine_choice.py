@@ -161,3 +161,24 @@ def test_a_small_pica_run_with_an_empty_compile_cache_imports_no_numba(tmp_path)
                           timeout=300, env=env)
     assert done.stderr.strip().splitlines()[-1] == "0 False", done.stderr
     assert "28" in done.stdout and "112" in done.stdout, done.stdout  # 28 * v0
+
+
+def test_geometry_feeds_compile_when_it_pays(monkeypatch):
+    """The compiled geometry engine compiles a kernel that is not cached for a long
+    feed, never for a few invocations, and for a middling feed once its runs on the
+    reference engine have cost more than compiling (rent or buy)."""
+    from gpuisa.pica.engine.decode import decode_program
+
+    monkeypatch.setattr(choice, "_spent", type(choice._spent)())
+    a = Asm()
+    for k in range(4):  # 13 instructions per invocation
+        a.flow("setemit", vtxid=k % 3, primemit=int(k >= 2))
+        a.op("add", "o0", f"c{k}", "v0")
+        a.flow("emit")
+    a.end()
+    program = decode_program(a.program())
+    assert choice.estimated_steps(program, 0, Uniforms()) == 13
+    assert not choice.compile_geometry(program, Uniforms(), 0, 10)
+    assert choice.compile_geometry(program, Uniforms(), 0, 10**6)
+    answers = [choice.compile_geometry(program, Uniforms(), 0, 10**4) for _ in range(30)]
+    assert not answers[0] and answers[-1] and answers == sorted(answers)

@@ -133,13 +133,13 @@ def _cheapest(run: Run, lanes: int) -> str:
         return COMPILED[0]
     key = (run.program.program, run.geometry)
     spent = choice.spent(key)
-    reference = choice.reference_cost(lanes, steps)
+    reference = choice.reference_cost(lanes, steps, run.geometry)
     bound = choice.best_case(lanes, steps, _numba_imported(), interpreter=not run.geometry)
     name = "reference"
     if reference + spent > bound and _compiled_engine() is not None:
         if run.geometry:
-            # The geometry engine compiles, or hands small feeds whose kernel is not
-            # compiled yet to the reference engine, itself.
+            # The geometry engine compiles, or hands feeds whose kernel is not compiled
+            # yet to the reference engine, itself (choice.compile_geometry).
             name = COMPILED[0]
         else:
             ready = _readiness(run)

@@ -42,6 +42,9 @@ from .state import Uniforms
 #: for 2).
 REFERENCE_LANE = 5e-6
 REFERENCE_STEP = 3.5e-6
+#: Seconds per instruction of a geometry shader invocation on the reference engine
+#: (the point-to-quad shader, 19 instructions: 230-250 µs per invocation).
+GEOMETRY_REFERENCE_STEP = 12.5e-6
 #: Seconds per call on the reference engine beyond what the compiled engine needs
 #: (preparing the program's plan, converting registers to lists; measured 33-102 µs).
 REFERENCE_CALL = 60e-6
@@ -89,10 +92,11 @@ class Readiness:
     compile_threshold: int
 
 
-def reference_cost(lanes: int, steps: float) -> float:
-    """Estimated seconds the reference engine needs for ``lanes`` lanes of ``steps``
-    instructions each."""
-    return REFERENCE_CALL + lanes * (REFERENCE_LANE + steps * REFERENCE_STEP)
+def reference_cost(lanes: int, steps: float, geometry: bool = False) -> float:
+    """Estimated seconds the reference engine needs for ``lanes`` lanes (geometry shader
+    invocations) of ``steps`` instructions each."""
+    step = GEOMETRY_REFERENCE_STEP if geometry else REFERENCE_STEP
+    return REFERENCE_CALL + lanes * (REFERENCE_LANE + steps * step)
 
 
 def compiled_cost(lanes: int, steps: float, words: int, ready: Readiness) -> float:
@@ -172,6 +176,22 @@ def estimated_steps(program: DecodedProgram, entry: int, uniforms: Uniforms) -> 
             count += body * (trips - 1)
         pc += 1
     return max(count, 1.0)
+
+
+def compile_geometry(program: DecodedProgram, uniforms: Uniforms, entry: int,
+                     count: int) -> bool:
+    """Whether the compiled geometry engine should compile the kernel (neither compiled
+    nor on disk) of a feed of ``count`` invocations rather than hand the feed to the
+    reference engine, by the same costs as :func:`pick` (the reference engine's time
+    for this program so far included; it is recorded when the answer is no)."""
+    steps = estimated_steps(program, entry, uniforms)
+    key = (program.program, True)
+    reference = reference_cost(count, steps, geometry=True)
+    ready = Readiness("numba" in sys.modules, Kept.NONE, Kept.NONE, 0)
+    if compiled_cost(count, steps, len(program), ready) < reference + spent(key):
+        return True
+    record(key, reference)
+    return False
 
 
 def interpreter_kept() -> Kept:
