@@ -126,11 +126,11 @@ def _cheapest(run: Run, lanes: int) -> str:
     wins for any input (its module is then imported), otherwise only when the reference
     engine (with what it already cost for this program) needs longer than the compiled
     engine's best case."""
-    steps = choice.estimated_steps(run.program, run.entry, run.state.uniforms)
     jit = sys.modules.get(COMPILED[1])
     if (jit is not None and COMPILED[0] in ENGINES and not run.geometry
             and jit.compiled(run.program, run.state, run.entry, run.precision)):
         return COMPILED[0]
+    steps = choice.estimated_steps(run.program, run.entry, run.state.uniforms)
     key = (run.program.program, run.geometry)
     spent = choice.spent(key)
     reference = choice.reference_cost(lanes, steps, run.geometry)
