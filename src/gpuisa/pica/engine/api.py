@@ -142,9 +142,9 @@ def _cheapest(run: Run, lanes: int) -> str:
             # yet to the reference engine, itself (choice.compile_geometry).
             name = COMPILED[0]
         else:
-            ready = _readiness(run)
-            if ready is not None:
-                name = choice.pick(lanes, steps, len(run.program), ready, spent)
+            name = choice.pick(lanes, steps, len(run.program), _readiness(run), spent)
+            if name == COMPILED[0] and _hands_to_reference(run.program):
+                name = "reference"
     if name == "reference":
         choice.record(key, reference)
     return name
@@ -164,23 +164,27 @@ def _compiled_engine():
     return jit if name in ENGINES else None
 
 
-def _readiness(run: Run) -> choice.Readiness | None:
-    """What the (installed) compiled engine has to do before running ``run``; None if
-    it would hand the program to the reference engine.  Imports no Numba."""
+def _readiness(run: Run) -> choice.Readiness:
+    """What the (installed) compiled engine has to do before running ``run``.  Imports
+    no Numba."""
     jit = _compiled_engine()
-    from .jit_kernels import needs_reference
-
     program, state = run.program, run.state
     if jit.compiled(program, state, run.entry, run.precision):
         kernel = choice.Kept.PROCESS
-    elif needs_reference(program):
-        return None
     elif jit.ready(program, state, run.entry, run.precision):
         kernel = choice.Kept.DISK
     else:
         kernel = choice.Kept.NONE
     return choice.Readiness(_numba_imported(), kernel, choice.interpreter_kept(),
                             jit.COMPILE_THRESHOLD)
+
+
+def _hands_to_reference(program: DecodedProgram) -> bool:
+    """Whether the compiled engine would run ``program`` on the reference engine anyway
+    (asked only once it is chosen: the answer may import Numba)."""
+    from .jit_kernels import needs_reference
+
+    return needs_reference(program)
 
 
 @lru_cache(maxsize=32)

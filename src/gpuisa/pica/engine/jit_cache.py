@@ -26,9 +26,11 @@ _SOURCES = [os.path.join(_HERE, f"{name}.py") for name in _MODULES] + [
 
 
 def _fingerprint() -> str:
-    import numba
+    # Numba's version from its metadata: importing Numba takes 0.3-0.6 s, and
+    # engine="auto" asks whether a kernel is on disk before it knows Numba is needed.
+    from importlib.metadata import version
 
-    digest = hashlib.sha256(numba.__version__.encode())
+    digest = hashlib.sha256(version("numba").encode())
     for path in _SOURCES:
         with open(path, "rb") as file:
             digest.update(file.read())
