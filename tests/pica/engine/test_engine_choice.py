@@ -182,3 +182,26 @@ def test_geometry_feeds_compile_when_it_pays(monkeypatch):
     assert choice.compile_geometry(program, Uniforms(), 0, 10**6)
     answers = [choice.compile_geometry(program, Uniforms(), 0, 10**4) for _ in range(30)]
     assert not answers[0] and answers[-1] and answers == sorted(answers)
+
+
+def test_asking_the_compiled_engine_imports_no_numba(tmp_path):
+    """10^4 vertices of a 30-instruction program with nothing compiled: long enough for
+    auto to ask the compiled engine what it would have to do (the reference engine's
+    estimate exceeds the compiled engine's best case), short enough that the answer is
+    the reference engine; asking imported nothing of Numba."""
+    body = "".join(f"0x{0x08000000 | 0 << 21:08X}, " for _ in range(29))  # dp4 o0.x, v0, c0
+    code = ("import sys, numpy as np\n"
+            "from gpuisa.pica import Program, run\n"
+            "from gpuisa.pica.engine import api\n"
+            f"program = Program(({body}0x88000000), (0x0006C368,))\n"
+            "chosen = []\n"
+            "real = api.choose_engine\n"
+            "api.choose_engine = lambda *a: chosen.append(real(*a)) or chosen[-1]\n"
+            "run(program, {'v0': np.ones((10_000, 4))}, uniforms={'c0': [1.0] * 4})\n"
+            "print(chosen[-1], 'numba' in sys.modules)\n")
+    env = dict(os.environ, GPUISA_JIT_CACHE=str(tmp_path / "cache"))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, env=env)
+    assert done.stdout.split() == ["reference", "False"], done.stderr
+    steps = 30.0
+    assert choice.reference_cost(10_000, steps) > choice.best_case(10_000, steps, False)
