@@ -161,8 +161,12 @@ def on_disk(source: str) -> bool:
 
 def needs_reference(program: DecodedProgram) -> bool:
     """Whether the JIT hands the whole program to the reference engine (EX2/LG2 when
-    NumPy's inner loops cannot be called directly)."""
-    from . import jit_rules
+    NumPy's inner loops cannot be called directly).  Imports Numba (jit_rules) only for
+    programs using them: engine="auto" asks before it knows whether Numba is needed."""
     from .jit_codegen import UFUNC_OPCODES
 
-    return bool(analysis(program).opcodes & UFUNC_OPCODES) and not jit_rules.UFUNC_LOOPS_OK
+    if not analysis(program).opcodes & UFUNC_OPCODES:
+        return False
+    from . import jit_rules
+
+    return not jit_rules.UFUNC_LOOPS_OK
