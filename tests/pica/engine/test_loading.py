@@ -15,9 +15,11 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gpuisa.errors import InputError
-from gpuisa.pica.engine import api, semantics
+from gpuisa.pica.engine import api, loading
 
 
 def exact_f24(value: float) -> float:
@@ -59,10 +61,10 @@ def test_f24_ties_and_limits_from_float32_and_float64():
               (2 - 2**-16) * 2.0**63, (2 - 2**-17) * 2.0**63, 2.0**64, -(2.0**70)]
     want = np.array([1.0, one + 2**-15, one + 2**-16, 2.0**-62, 2.0**-62, 0.0, 0.0,
                      (2 - 2**-16) * 2.0**63, math.inf, math.inf, -math.inf], np.float32)
-    got64 = semantics.load_floats(np.array(values, np.float64), "f24")
+    got64 = loading.load_floats(np.array(values, np.float64), "f24")
     assert bits(got64).tolist() == bits(want).tolist()
     # float32 cannot hold 1 + 2^-17 + 2^-40: its nearest float32 is the tie itself
-    got32 = semantics.load_floats(np.array(values, np.float32), "f24")
+    got32 = loading.load_floats(np.array(values, np.float32), "f24")
     assert bits(got32).tolist() == bits(expected_f24(np.array(values, np.float32))).tolist()
 
 
@@ -71,7 +73,7 @@ def test_nan_payloads_and_signs_are_kept():
                         np.uint32)
     # bits 7-22 survive; a NaN whose surviving bits are all zero gets the quiet bit
     want = [0x7F800080, 0xFF800080, 0x7FC00000, 0x7FC00000, 0x7FFFFF80]
-    got = semantics.load_floats(patterns.view(np.float32).reshape(1, 5), "f24")
+    got = loading.load_floats(patterns.view(np.float32).reshape(1, 5), "f24")
     assert bits(got).reshape(-1).tolist() == want
 
 
@@ -85,9 +87,9 @@ def test_every_numeric_dtype_is_rounded_from_its_exact_value(dtype):
         info = np.iinfo(dtype)
         values = rng.integers(max(info.min, -(2**40)), min(info.max, 2**40), (50, 4))
     values = values.astype(dtype)
-    got = semantics.load_floats(values, "f24")
+    got = loading.load_floats(values, "f24")
     assert bits(got).tolist() == bits(expected_f24(values)).tolist()
-    f32 = semantics.load_floats(values, "f32")
+    f32 = loading.load_floats(values, "f32")
     assert bits(f32).tolist() == bits(values.astype(np.float32)).tolist()
 
 
@@ -100,7 +102,7 @@ def test_blocks_of_rows_and_strided_input_give_the_same_values():
     values = wide.view(np.float32)[:, ::2]
     storage = np.full((rows, 4, 2), 99.0, np.float32)
     out = storage[:, :, 0]
-    assert semantics.load_floats(values, "f24", out=out) is out
+    assert loading.load_floats(values, "f24", out=out) is out
     sample = rng.integers(0, rows, 300)
     finite = np.isfinite(values[sample])
     assert np.array_equal(bits(out[sample])[finite],
@@ -132,7 +134,7 @@ def test_the_jit_loader_equals_load_floats_bit_for_bit(dtype, contiguous):
         values = values[:, ::-1]
     out = np.empty((rows, 4), np.float32)
     jit.load_jit(values, "f24", out)
-    want = semantics.load_floats(values, "f24")
+    want = loading.load_floats(values, "f24")
     assert np.array_equal(bits(out), bits(want))
 
 
@@ -141,9 +143,9 @@ def test_run_uses_the_loader_of_the_engine_it_picks(monkeypatch):
 
     def loader(values, precision, out):
         calls.append(values.shape)
-        semantics.load_floats(values, precision, out)
+        loading.load_floats(values, precision, out)
 
-    monkeypatch.setitem(api.ENGINES, "spy", api.ENGINES["batch"])
+    monkeypatch.setitem(api.ENGINES, "spy", api.ENGINES["reference"])
     monkeypatch.setitem(api.LOADERS, "spy", loader)
     from gpuisa.pica import Program
     from gpuisa.pica.encoding import Instruction, encode
@@ -152,16 +154,26 @@ def test_run_uses_the_loader_of_the_engine_it_picks(monkeypatch):
     inputs = {"v0": np.ones((3, 4)), "v1": [1.0, 2.0, 3.0, 4.0]}
     api.run(program, inputs, engine="spy", registers=True)
     assert calls == [(3, 4)]  # a single row for every vertex is converted once, directly
-    api.run(program, inputs, engine="batch", registers=True)
+    api.run(program, inputs, engine="reference", registers=True)
     assert calls == [(3, 4)]
 
 
-def test_an_accelerator_that_is_not_installed_says_how_to_get_it(monkeypatch):
-    monkeypatch.setitem(api.AUTO_PREFERRED, "turbo", ("gpuisa.no_such_module", 1))
-    with pytest.raises(InputError, match=r"engine 'turbo' is not installed: pip install "
-                                         r"'gpuisa\[turbo\]'"):
+def test_the_compiled_engine_without_numba_says_how_to_get_it(monkeypatch):
+    monkeypatch.setattr(api, "COMPILED", ("turbo", "gpuisa.no_such_module"))
+    with pytest.raises(InputError, match=r"engine 'turbo' needs Numba, which is not "
+                                         r"installed \(pip install numba\)"):
         api.choose_engine("turbo", 10)
-    assert api.choose_engine("auto", 10) != "turbo"
+    with pytest.raises(InputError, match=r"unknown engine 'nope' \(available: auto, "
+                                         r"reference"):
+        api.choose_engine("nope", 10)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False, width=64), min_size=1,
+                max_size=20))
+def test_loading_float64_values_rounds_once(values):
+    got = loading.load_floats(np.array(values), "f24")
+    assert bits(got).tolist() == bits(expected_f24(np.array(values))).tolist()
 
 
 def test_engine_jit_works_without_importing_its_module_first():

@@ -203,7 +203,7 @@ def test_shader_argument_checks(engine):
         run(shader(), {}, entry="nope", engine=engine, registers=True)
 
 
-@pytest.mark.parametrize("engine", ["reference", "batch", "jit"])
+@pytest.mark.parametrize("engine", ["reference", "jit"])
 def test_results_hold_the_outputs_and_registers_only_on_request(engine):
     """By default a run returns what the shader outputs; temporaries, flags, address
     registers and step counts only with registers=True (gpuisa issue 11)."""

@@ -477,9 +477,53 @@ def test_recipes_by_hand():
     assert recipe_for(Opcode.RCP)(f32, (4.0, 0, 0, 0), None, None, None).value == (0.25,) * 4
 
 
-def test_the_interpreters_alu_is_generated_from_the_recipes():
-    """jit_alu.py is what jit_alu_build writes from the recipes now (a recipe changed
-    without regenerating it fails here: python -m gpuisa.pica.engine.jit_alu_build)."""
-    from gpuisa.pica.engine import jit_alu_build
+def _alu_driver(alu):
+    """A Numba loop calling the interpreter's ALU function ``alu`` once per column of
+    ``v`` (12 source components), as jit_interp does."""
 
-    assert jit_alu_build.TARGET.read_text() == jit_alu_build.text()
+    def drive(op, v, value, flags, address, cmpx, cmpy, natives):
+        scratch = R.make_scratch(natives)
+        s = np.zeros((3, 4), np.float32)
+        res = np.zeros(4, np.float32)
+        f = np.zeros(2, np.int64)
+        a = np.zeros(2, np.int64)
+        for i in range(v.shape[1]):
+            for k in range(12):
+                s[k // 4, k % 4] = v[k, i]
+            alu(op, s, res, f, a, cmpx, cmpy, scratch)
+            value[:, i] = res
+            flags[:, i] = f
+            address[:, i] = a
+
+    return njit(error_model="numpy")(drive)
+
+
+@pytest.mark.skipif(not R.UFUNC_LOOPS_OK, reason="NumPy's inner loops are not callable")
+@pytest.mark.parametrize("precision", ["f24", "f32"])
+def test_the_interpreters_alu_equals_the_scalar_recipes(precision):
+    """jit_alu's functions, generated from the recipes when imported, give for every ALU
+    opcode what the scalar recipe gives (each opcode's branch is the right recipe)."""
+    from gpuisa.pica.engine import jit_alu
+
+    drive = _alu_driver(jit_alu.alu24 if precision == "f24" else jit_alu.alu32)
+    m = scalar.ARITHMETIC[precision]
+    for opcode in ALU:
+        values = _inputs(40, 500 + int(opcode))
+        if precision == "f24":
+            values = round_f24(values)
+        n = values.shape[1]
+        value = np.zeros((4, n), np.float32)
+        flags = np.zeros((2, n), np.int64)
+        address = np.zeros((2, n), np.int64)
+        drive(int(opcode), values, value, flags, address, 3, 5, R.NATIVE_LOOPS)
+        wide = widen(values)
+        field = {"cmpx": 3, "cmpy": 5}.__getitem__
+        for lane in range(n):
+            w = wide[:, lane].tolist()
+            want = recipe_for(opcode)(m, w[0:4], w[4:8], w[8:12], field)
+            if want.value is not None:
+                same_bits(value[:, lane], narrow(np.array(want.value)))
+            if want.flags is not None:
+                assert tuple(flags[:, lane]) == tuple(want.flags), (opcode, values[:, lane])
+            if want.address is not None:
+                assert tuple(address[:, lane]) == tuple(want.address), (opcode, lane)

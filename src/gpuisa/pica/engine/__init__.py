@@ -4,10 +4,9 @@
 shader followed by a geometry shader of the same SHBIN, as the PICA does.  The math of
 every opcode is in :mod:`.rules` (primitive rules and one recipe per opcode), control
 flow in :mod:`..flow`.  The reference engine (:mod:`.reference`) executes one invocation
-at a time in plain Python; the batch engine (:mod:`.batch`) runs each instruction over
-all lanes with NumPy and groups lanes by control state; the optional Numba engine
-(:mod:`.jit`) compiles each program.
-``engine="auto"`` (the default) picks among them by input size.
+at a time in plain Python; the compiled engine (:mod:`.jit`) compiles each program with
+Numba.  ``engine="auto"`` (the default) picks the one expected to finish first
+(:mod:`.choice`).
 """
 
 from ...errors import ShaderFault

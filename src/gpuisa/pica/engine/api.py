@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 
 import numpy as np
 
@@ -17,8 +18,7 @@ from ..program import Program
 from ..shbin import ConstantKind, Dvle, ShaderType, Shbin
 from ..shbin_outmap import SEMANTIC_SLOTS, output_map
 from ..shbin_records import CONSTANT_BANK_SIZE
-from .batch import run_batch
-from .batch_geometry_commit import run_geometry_batch
+from . import choice
 from .decode import DecodedProgram, decode_program
 from .geometry import (
     Emission,
@@ -27,8 +27,8 @@ from .geometry import (
     reference_geometry,
     register_feed,
 )
+from .loading import Precision, check_precision, load_floats
 from .reference import run_lanes
-from .semantics import Precision, check_precision, load_floats
 from .state import RegisterFile, ShaderState, Uniforms
 from .values import Loader, uniform_values, vertex_arrays
 
@@ -38,45 +38,34 @@ from .values import Loader, uniform_values, vertex_arrays
 #: (inputs may be read-only: the caller's own arrays); the engine writes results into
 #: them, and may return a read-only broadcast count.
 Engine = Callable[..., np.ndarray]
-ENGINES: dict[str, Engine] = {"reference": run_lanes, "batch": run_batch}
+#: The reference engine (:mod:`.reference`) and the compiled engine (:mod:`.jit`, which
+#: registers itself when imported: :data:`COMPILED` imports it on first use).
+ENGINES: dict[str, Engine] = {"reference": run_lanes}
 
 #: A geometry engine runs every invocation of a feed on a persistent one-lane unit and
 #: returns the registers at each END and what was emitted: ``engine(program, unit,
 #: entry, registers, feed, precision=..., max_steps=...) -> (InvocationLog, Emission)``.
-#: Engines without one use the batch engine's.
+#: Engines without one run geometry shaders on the reference engine's.
 GeometryEngine = Callable[..., tuple[InvocationLog, Emission]]
-GEOMETRY_ENGINES: dict[str, GeometryEngine] = {"reference": reference_geometry,
-                                               "batch": run_geometry_batch}
+GEOMETRY_ENGINES: dict[str, GeometryEngine] = {"reference": reference_geometry}
 
-#: The default engine name: chooses among the registered engines (:func:`choose_engine`).
+#: The default engine name: the engine expected to finish first (:mod:`.choice`).
 AUTO = "auto"
-#: Below this many lanes ``engine="auto"`` runs the reference engine (measured with the
-#: benchmark shaders: even for one vertex, the batch engine 1.5-10x faster from two on).
-AUTO_MIN_LANES = 2
-#: Optional engines ``engine="auto"`` prefers to the batch engine: name -> (module that
-#: registers it when its backend is installed, the fewest lanes for which it is used).
-#: The Numba engine compiles each program (about a second) and is faster than the batch
-#: engine from about 10^5 lanes on (``benchmarks``).
-AUTO_PREFERRED: dict[str, tuple[str, int]] = {"jit": ("gpuisa.pica.engine.jit", 100_000)}
+#: The compiled engine's name and the module that registers it (imported when the
+#: engine is asked for by name or chosen; importing it imports no Numba).
+COMPILED = ("jit", "gpuisa.pica.engine.jit")
 
 
-#: Engines' own input converters (same results as :func:`.semantics.load_floats`,
+#: Engines' own input converters (same results as :func:`.loading.load_floats`,
 #: faster); the others use load_floats.
 LOADERS: dict[str, Loader] = {}
 
-#: ``warm(program, state, entry, precision)``: whether an engine would run this state
-#: without compiling anything first.  ``engine="auto"`` then prefers it for inputs of
-#: any size: a compiled kernel beats the reference engine even for one vertex.
-Warm = Callable[[DecodedProgram, ShaderState, int, Precision], bool]
-WARM: dict[str, Warm] = {}
-
 
 def register_engine(name: str, engine: Engine, geometry: GeometryEngine | None = None,
-                    loader: Loader | None = None, warm: Warm | None = None) -> None:
+                    loader: Loader | None = None) -> None:
     """Make ``engine`` available as ``run(..., engine=name)`` (and ``geometry`` for
-    geometry shaders; without it they run on the batch engine; ``loader`` converts the
-    vertices it gets, without it :func:`.semantics.load_floats` does; ``warm`` tells
-    when it needs no compilation, see :data:`WARM`)."""
+    geometry shaders; without it they run on the reference engine's; ``loader`` converts
+    the vertices it gets, without it :func:`.loading.load_floats` does)."""
     if name == AUTO:
         raise InputError(f"{AUTO!r} is reserved for the automatic choice of engine")
     ENGINES[name] = engine
@@ -84,8 +73,6 @@ def register_engine(name: str, engine: Engine, geometry: GeometryEngine | None =
         GEOMETRY_ENGINES[name] = geometry
     if loader is not None:
         LOADERS[name] = loader
-    if warm is not None:
-        WARM[name] = warm
 
 
 def run_geometry_engine(engine: str, program: DecodedProgram, unit: ShaderState, entry: int,
@@ -93,49 +80,112 @@ def run_geometry_engine(engine: str, program: DecodedProgram, unit: ShaderState,
                         precision: Precision,
                         max_steps: int) -> tuple[InvocationLog, Emission]:
     """Run a geometry shader's invocations on the engine ``engine`` asks for."""
-    name = choose_engine(engine, feed.count)
-    function = GEOMETRY_ENGINES.get(name, GEOMETRY_ENGINES["batch"])
+    name = choose_engine(engine, feed.count, Run(program, unit, entry, precision, True))
+    function = GEOMETRY_ENGINES.get(name, GEOMETRY_ENGINES["reference"])
     return function(program, unit, entry, registers, feed, precision=precision,
                     max_steps=max_steps)
 
 
 def engine_names() -> tuple[str, ...]:
-    """Every value ``run(engine=...)`` accepts: "auto" and the registered engines."""
-    return (AUTO, *ENGINES)
+    """Every value ``run(engine=...)`` accepts: "auto" and the engines."""
+    return (AUTO, *dict.fromkeys((*ENGINES, COMPILED[0])))
 
 
-def choose_engine(engine: str, lanes: int, warm: Callable[[str], bool] | None = None) -> str:
-    """The engine that runs ``lanes`` lanes when ``engine`` was asked for: "auto" picks a
-    preferred accelerator if registered and either the input is large enough to pay for
-    compiling or ``warm(name)`` says nothing needs compiling; else the batch engine
-    except for tiny inputs."""
+@dataclass(frozen=True, slots=True)
+class Run:
+    """What :func:`choose_engine` looks at: the program, the state of its lanes (for a
+    geometry shader the unit, whose feed has ``lanes`` invocations), where it starts."""
+
+    program: DecodedProgram
+    state: ShaderState
+    entry: int
+    precision: Precision
+    geometry: bool = False
+
+
+def choose_engine(engine: str, lanes: int, run: Run | None = None) -> str:
+    """The engine that runs ``lanes`` lanes when ``engine`` was asked for.  "auto" picks
+    by estimated cost (:mod:`.choice`) when ``run`` says what would run, else the
+    reference engine; other names are checked (the compiled engine's module is imported
+    when it is asked for)."""
     if engine != AUTO:
-        if engine in AUTO_PREFERRED and not _available(engine, AUTO_PREFERRED[engine][0]):
-            raise InputError(f"engine {engine!r} is not installed: pip install "
-                             f"'gpuisa[{engine}]' (available: {', '.join(engine_names())})")
+        if engine == COMPILED[0] and engine not in ENGINES and not _compiled_engine():
+            raise InputError(f"engine {engine!r} needs Numba, which is not installed "
+                             f"(pip install numba)")
         if engine not in ENGINES:
             raise InputError(f"unknown engine {engine!r} (available: "
                              f"{', '.join(engine_names())})")
         return engine
-    for name, (module, minimum) in AUTO_PREFERRED.items():
-        if _available(name, module) and (lanes >= minimum or (warm is not None and warm(name))):
-            return name
-    return "batch" if lanes >= AUTO_MIN_LANES else "reference"
+    if run is None:
+        return "reference"
+    return _cheapest(run, lanes)
 
 
-@cache
-def _importable(module: str) -> bool:
-    """Import an optional engine module (which registers its engine if its backend is
-    installed); False if it cannot be imported."""
+def _cheapest(run: Run, lanes: int) -> str:
+    """The engine :mod:`.choice` expects to cost least for ``run``.  Asks the compiled
+    engine about its kernel only when it could win: a kernel compiled in this process
+    wins for any input (its module is then imported), otherwise only when the reference
+    engine (with what it already cost for this program) needs longer than the compiled
+    engine's best case."""
+    jit = sys.modules.get(COMPILED[1])
+    if (jit is not None and COMPILED[0] in ENGINES and not run.geometry
+            and jit.compiled(run.program, run.state, run.entry, run.precision)):
+        return COMPILED[0]
+    steps = choice.estimated_steps(run.program, run.entry, run.state.uniforms)
+    key = (run.program.program, run.geometry)
+    spent = choice.spent(key)
+    reference = choice.reference_cost(lanes, steps, run.geometry)
+    bound = choice.best_case(lanes, steps, _numba_imported(), interpreter=not run.geometry)
+    name = "reference"
+    if reference + spent > bound and _compiled_engine() is not None:
+        if run.geometry:
+            # The geometry engine compiles, or hands feeds whose kernel is not compiled
+            # yet to the reference engine, itself (choice.compile_geometry).
+            name = COMPILED[0]
+        else:
+            name = choice.pick(lanes, steps, len(run.program), _readiness(run), spent)
+            if name == COMPILED[0] and _hands_to_reference(run.program):
+                name = "reference"
+    if name == "reference":
+        choice.record(key, reference)
+    return name
+
+
+def _numba_imported() -> bool:
+    return "numba" in sys.modules
+
+
+def _compiled_engine():
+    """The compiled engine's module (registering it), or None if Numba is missing."""
+    name, module = COMPILED
     try:
-        importlib.import_module(module)
+        jit = importlib.import_module(module)
     except ImportError:
-        return False
-    return True
+        return None
+    return jit if name in ENGINES else None
 
 
-def _available(name: str, module: str) -> bool:
-    return name in ENGINES or (_importable(module) and name in ENGINES)
+def _readiness(run: Run) -> choice.Readiness:
+    """What the (installed) compiled engine has to do before running ``run``.  Imports
+    no Numba."""
+    jit = _compiled_engine()
+    program, state = run.program, run.state
+    if jit.compiled(program, state, run.entry, run.precision):
+        kernel = choice.Kept.PROCESS
+    elif jit.ready(program, state, run.entry, run.precision):
+        kernel = choice.Kept.DISK
+    else:
+        kernel = choice.Kept.NONE
+    return choice.Readiness(_numba_imported(), kernel, choice.interpreter_kept(),
+                            jit.COMPILE_THRESHOLD)
+
+
+def _hands_to_reference(program: DecodedProgram) -> bool:
+    """Whether the compiled engine would run ``program`` on the reference engine anyway
+    (asked only once it is chosen: the answer may import Numba)."""
+    from .jit_kernels import needs_reference
+
+    return needs_reference(program)
 
 
 @lru_cache(maxsize=32)
@@ -281,9 +331,8 @@ def run(shader: Shbin | Program, inputs: Mapping[str, object], *,
     :class:`~gpuisa.errors.ShaderHang` (after ``max_steps`` instructions of one vertex;
     values beyond :data:`MAX_STEPS_LIMIT` mean that limit).
 
-    ``engine`` is "auto" (the default: :func:`choose_engine` picks the batch engine, or
-    the reference engine for fewer than :data:`AUTO_MIN_LANES` vertices, or a faster
-    registered accelerator for large inputs), "reference", "batch" or another
+    ``engine`` is "auto" (the default: :func:`choose_engine` picks the engine expected
+    to finish first, :mod:`.choice`), "reference", "jit" (compiled by Numba) or another
     registered engine.  All give bit-identical results and raise identical errors: the
     error of the first vertex, in input order, that hangs or faults (the reference
     engine runs vertices in order), with its message and pc.
@@ -292,17 +341,15 @@ def run(shader: Shbin | Program, inputs: Mapping[str, object], *,
     choose_engine(engine, 1)  # reject an unknown name before looking at the inputs
     max_steps = check_max_steps(max_steps)
     exe = executable(shader, dvle, entry)
-    state = initial_state(exe, inputs, uniforms=uniforms, precision=precision, cmp=cmp,
-                          temporaries=temporaries, outputs=outputs, address=address,
-                          engine=engine)
+    state, name = _initial_state(exe, inputs, uniforms=uniforms, precision=precision,
+                                 cmp=cmp, temporaries=temporaries, outputs=outputs,
+                                 address=address, engine=engine)
     if exe.geometry:
         log, emission = run_geometry_engine(
             engine, exe.program, state.lane(0), exe.entry, exe.output_registers,
             register_feed(state.inputs, state.input_given), precision=precision,
             max_steps=max_steps)
         return build_result(exe, log, precision, emission, registers)
-    name = choose_engine(engine, state.lanes, lambda candidate: candidate in WARM and WARM[
-        candidate](exe.program, state, exe.entry, precision))
     token = RESULT_TEMPORARIES.set(registers)
     try:
         steps = ENGINES[name](exe.program, state, exe.entry, precision=precision,
@@ -322,6 +369,18 @@ def initial_state(exe: Executable, inputs: Mapping[str, object], *,
                   address: Sequence[int] = (0, 0, 0), engine: str = AUTO) -> ShaderState:
     """A state with N lanes holding the given inputs, uniforms and initial registers,
     converted by the loader of the engine that will run them (:func:`register_engine`)."""
+    return _initial_state(exe, inputs, uniforms=uniforms, precision=precision, cmp=cmp,
+                          temporaries=temporaries, outputs=outputs, address=address,
+                          engine=engine)[0]
+
+
+def _initial_state(exe: Executable, inputs: Mapping[str, object], *,
+                   uniforms: Mapping[str, object] | None, precision: Precision,
+                   cmp: Sequence[bool], temporaries: Mapping[str, object] | None,
+                   outputs: Mapping[str, object] | None, address: Sequence[int],
+                   engine: str) -> tuple[ShaderState, str]:
+    """:func:`initial_state` and the engine chosen to run it (chosen once the state
+    knows which registers were given, before the inputs are converted)."""
     lanes, values = vertex_arrays(inputs, "v", exe.dvle, "input")
     for given, bank, what in ((temporaries, "r", "temporary"), (outputs, "o", "output")):
         if given is not None:
@@ -331,10 +390,15 @@ def initial_state(exe: Executable, inputs: Mapping[str, object], *,
                                  f"{lanes} vertices")
             values |= regs
     state = ShaderState(lanes, load_uniforms(exe.dvle, uniforms or {}, precision))
-    loader = LOADERS.get(choose_engine(engine, lanes), load_floats)
-    for (bank, number), value in values.items():
+    for bank, number in values:
         if bank == "v":
             state.input_given[number] = True
+    # A geometry shader's engine is chosen for its feed (run_geometry_engine).
+    name = choose_engine(engine, lanes, None if exe.geometry else Run(
+        exe.program, state, exe.entry, precision))
+    loader = LOADERS.get(name, load_floats)
+    for (bank, number), value in values.items():
+        if bank == "v":
             unchanged = value.as_is(precision, lanes)
             if unchanged is not None:  # inputs are never written: no copy needed
                 state.inputs.adopt(number, unchanged)
@@ -349,7 +413,7 @@ def initial_state(exe: Executable, inputs: Mapping[str, object], *,
         state.cmp[...] = np.asarray(flags, dtype=bool)[:, np.newaxis]
     if any(registers):
         state.address[...] = np.asarray(registers, dtype=np.int64)[:, np.newaxis]
-    return state
+    return state, name
 
 
 def _flags(cmp: object) -> tuple[bool, bool]:

@@ -32,8 +32,8 @@ from ...errors import InputError
 from ..isa import NUM_FLOAT_UNIFORMS, NUM_INPUTS
 from .decode import DecodedProgram
 from .emitter import Emitter
+from .loading import Precision, load_floats
 from .reference import run_invocation
-from .semantics import Precision, load_floats
 from .state import RegisterFile, ShaderState, Uniforms
 
 #: The bool uniform the hardware sets after each geometry shader invocation.

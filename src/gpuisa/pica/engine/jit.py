@@ -51,9 +51,9 @@ from .jit_kernels import Memo, needs_reference
 from .jit_kernels import analysis as _analysis
 from .jit_kernels import compile_source as _compile
 from .jit_kernels import on_disk as _on_disk
+from .loading import Precision
 from .memory import lane_array
 from .reference import run_lane, run_lanes
-from .semantics import Precision
 from .state import RegisterFile, ShaderState
 
 #: Whether Numba is installed (the engine is registered only then).
@@ -308,5 +308,4 @@ def load_jit(values: np.ndarray, precision: Precision, out: np.ndarray) -> None:
 if AVAILABLE:
     from .jit_geometry import run_geometry_jit
 
-    register_engine("jit", run_lanes_jit, geometry=run_geometry_jit, loader=load_jit,
-                    warm=compiled)
+    register_engine("jit", run_lanes_jit, geometry=run_geometry_jit, loader=load_jit)

@@ -53,8 +53,8 @@ from ..isa import (
     Opcode,
 )
 from .decode import DecodedProgram, Operand, Step
+from .loading import Precision
 from .rules.source import expressions
-from .semantics import Precision
 
 #: Lanes per block in the kernels of straight-line programs (one loop per instruction
 #: over a block's lanes: long enough for LLVM's vector loops, short enough for the

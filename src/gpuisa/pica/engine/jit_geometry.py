@@ -23,7 +23,8 @@ Whatever the kernel cannot finish exactly as the reference engine would (a hang,
 fault, a read of a register that was not given, the step limit) stops it, and the whole
 run is repeated on the reference engine, which gives the exact error.  Feeds shorter
 than :data:`COMPILE_THRESHOLD` whose kernel is not compiled yet (in this process
-or on disk) run on the batch engine's geometry path instead of waiting for a compiler.
+or on disk) run on the reference engine instead of waiting for a compiler, unless the
+compilation pays (:func:`.choice.compile_geometry`).
 """
 
 from __future__ import annotations
@@ -33,19 +34,20 @@ import numpy as np
 from ..flow import emission as E
 from ..isa import NUM_OUTPUTS, NUM_TEMPORARIES, Kind, Opcode, Writes
 from .api import GEOMETRY_ENGINES
+from .choice import compile_geometry
 from .decode import DecodedProgram, Step
 from .geometry import GS_DONE_BOOL, Emission, GeometryFeed, InvocationLog
 from .jit_codegen import LANE_BLOCK, _Generator, _Source
 from .jit_kernels import Memo, analysis, compile_source, needs_reference, on_disk
+from .loading import Precision
 from .memory import lane_array
-from .semantics import Precision
 from .state import RegisterFile, ShaderState
 
 #: What the kernel returns first: every invocation ran / one needs the reference engine /
 #: the vertex or primitive arrays are full.
 _DONE, _REFERENCE, _FULL = 0, 1, 2
-#: Feeds with fewer invocations run on the batch engine unless their kernel is compiled
-#: or cached on disk (compiling one takes seconds).
+#: Feeds with fewer invocations whose kernel is neither compiled nor cached on disk run
+#: on the reference engine unless compiling pays (:func:`.choice.compile_geometry`).
 COMPILE_THRESHOLD = 20_000
 _kernels = Memo(32)
 #: The first line of both kinds of geometry kernel (:func:`_run` calls them alike).
@@ -379,9 +381,9 @@ def run_geometry_jit(program: DecodedProgram, unit: ShaderState, entry: int,
     function = _kernels.get(key)
     if function is None:
         source = _source(program, entry, precision, missing, registers, logged, vector)
-        if count < COMPILE_THRESHOLD and not on_disk(source):
-            fallback = GEOMETRY_ENGINES.get("batch", reference)
-            return fallback(program, unit, entry, registers, feed, precision=precision,
+        if (count < COMPILE_THRESHOLD and not on_disk(source)
+                and not compile_geometry(program, unit.uniforms, entry, count)):
+            return reference(program, unit, entry, registers, feed, precision=precision,
                             max_steps=max_steps)
         function = _kernels.make(key, lambda: compile_source(source))
     outcome = _run(function, program, unit, entry, registers, feed, precision, max_steps,

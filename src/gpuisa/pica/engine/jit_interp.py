@@ -8,9 +8,8 @@ same recipes and stack machine as the compiled kernels and the same lane contrac
 status :data:`.jit_codegen.NEEDS_REFERENCE` for anything the reference engine must
 finish or report.
 
-The ALU is :mod:`.jit_alu` (the recipes, generated), control flow the stack machine of
-:mod:`..flow.stacks` (compiled through :mod:`.jit_stacks`).  Only imported when Numba is
-installed.
+The ALU is :mod:`.jit_alu` (the recipes, generated when first imported), control flow
+the stack machine of :mod:`..flow.stacks` (compiled through :mod:`.jit_stacks`).
 """
 
 from __future__ import annotations

@@ -108,10 +108,31 @@ def source_path(source: str) -> str | None:
     return os.path.join(directory, f"pica_kernel_{digest}.py")
 
 
+def import_generated(path: str, text: str):
+    """The module of generated source ``text``, written to ``path`` (a file of the cache
+    directory, replaced atomically: other processes may read it meanwhile) and imported
+    from there under its file name, so that Numba caches what it compiles from it on
+    disk.  Raises OSError when the file cannot be written."""
+    if not os.path.exists(path):
+        temporary = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+        with open(temporary, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(temporary, path)
+    name = os.path.splitext(os.path.basename(path))[0]
+    module = sys.modules.get(name)
+    if module is None:
+        # In sys.modules: Numba imports the module by name when it loads the compiled
+        # code from its cache.
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sys.modules[name] = module
+    return module
+
+
 def compile_source(source: str) -> Callable[..., None]:
-    """The Numba kernel of ``source``.  Its text is written to a file of the cache
-    directory and imported from there, so that Numba caches the compiled code on disk
-    (kernels refer to no address of this process: EX2/LG2's loops are an argument)."""
+    """The Numba kernel of ``source``, imported through :func:`import_generated` (kernels
+    refer to no address of this process: EX2/LG2's loops are an argument)."""
     from numba import njit
 
     from . import jit_rules, jit_stacks
@@ -119,20 +140,7 @@ def compile_source(source: str) -> Callable[..., None]:
     path = source_path(source)
     if path is not None:
         try:
-            if not os.path.exists(path):
-                temporary = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
-                with open(temporary, "w", encoding="utf-8") as file:
-                    file.write(_HEADER + source)
-                os.replace(temporary, path)
-            name = os.path.splitext(os.path.basename(path))[0]
-            module = sys.modules.get(name)
-            if module is None:
-                # In sys.modules: Numba imports the module by name when it loads the
-                # compiled code from its cache.
-                spec = importlib.util.spec_from_file_location(name, path)
-                module = importlib.util.module_from_spec(spec)
-                spec.loader.exec_module(module)
-                sys.modules[name] = module
+            module = import_generated(path, _HEADER + source)
             return njit(nogil=True, error_model="numpy", cache=True)(module.kernel)
         except OSError:
             pass
@@ -153,9 +161,10 @@ def on_disk(source: str) -> bool:
 
 def needs_reference(program: DecodedProgram) -> bool:
     """Whether the JIT hands the whole program to the reference engine (EX2/LG2 when
-    NumPy's inner loops cannot be called directly)."""
+    NumPy's inner loops cannot be called directly).  Imports Numba (jit_rules) only for
+    programs using them: engine="auto" asks before it knows whether Numba is needed."""
     if not analysis(program).opcodes & UFUNC_OPCODES:
-        return False  # without importing jit_rules (per call: a run of one vertex asks)
+        return False
     from . import jit_rules
 
     return not jit_rules.UFUNC_LOOPS_OK

@@ -1,4 +1,4 @@
-"""The JIT engine's input loader: :func:`.semantics.load_floats` for f24 over all cores.
+"""The JIT engine's input loader: :func:`.loading.load_floats` for f24 over all cores.
 
 Converting 10^6 vertices to float24 with NumPy costs about as much as running a small
 shader on the JIT (``benchmarks``), so the JIT engine converts float32 and float64
@@ -21,7 +21,7 @@ from numba import njit
 
 from . import jit_cache  # noqa: F401  (first: drops stale compiled code)
 from . import jit_rules as R
-from .semantics import Precision, load_floats
+from .loading import Precision, load_floats
 
 #: Rows converted per thread below which one thread does all the work.
 _MIN_ROWS_PER_THREAD = 1 << 15

@@ -31,7 +31,7 @@ from .api import (
     run_geometry_engine,
 )
 from .geometry import GeometryFeed, fixed_feed, point_feed, variable_feed
-from .semantics import Precision, check_precision
+from .loading import Precision, check_precision
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,31 +20,32 @@ import numpy as np
 from ...errors import InputError
 from ..isa import (
     NUM_BOOL_UNIFORMS,
+    NUM_FLOAT_UNIFORMS,
     NUM_INPUTS,
     NUM_INT_UNIFORMS,
     NUM_OUTPUTS,
     NUM_TEMPORARIES,
+    RELATIVE_INDEX_MASK,
 )
-from .decode import ADDRESS_REGISTERS, Operand
+from .decode import ADDRESS_REGISTERS
 from .memory import lane_array
-from .semantics import (
-    MISSING_UNIFORM_ROW,
-    UNIFORM_TABLE_ROWS,
-    Precision,
-    relative_uniform_index,
-    select,
-)
 
 #: Address register rows of :attr:`ShaderState.address`.
 ADDRESS_NAMES = ADDRESS_REGISTERS
 AL = ADDRESS_REGISTERS.index("aL")
+
+#: Rows of the float uniform table: every index a relative read ``c[n + a0]`` can form
+#: (masked with :data:`~..isa.RELATIVE_INDEX_MASK`, seed "Relative addressing").
+UNIFORM_TABLE_ROWS = RELATIVE_INDEX_MASK + 1
+#: First row past c95: every row from here reads (1, 1, 1, 1).
+MISSING_UNIFORM_ROW = NUM_FLOAT_UNIFORMS
 
 
 @dataclass(slots=True)
 class Uniforms:
     """Float, integer and boolean uniforms with a record of which were given.
 
-    ``floats`` has :data:`~.semantics.UNIFORM_TABLE_ROWS` rows: c0-c95, then the rows a
+    ``floats`` has :data:`UNIFORM_TABLE_ROWS` rows: c0-c95, then the rows a
     relative index beyond c95 reads, which hold (1, 1, 1, 1) (seed "Relative
     addressing").  ``ints[n]`` is (x, y, z, w) of in as unsigned bytes.
     """
@@ -98,13 +99,6 @@ def _float_given() -> np.ndarray:
     given = np.zeros(UNIFORM_TABLE_ROWS, dtype=bool)
     given[MISSING_UNIFORM_ROW:] = True
     return given
-
-
-def register_file(count: int, lanes: int) -> np.ndarray:
-    """``count`` registers of ``lanes`` lanes as one component-major ``(count, 4, lanes)``
-    view of lane-major storage ``(count, lanes, 4)``, zero-filled (for the batch geometry
-    engine's per-invocation copies, which index registers by number and component)."""
-    return np.zeros((count, lanes, 4), dtype=np.float32).transpose(0, 2, 1)
 
 
 _ALLOCATION = threading.Lock()
@@ -276,37 +270,6 @@ class ShaderState:
             self.address[:, s] = one._address
         if one._cmp is not None:
             self.cmp[:, s] = one._cmp
-
-    def read(self, operand: Operand, precision: Precision, pc: int) -> np.ndarray:
-        """A source operand's (4, N) value: register read, relative index, swizzle, negation.
-
-        The index register applies to float uniforms only; on v and r operands it is
-        ignored (seed "Relative addressing").
-        """
-        if operand.bank == "c":
-            if operand.relative is not None:
-                rows = relative_uniform_index(operand.number, self.address[operand.relative])
-            else:
-                rows = np.full(self.lanes, operand.number)
-            if not self.uniforms.float_given[rows].all():
-                missing = sorted({int(r) for r in rows if not self.uniforms.float_given[r]})
-                raise InputError(f"float uniform c{missing[0]} is read at pc 0x{pc:03X} but "
-                                 f"was not given")
-            value = self.uniforms.floats[rows].T
-        elif operand.bank == "v":
-            if not self.input_given[operand.number]:
-                raise InputError(f"input v{operand.number} is read at pc 0x{pc:03X} but was "
-                                 f"not given")
-            value = self.inputs[operand.number]
-        else:
-            value = self.temporaries[operand.number]
-        return select(value, operand.swizzle, operand.negate, precision)
-
-    def write(self, dest: tuple[str, int], mask: np.ndarray, value: np.ndarray) -> None:
-        """Write the components in ``mask`` of a (4, N) result to on or rn."""
-        bank, number = dest
-        target = self.outputs[self.bank][number] if bank == "o" else self.temporaries[number]
-        target[mask] = value[mask]
 
 
 @functools.lru_cache(maxsize=8)

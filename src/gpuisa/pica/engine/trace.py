@@ -23,12 +23,12 @@ from .api import Executable, check_max_steps, executable, initial_state
 from .decode import Step
 from .emitter import Emitter
 from .geometry import GS_DONE_BOOL
+from .loading import Precision, check_precision
 from .pipeline import geometry_stream
 from .reference import run_invocation
 from .reference.lanes import Lane
 from .reference.machine import Stacks
 from .reference.values import narrow
-from .semantics import Precision, check_precision
 from .state import ADDRESS_NAMES, ShaderState
 
 _COMPONENTS = "xyzw"

@@ -26,7 +26,7 @@ from ..isa import (
     NUM_TEMPORARIES,
 )
 from ..shbin import Dvle
-from .semantics import Precision, load_floats
+from .loading import Precision, load_floats
 
 #: Register bank letter -> number of registers.
 BANK_SIZES = {"v": NUM_INPUTS, "r": NUM_TEMPORARIES, "o": NUM_OUTPUTS,
@@ -127,7 +127,7 @@ def _numeric(value: object, name: str) -> np.ndarray:
 
 
 #: ``loader(values, precision, out)``: converts given float values into register
-#: contents in ``out`` (:func:`~.semantics.load_floats`, or an engine's faster equivalent).
+#: contents in ``out`` (:func:`~.loading.load_floats`, or an engine's faster equivalent).
 Loader = Callable[[np.ndarray, Precision, np.ndarray], object]
 
 

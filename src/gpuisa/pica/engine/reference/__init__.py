@@ -23,7 +23,7 @@ from .plan import plan_for
 
 if TYPE_CHECKING:
     from ..emitter import Emitter
-    from ..semantics import Precision
+    from ..loading import Precision
 
 __all__ = ["Observer", "run_invocation", "run_lane", "run_lanes", "vertex_error"]
 

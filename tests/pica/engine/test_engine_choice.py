@@ -1,0 +1,207 @@
+"""engine="auto": the choice between the reference and the compiled engine by estimated
+cost (engine/choice.py), from what the compiled engine would have to do first.
+
+The table fixes the situations and the engine each must get; none of it measures time.
+Instruction counts are worked out by hand from the programs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from picaemu_kit import Asm
+
+from gpuisa.pica.engine import api, choice
+from gpuisa.pica.engine.choice import Kept, Readiness
+from gpuisa.pica.engine.state import Uniforms
+from gpuisa.pica.isa import CompareOp, CondOp
+
+P, D, N = Kept.PROCESS, Kept.DISK, Kept.NONE
+THRESHOLD = 20_000  # lanes from which the compiled engine compiles a missing kernel
+
+
+@pytest.mark.parametrize(
+    ("lanes", "steps", "words", "numba", "kernel", "interpreter", "spent", "engine"),
+    [
+        # nothing compiled, a few vertices: never wait for Numba
+        (1, 5, 6, False, N, N, 0.0, "reference"),
+        (10, 30, 30, False, N, D, 0.0, "reference"),
+        # kernel on disk, but a 10-vertex run: importing Numba costs more than running
+        (10, 30, 30, False, D, D, 0.0, "reference"),
+        # the kernel is compiled in this process: it wins even for one vertex
+        (1, 5, 6, False, P, N, 0.0, "jit"),
+        (1, 2, 2, True, P, P, 0.0, "jit"),
+        # large inputs pay for loading or compiling the kernel
+        (10**6, 5, 6, False, D, D, 0.0, "jit"),
+        (10**6, 5, 6, False, N, N, 0.0, "jit"),
+        (10**7, 15, 17, False, N, N, 0.0, "jit"),
+        # 10^4 vertices below the compile threshold: the interpreter, if it is loaded ...
+        (10**4, 15, 17, True, N, P, 0.0, "jit"),
+        # ... but not if it has to be compiled first, or Numba and it loaded for one run
+        (10**4, 15, 17, True, N, N, 0.0, "reference"),
+        (10**4, 15, 17, False, N, D, 0.0, "reference"),
+        # repeated runs of that program: once the reference engine has cost as much as
+        # getting the compiled engine ready, the compiled engine takes over
+        (10**4, 15, 17, False, N, D, 10.0, "jit"),
+        # just above the compile threshold a long program's compilation does not pay
+        (THRESHOLD, 15, 27, False, N, D, 0.0, "reference"),
+    ],
+)
+def test_auto_picks_by_estimated_cost(lanes, steps, words, numba, kernel, interpreter,
+                                      spent, engine):
+    ready = Readiness(numba, kernel, interpreter, THRESHOLD)
+    assert choice.pick(lanes, steps, words, ready, spent) == engine
+
+
+def test_costs_grow_with_lanes_and_with_what_must_happen_first():
+    cold = Readiness(False, N, N, THRESHOLD)
+    on_disk = Readiness(False, D, D, THRESHOLD)
+    compiled = Readiness(True, P, P, THRESHOLD)
+    for lanes in (1, 100, 10**5, 10**7):
+        costs = [choice.compiled_cost(lanes, 10, 10, r) for r in (compiled, on_disk, cold)]
+        assert costs == sorted(costs) and costs[0] < costs[2]
+    assert choice.reference_cost(2000, 10) > choice.reference_cost(1000, 10)
+    # best_case is a lower bound of every readiness without a kernel in the process
+    bound = choice.best_case(10**4, 15, numba=False)
+    for ready in (on_disk, cold, Readiness(False, N, D, THRESHOLD)):
+        assert bound <= choice.compiled_cost(10**4, 15, 17, ready)
+
+
+def straight():
+    a = Asm()
+    for k in range(4):
+        a.op("dp4", "o0", f"c{k}", "v0")
+    a.end()
+    a.op("mov", "o1", "v0")  # after END: never runs
+    return a.program()
+
+
+def looping():
+    """LOOP i0 over 2 words, then mov and END."""
+    a = Asm()
+    a.op("mov", "r0", "v0")  # 0
+    a.flow("loop", dst=3, id=0)  # 1: body 2..3
+    a.op("add", "r0", "c0", "r0")  # 2
+    a.op("cmp", None, "c0", "r0", cmpx=CompareOp.GT, cmpy=CompareOp.GT)  # 3
+    a.op("mov", "o0", "r0")  # 4
+    a.end()  # 5
+    return a.program()
+
+
+def test_instructions_are_counted_to_end_with_loops_repeated():
+    from gpuisa.pica.engine.decode import decode_program
+
+    uniforms = Uniforms()
+    assert choice.estimated_steps(decode_program(straight()), 0, uniforms) == 5
+    assert choice.estimated_steps(decode_program(straight()), 4, uniforms) == 1
+    program = decode_program(looping())
+    # i0 not given: one iteration (6 words)
+    assert choice.estimated_steps(program, 0, uniforms) == 6
+    uniforms.set_int(0, np.array([3, 0, 1, 0]))  # INT.x = 3: 4 iterations of 2 words
+    assert choice.estimated_steps(program, 0, uniforms) == 6 + 2 * 3
+
+
+def test_run_passes_what_it_runs_to_the_choice(monkeypatch):
+    """Explicit names are kept; "auto" on a 10-vertex run of nothing compiled takes the
+    reference engine; a branching program's run with the kernel compiled in this
+    process takes the compiled engine even for one vertex."""
+    pytest.importorskip("numba")
+    from gpuisa.pica.engine import jit
+
+    a = Asm()
+    a.op("cmp", None, "c0", "v0", cmpx=CompareOp.GT, cmpy=CompareOp.GT)
+    a.flow("ifc", dst=3, num=1, condop=CondOp.X, refx=1)
+    a.op("mov", "o0", "c0")
+    a.op("mov", "o1", "v0")
+    a.end()
+    program = a.program()
+    exe = api.executable(program)
+    state = api.initial_state(exe, {"v0": np.ones((10, 4))}, uniforms={"c0": [2.0] * 4},
+                              precision="f24")
+    run = api.Run(exe.program, state, 0, "f24")
+    assert api.choose_engine("reference", 10, run) == "reference"
+    assert api.choose_engine("jit", 10, run) == "jit"
+    monkeypatch.setattr(jit, "_cache", type(jit._cache)())  # nothing compiled yet
+    assert api.choose_engine("auto", 10, run) == "reference"
+    jit.kernel_for(exe.program, 0, "f24", frozenset())
+    assert api.choose_engine("auto", 10, run) == "jit"
+
+
+def test_a_large_input_goes_to_the_compiled_engine(monkeypatch):
+    pytest.importorskip("numba")
+    from gpuisa.pica.engine import jit
+
+    monkeypatch.setattr(jit, "_cache", type(jit._cache)())
+    exe = api.executable(straight())
+    lanes = 10**6
+    state = api.ShaderState(lanes)
+    state.input_given[0] = True
+    for k in range(4):
+        state.uniforms.set_float(k, np.ones(4, np.float32))
+    # 10^6 lanes x 5 instructions: seconds on the reference engine, whatever the cache
+    assert api.choose_engine("auto", lanes, api.Run(exe.program, state, 0, "f24")) == "jit"
+
+
+def test_a_small_pica_run_with_an_empty_compile_cache_imports_no_numba(tmp_path):
+    """The cold-start promise: a 10-vertex `pica run` of a 30-instruction shader with
+    nothing compiled never waits for Numba (it is not even imported)."""
+    body = "\n".join("    add r0, r0, v0" for _ in range(28))  # + mov, end: 30
+    source = tmp_path / "s.pica"
+    source.write_text(f".out o position\n.proc main\n{body}\n    mov o, r0\n    end\n.end\n")
+    inputs = tmp_path / "in.json"
+    inputs.write_text("{\"v0\": " + str([[1, 2, 3, 4]] * 10) + "}")
+    code = ("import sys\nfrom gpuisa.pica.cli import main\n"
+            f"code = main(['run', {str(source)!r}, '--inputs', {str(inputs)!r}])\n"
+            "print(code, 'numba' in sys.modules, file=sys.stderr)\n")
+    env = dict(os.environ, GPUISA_JIT_CACHE=str(tmp_path / "cache"))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, env=env)
+    assert done.stderr.strip().splitlines()[-1] == "0 False", done.stderr
+    assert "28" in done.stdout and "112" in done.stdout, done.stdout  # 28 * v0
+
+
+def test_geometry_feeds_compile_when_it_pays(monkeypatch):
+    """The compiled geometry engine compiles a kernel that is not cached for a long
+    feed, never for a few invocations, and for a middling feed once its runs on the
+    reference engine have cost more than compiling (rent or buy)."""
+    from gpuisa.pica.engine.decode import decode_program
+
+    monkeypatch.setattr(choice, "_spent", type(choice._spent)())
+    a = Asm()
+    for k in range(4):  # 13 instructions per invocation
+        a.flow("setemit", vtxid=k % 3, primemit=int(k >= 2))
+        a.op("add", "o0", f"c{k}", "v0")
+        a.flow("emit")
+    a.end()
+    program = decode_program(a.program())
+    assert choice.estimated_steps(program, 0, Uniforms()) == 13
+    assert not choice.compile_geometry(program, Uniforms(), 0, 10)
+    assert choice.compile_geometry(program, Uniforms(), 0, 10**6)
+    answers = [choice.compile_geometry(program, Uniforms(), 0, 10**4) for _ in range(30)]
+    assert not answers[0] and answers[-1] and answers == sorted(answers)
+
+
+def test_asking_the_compiled_engine_imports_no_numba(tmp_path):
+    """10^4 vertices of a 30-instruction program with nothing compiled: long enough for
+    auto to ask the compiled engine what it would have to do (the reference engine's
+    estimate exceeds the compiled engine's best case), short enough that the answer is
+    the reference engine; asking imported nothing of Numba."""
+    body = "".join(f"0x{0x08000000 | 0 << 21:08X}, " for _ in range(29))  # dp4 o0.x, v0, c0
+    code = ("import sys, numpy as np\n"
+            "from gpuisa.pica import Program, run\n"
+            "from gpuisa.pica.engine import api\n"
+            f"program = Program(({body}0x88000000), (0x0006C368,))\n"
+            "chosen = []\n"
+            "real = api.choose_engine\n"
+            "api.choose_engine = lambda *a: chosen.append(real(*a)) or chosen[-1]\n"
+            "run(program, {'v0': np.ones((10_000, 4))}, uniforms={'c0': [1.0] * 4})\n"
+            "print(chosen[-1], 'numba' in sys.modules)\n")
+    env = dict(os.environ, GPUISA_JIT_CACHE=str(tmp_path / "cache"))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, env=env)
+    assert done.stdout.split() == ["reference", "False"], done.stderr
+    steps = 30.0
+    assert choice.reference_cost(10_000, steps) > choice.best_case(10_000, steps, False)
