@@ -186,14 +186,14 @@ def test_per_lane_calls(small_chunks):
 def test_shared_and_compact_groups_agree_with_the_reference(monkeypatch, compact_below):
     """Random divergent programs with groups always kept as masks of the chunk's store
     (0) or always given stores of their own (2), on small chunks and two threads."""
-    import test_differential
+    import differential
 
     monkeypatch.setattr(batch_lanes, "COMPACT_BELOW", compact_below)
     monkeypatch.setattr(batch, "CHUNK_LANES", 24)
     monkeypatch.setenv("GPUISA_THREADS", "2")
     with np.errstate(all="ignore"):
         for seed in range(60):
-            test_differential.check(seed)
+            assert differential.difference(differential.case(seed), "batch") is None, seed
 
 
 def test_steps_and_initial_al_per_lane():
