@@ -654,6 +654,8 @@ def reproducer(found: Case, what: Difference | None, note: str = "") -> str:
             f"{what.text if what is not None else 'no difference'}\n"
             f"rebuild: differential.replay({found.seed}, {found.profile!r}, {found.geometry}, "
             f"code=[{', '.join(words)}], lanes={found.lanes.tolist()})\n"
+            f"words other than NOP (pc: word): "
+            f"{ {hex(pc): hex(w) for pc, w in enumerate(found.code) if w != NOP} }\n"
             f"opdescs: {[hex(w) for w in found.opdescs]}\n{where} {inputs}\n"
             f"cmp={found.cmp} address={found.address}\nint/bool uniforms: {ints}\n"
             f"float uniforms (float bits, DVLE ranges 'low' = c0.., 'high'): {floats}\n"
