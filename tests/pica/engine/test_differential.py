@@ -23,8 +23,9 @@ cold cache, a geometry kernel 5-25 s, so the default suite cannot compile 2,000)
   that was not given).  Geometry shaders have no interpreter kernel: only these reach
   the compiled engine by default.
 - Release check: ``GPUISA_DIFFERENTIAL_PROGRAMS=N`` also runs the first N "mixed"
-  vertex programs and the first N // 10 geometry programs through their own kernels
-  (N = 2000 compiles 2,200 kernels: hours on a 2-core machine with a cold cache).
+  vertex programs, and the first N // 10 of each other profile and of the "mixed" and
+  "straight" geometry programs, through their own kernels (N = 2000 compiles 3,000
+  kernels: hours on a 2-core machine with a cold cache).
 
 Kernels are cached on disk as usual (a warm cache only saves compile time; every kernel
 is still loaded and run).  A failure shrinks the case (:func:`differential.shrink`:
@@ -193,9 +194,14 @@ def test_every_program_on_its_own_kernel(compiled, first):
 
 @pytest.mark.skipif(RELEASE < 10, reason="release check: set GPUISA_DIFFERENTIAL_PROGRAMS")
 @pytest.mark.parametrize("first", range(0, max(RELEASE // 10, 1), 10))
-def test_every_geometry_program_on_its_own_kernel(compiled, first):
+@pytest.mark.parametrize(("profile", "geometry"), [("straight", False), ("forward", False),
+                                                   ("uniform", False), ("mixed", True),
+                                                   ("straight", True)])
+def test_every_profile_program_on_its_own_kernel(compiled, profile, geometry, first):
+    """The straight, divergent-block, uniform-control and geometry kernels, which few
+    "mixed" vertex programs get."""
     for seed in range(first, min(first + 10, RELEASE // 10)):
-        check(D.case(seed, geometry=True), "(own geometry kernel)", SHRINK_COMPILED)
+        check(D.case(seed, profile, geometry), "(own kernel)", SHRINK_COMPILED)
 
 
 # -- the generator and the shrinker ---------------------------------------------------------
