@@ -1,429 +1,283 @@
-"""Differential test: the batch engine against the reference engine, bit for bit.
+"""Differential test: the compiled engine ("jit") against the reference engine, bit for bit.
 
-Random valid programs (random ALU opcodes, operand descriptors, swizzles, negations and
-masks; nested IF/LOOP/CALL with random conditions, BREAKC/BREAK in loops, forward
-JMPC/JMPU, MOVA and relative addressing through a0.x, a0.y and aL) run on 64 lanes
-whose inputs include infinities, NaNs with payloads, +-0, float24 subnormal patterns
-and float32 denormals.  Every register, flag, address register and step count must
-agree bit for bit (NaN payloads and zero signs included), and a program that hangs or
-faults must raise the same error.  The lanes repeat 8 distinct input rows in shuffled
-order, so that the reference engine runs only the distinct rows while the batch engine
-sees divergence, reconvergence and duplicate lanes in every position.
+Random programs and inputs come from :mod:`differential` (nested IF/LOOP/CALL, BREAKC,
+relative addressing, MOVA, hazards, geometry SETEMIT/EMIT; NaN payloads, +-0,
+subnormals, infinities; both precisions).  Every register, flag, address register,
+step count, emitted vertex, primitive and winding must agree bit for bit, and a program
+that hangs or faults must raise the same error.
 
-A failure prints a reproducer: the seed, the program's disassembly, the words, the
-uniforms and the first differing lane's inputs and register.
+Which compiled code runs what (a per-program kernel takes about 3-10 s to compile on a
+cold cache, a geometry kernel 5-25 s, so the default suite cannot compile 2,000):
 
-``GPUISA_DIFFERENTIAL_PROGRAMS`` (default 2000) sets how many programs run; each runs in
-f24 or f32 mode (alternately), so both precisions get half.
+- Interpreter kernel (``jit_interp``: compiled once, interprets any program; what
+  ``engine="jit"`` runs for small inputs whose kernel is not compiled): 2,000 vertex
+  programs of every shape ("mixed" profile, seeds 0-1999) plus 100 of each restricted
+  profile ("straight", "forward", "uniform"), f24 for even seeds, f32 for odd ones.
+  This part never compiles or loads a per-program kernel (no disk-cache lookup).
+- Per-program kernels (``jit_codegen``, ``jit_geometry``): 14 programs.  One per kind
+  of kernel and precision (straight-line blocks, uniform control, divergent blocks,
+  lane by lane; geometry vectorized and ordered), each the first seed of its profile
+  that gets that kind (found from the generated source, without compiling; the f24
+  lane-by-lane one hangs or faults, the vectorized geometry ones and the f32 ordered
+  one emit primitives), and two more geometry programs (a fault; a read of a uniform
+  that was not given).  Geometry shaders have no interpreter kernel: only these reach
+  the compiled engine by default.
+- Release check: ``GPUISA_DIFFERENTIAL_PROGRAMS=N`` also runs the first N "mixed"
+  vertex programs, and the first N // 10 of each other profile and of the "mixed" and
+  "straight" geometry programs, through their own kernels (N = 2000 compiles 3,000
+  kernels: hours on a 2-core machine with a cold cache).
+
+Kernels are cached on disk as usual (a warm cache only saves compile time; every kernel
+is still loaded and run).  A failure shrinks the case (:func:`differential.shrink`:
+NOPs for instructions, fewer lanes) and prints :func:`differential.reproducer`: seed,
+profile, a ``differential.replay(...)`` call that rebuilds it, words, uniforms, the
+inputs of the differing lane and the differing register in both engines.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
+import differential as D
 import numpy as np
 import pytest
 
-from gpuisa.errors import GpuIsaError
-from gpuisa.pica import Program
-from gpuisa.pica.disasm import disassemble
-from gpuisa.pica.encoding import Instruction, OperandDescriptor, encode, encode_opdesc
-from gpuisa.pica.engine import F24Bits, run
-from gpuisa.pica.isa import BY_MNEMONIC, DESTINATION_BANKS, SOURCE_BANKS, Kind
-from gpuisa.pica.shbin import Dvle, Shbin, Uniform
+pytest.importorskip("numba")
 
-PROGRAMS = int(os.environ.get("GPUISA_DIFFERENTIAL_PROGRAMS", "2000"))
+from gpuisa.pica.encoding import decode
+from gpuisa.pica.engine import jit, jit_geometry
+from gpuisa.pica.engine.jit_codegen import KernelSource
+from gpuisa.pica.isa import BY_MNEMONIC, Opcode
+
+PROGRAMS = 2000
+PROFILE_PROGRAMS = 100
 PER_TEST = 50
-LANES = 64
-DISTINCT = 8
-
-ALU = ["add", "dp3", "dp4", "dph", "dst", "ex2", "lg2", "litp", "mul", "sge", "slt", "flr",
-       "max", "min", "rcp", "rsq", "mov", "mova", "dphi", "dsti", "sgei", "slti", "mad",
-       "madi", "cmp"]
-#: Registers the programs read: v0-v3 (v3 holds small integers, for MOVA), r0-r7, c0-c95.
-INPUTS = 4
-TEMPS = 8
-
-# float32 values entering as numbers (rounded to float24 in f24 mode when loaded)
-SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, 1.0, -1.0, 0.5, 2.0, 3.0, -3.5, 1e-40,
-                    -1e-45, 2.0**-62, 2.0**-63, 1.5 * 2.0**-62, 2.0**63, 2.0**64, 3.4e38,
-                    127.99609375, 128.0, -129.0, 1e20, -1e-20], dtype=np.float32)
-NAN_PATTERNS = np.array([0x7FC00000, 0xFFC00000, 0x7F800080, 0x7FC12300, 0xFFBFFF80],
-                        dtype=np.uint32)
-# float24 patterns entering exactly (F24Bits): zeros, subnormals, extremes, NaNs
-F24_SPECIAL = [0x000000, 0x800000, 0x00FFFF, 0x800001, 0x010000, 0x7EFFFF, 0xFEFFFF,
-               0x7F0000, 0xFF0000, 0x7F0001, 0xFF8000, 0x7FFFFF, 0x3F0000, 0xBF8000]
+RELEASE = int(os.environ.get("GPUISA_DIFFERENTIAL_PROGRAMS", "0"))
+#: Seconds a failing case may spend shrinking (each step of a compiled kernel compiles).
+SHRINK_INTERPRETED, SHRINK_COMPILED = 60.0, 300.0
 
 
-# -- programs -------------------------------------------------------------------------------
+def check(found: D.Case, note: str, seconds: float) -> None:
+    what = D.difference(found)
+    if what is not None:
+        small = D.shrink(found, seconds=seconds)
+        pytest.fail(D.reproducer(small, D.difference(small) or what, note), pytrace=False)
 
 
-def _field(banks, prefix, number):
-    return next(b.base + number for b in banks if b.prefix == prefix)
+@pytest.fixture
+def interpreted(monkeypatch):
+    """Vertex programs run on the interpreter kernel: no kernel compiled in this process
+    is used, none is looked up on disk (nor its source generated), none is compiled.
+    Returns the list of interpreter runs."""
+    monkeypatch.setattr(jit, "COMPILE_THRESHOLD", 10**9)
+    monkeypatch.setattr(jit, "_cache", type(jit._cache)())
+    monkeypatch.setattr(jit, "_source", lambda program, key: KernelSource("", None))
+    monkeypatch.setattr(jit, "_on_disk", lambda source: False)
+
+    def no_compiling(source):
+        raise AssertionError("the interpreter part compiled a per-program kernel")
+
+    monkeypatch.setattr(jit, "_compile", no_compiling)
+    runs = []
+    real = jit._interpreter
+    monkeypatch.setattr(jit, "_interpreter", lambda *args: runs.append(1) or real(*args))
+    return runs
 
 
-class Generator:
-    """Builds one random structured program."""
-
-    def __init__(self, rng: np.random.Generator, geometry: bool = False):
-        self.rng = rng
-        #: Geometry shaders: SETEMIT/EMIT are ordinary statements, and outputs may be
-        #: only o0-o6.
-        self.geometry = geometry
-        self.code: list[int] = []
-        self.opdescs = [int(w) for w in rng.integers(0, 1 << 31, rng.integers(4, 17))]
-        #: Placeholder pc of each CALL and how it calls.
-        self.procedures: list[tuple[int, tuple[str, dict[str, int]]]] = []
-        self.budget = int(rng.integers(6, 40))
-        #: One hazard per few programs: an instruction that hangs or faults if reached.
-        self.hazard = rng.random() < 0.08
-
-    def word(self, value: int) -> int:
-        self.code.append(value)
-        return len(self.code) - 1
-
-    def make(self, mnemonic: str, **fields) -> int:
-        return encode(Instruction.make(mnemonic, **fields))
-
-    def patch(self, pc: int, mnemonic: str, **fields) -> None:
-        self.code[pc] = self.make(mnemonic, **fields)
-
-    def condition(self) -> dict[str, int]:
-        """A random condition, usually right after a CMP of per-lane values, so that
-        lanes disagree."""
-        r = self.rng
-        if r.random() < 0.7:
-            fields = dict(src1=self.source(True), src2=self.source(False),
-                          desc=int(r.integers(0, len(self.opdescs))),
-                          idx=int(r.integers(0, 4)) if r.random() < 0.3 else 0,
-                          cmpx=int(r.integers(0, 6)), cmpy=int(r.integers(0, 8)))
-            self.word(self.make("cmp", **fields))
-        return dict(condop=int(r.integers(0, 4)), refx=int(r.integers(0, 2)),
-                    refy=int(r.integers(0, 2)))
-
-    # -- ALU instructions ------------------------------------------------------------------
-
-    def source(self, wide: bool) -> int:
-        r = self.rng
-        kind = r.integers(0, 3 if wide else 2)
-        if kind == 0:
-            return _field(SOURCE_BANKS, "v", int(r.integers(0, INPUTS)))
-        if kind == 1:
-            return _field(SOURCE_BANKS, "r", int(r.integers(0, TEMPS)))
-        return _field(SOURCE_BANKS, "c", int(r.integers(0, 96)))
-
-    def alu(self) -> None:
-        r = self.rng
-        mnemonic = str(r.choice(ALU))
-        info = BY_MNEMONIC[mnemonic]
-        fmt = info.format
-        fields: dict[str, int] = {"desc": int(r.integers(0, len(self.opdescs)))}
-        if fmt.name in ("5", "5i"):
-            fields["desc"] %= 32  # MAD's descriptor field has 5 bits
-        for slot in fmt.sources:
-            fields[slot] = self.source(fmt.source_width(slot) == 7)
-        fields["idx"] = int(r.integers(0, 4)) if r.random() < 0.4 else 0
-        if info.kind is Kind.COMPARE:
-            fields["cmpx"], fields["cmpy"] = (int(v) for v in r.integers(0, 8, 2))
-        elif mnemonic != "mova":
-            bank = "o" if r.random() < 0.4 else "r"
-            number = int(r.integers(0, (7 if self.geometry else 16) if bank == "o" else TEMPS))
-            fields["dst"] = _field(DESTINATION_BANKS, bank, number)
-        self.word(self.make(mnemonic, **fields))
-
-    # -- structure ---------------------------------------------------------------------------
-
-    def block(self, depth: int, loops: int) -> None:
-        """A few statements (the main block: until the budget runs out)."""
-        r = self.rng
-        for _ in range(1000 if depth == 0 else int(r.integers(1, 6))):
-            if self.budget <= 0:
-                return
-            self.budget -= 1
-            choice = r.random()
-            if choice < 0.45 or depth >= 3:
-                self.alu()
-            elif choice < 0.55:
-                self.if_block(depth, loops)
-            elif choice < 0.63:
-                self.loop_block(depth, loops)
-            elif choice < 0.70:
-                self.call()
-            elif choice < 0.78:
-                self.forward_jump(depth, loops)
-            elif choice < 0.88 and loops:
-                self.word(self.make("breakc", **self.condition()) if r.random() < 0.9
-                          else self.make("break"))
-            elif choice < 0.93:
-                if self.geometry and r.random() < 0.8:
-                    self.emission()
-                else:
-                    self.word(self.make("nop"))
-            elif self.hazard and r.random() < 0.5:
-                self.hazard = False
-                self.word(self.danger())
-            else:
-                self.alu()
-
-    def emission(self) -> None:
-        """SETEMIT (any of the 4 buffer entries, random flags) and/or EMIT."""
-        r = self.rng
-        if r.random() < 0.7:
-            self.word(self.make("setemit", vtxid=int(r.integers(0, 4)),
-                                primemit=int(r.random() < 0.5), winding=int(r.integers(0, 2))))
-        if r.random() < 0.8:
-            self.word(self.make("emit"))
-
-    def danger(self) -> int:
-        """A word that hangs or faults when executed (or may loop until max_steps)."""
-        r = self.rng
-        choice = int(r.integers(0, 5))
-        if choice == 0:
-            return self.make("break")
-        if choice == 1:
-            return self.make("jmpc", dst=int(r.integers(0, len(self.code) + 1)),
-                             **self.condition())
-        if choice == 2:
-            return (0x10 + int(r.integers(0, 2))) << 26  # an opcode with no known function
-        if choice == 3:
-            return self.make("emit")
-        return self.make("mov", dst=_field(DESTINATION_BANKS, "r", 0), desc=0, idx=0,
-                         src1=_field(SOURCE_BANKS, "v", 7))  # an input that is not given
-
-    def if_block(self, depth: int, loops: int) -> None:
-        r = self.rng
-        uniform = r.random() < 0.3
-        cond = dict(id=int(r.integers(0, 16))) if uniform else self.condition()
-        at = self.word(0)
-        self.block(depth + 1, loops)
-        dst = len(self.code)
-        if r.random() < 0.6:
-            self.block(depth + 1, loops)
-        num = len(self.code) - dst
-        self.patch(at, "ifu" if uniform else "ifc", dst=dst, num=num, **cond)
-
-    def loop_block(self, depth: int, loops: int) -> None:
-        at = self.word(0)
-        self.block(depth + 1, loops + 1)
-        if len(self.code) == at + 1:
-            self.alu()
-        self.patch(at, "loop", dst=len(self.code) - 1, id=int(self.rng.integers(0, 4)))
-
-    def forward_jump(self, depth: int, loops: int) -> None:
-        r = self.rng
-        uniform = r.random() < 0.3
-        cond = (dict(num=int(r.integers(0, 2)), id=int(r.integers(0, 16))) if uniform
-                else self.condition())
-        at = self.word(0)
-        self.block(depth + 1, loops)
-        self.patch(at, "jmpu" if uniform else "jmpc", dst=len(self.code), **cond)
-
-    def call(self) -> None:
-        r = self.rng
-        kind = r.random()
-        if kind < 0.4:
-            how: tuple[str, dict[str, int]] = ("call", {})
-        elif kind < 0.8:
-            how = ("callc", self.condition())
-        else:
-            how = ("callu", dict(id=int(r.integers(0, 16))))
-        self.procedures.append((self.word(0), how))
-
-    def procedure_code(self, at: int, how: tuple[str, dict[str, int]]) -> None:
-        """A procedure placed after the main program, called from ``at``."""
-        start = len(self.code)
-        self.budget = max(self.budget, 3)
-        self.block(2, 0)
-        if self.rng.random() < 0.1:
-            self.word(self.make("end"))
-        mnemonic, cond = how
-        self.patch(at, mnemonic, dst=start, num=len(self.code) - start, **cond)
-
-    def prologue(self, outputs: tuple[int, ...]) -> None:
-        """Geometry shaders: often write every temporary and output first (so that
-        invocations do not depend on each other) and fill vertex buffer entries 0-2."""
-        r = self.rng
-        src = _field(SOURCE_BANKS, "v", 0)
-        full = len(self.opdescs)  # mask xyzw, swizzles xyzw, no negation
-        self.opdescs.append(encode_opdesc(OperandDescriptor(0xF, (False,) * 3, (0x1B,) * 3)))
-
-        def write_outputs() -> None:
-            for number in outputs:
-                self.word(self.make("mov", dst=_field(DESTINATION_BANKS, "o", number),
-                                    src1=src + int(r.integers(0, INPUTS)), idx=0, desc=full))
-
-        if r.random() < 0.5:
-            for number in range(TEMPS):
-                self.word(self.make("mov", dst=_field(DESTINATION_BANKS, "r", number),
-                                    src1=src + int(r.integers(0, INPUTS)), idx=0, desc=full))
-            write_outputs()
-            self.word(self.make("cmp", src1=src, src2=src + 1, desc=full, idx=0, cmpx=2,
-                                cmpy=3))
-            self.word(self.make("mova", src1=src + 3, idx=0, desc=full))
-        if r.random() < 0.6:
-            for entry in range(3):
-                self.word(self.make("setemit", vtxid=entry, primemit=0, winding=0))
-                write_outputs()
-                self.word(self.make("emit"))
-
-    def program(self, outputs: tuple[int, ...] = ()) -> Program:
-        if self.geometry:
-            self.prologue(outputs)
-        self.block(0, 0)
-        self.word(self.make("end"))
-        done = 0
-        while done < len(self.procedures):  # procedures may call further procedures
-            at, how = self.procedures[done]
-            done += 1
-            self.procedure_code(at, how)
-            # The return address: only a jump to it reaches this END.
-            self.word(self.make("end"))
-        return Program(self.code, self.opdescs)
+@pytest.fixture
+def compiled(monkeypatch):
+    """Every run compiles (or loads from the disk cache) the program's own kernel.
+    Returns the sources of the kernels made."""
+    monkeypatch.setattr(jit, "COMPILE_THRESHOLD", 0)
+    monkeypatch.setattr(jit_geometry, "COMPILE_THRESHOLD", 0)
+    monkeypatch.setattr(jit, "_cache", type(jit._cache)())
+    monkeypatch.setattr(jit_geometry, "_kernels", type(jit_geometry._kernels)())
+    sources: list[str] = []
+    vertex, geometry = jit._compile, jit_geometry.compile_source
+    monkeypatch.setattr(jit, "_compile", lambda s: sources.append(s) or vertex(s))
+    monkeypatch.setattr(jit_geometry, "compile_source",
+                        lambda s: sources.append(s) or geometry(s))
+    return sources
 
 
-# -- data -----------------------------------------------------------------------------------
-
-
-def _f32(rng: np.random.Generator, shape, wild: bool) -> np.ndarray:
-    nice = (rng.uniform(-8, 8, shape) * 2.0 ** rng.integers(-6, 7, shape)).astype(np.float32)
-    if not wild:
-        return nice
-    pick = rng.random(shape)
-    special = SPECIAL[rng.integers(0, len(SPECIAL), shape)]
-    nans = NAN_PATTERNS[rng.integers(0, len(NAN_PATTERNS), shape)].view(np.float32)
-    return np.where(pick < 0.25, special, np.where(pick < 0.32, nans, nice))
-
-
-def _rows(rng: np.random.Generator, precision: str, wild: bool) -> dict[str, object]:
-    """The distinct input rows: v0-v2 floats (or exact float24 patterns), v3 integers."""
-    rows: dict[str, object] = {}
-    for n in range(INPUTS - 1):
-        if wild and precision == "f24" and rng.random() < 0.3:
-            patterns = rng.choice(F24_SPECIAL + list(rng.integers(0, 1 << 24, 8)),
-                                  size=(DISTINCT, 4))
-            rows[f"v{n}"] = F24Bits(np.asarray(patterns, dtype=np.int64))
-        else:
-            rows[f"v{n}"] = _f32(rng, (DISTINCT, 4), wild)
-    rows["v3"] = rng.integers(-140, 140, (DISTINCT, 4)).astype(np.float32)
-    return rows
-
-
-def _uniforms(rng: np.random.Generator, wild: bool) -> tuple[dict[str, object], Shbin]:
-    """Uniforms for c0-c95 as two DVLE-named ranges (one conversion each instead of 96),
-    sometimes with a gap of registers that are not given; i0-i3; b0-b15."""
-    low = int(rng.integers(20, 90))
-    gap = int(rng.integers(1, 6)) if rng.random() < 0.1 else 0
-    names = (Uniform.in_bank("low", "c", 0, low), Uniform.in_bank("high", "c", low + gap,
-                                                                   96 - low - gap))
-    table = _f32(rng, (96, 4), wild)
-    if wild:  # mostly ordinary uniforms even in wild cases
-        ordinary = rng.random(96) < 0.7
-        table[ordinary] = _f32(rng, (96, 4), False)[ordinary]
-    uniforms: dict[str, object] = {"low": table[:low], "high": table[low + gap:]}
-    if 96 - low - gap == 0:
-        del uniforms["high"]
-        names = names[:1]
-    for n in range(4):
-        uniforms[f"i{n}"] = [int(rng.integers(0, 4)), int(rng.integers(0, 256)),
-                             int(rng.integers(0, 256)), 0]
-    for n in range(16):
-        uniforms[f"b{n}"] = bool(rng.integers(0, 2))
-    return uniforms, names
-
-
-def _expand(value: object, order: np.ndarray) -> object:
-    if isinstance(value, F24Bits):
-        return F24Bits(value.bits[order].astype(np.int64))
-    return np.asarray(value)[order]
-
-
-def case(seed: int):
-    """Program, precision, distinct input rows, lane order and uniforms of one case."""
-    rng = np.random.default_rng(seed)
-    program = Generator(rng).program()
-    precision = "f24" if seed % 2 == 0 else "f32"
-    wild = bool(rng.random() < 0.6)
-    rows = _rows(rng, precision, wild)
-    uniforms, names = _uniforms(rng, wild)
-    program = Shbin(program, (Dvle(main_offset=0, endmain_offset=len(program.code),
-                                   uniforms=names),))
-    order = np.concatenate([np.arange(DISTINCT), rng.integers(0, DISTINCT, LANES - DISTINCT)])
-    rng.shuffle(order)
-    cmp = (bool(rng.integers(0, 2)), bool(rng.integers(0, 2)))
-    return program, precision, rows, order, uniforms, cmp
-
-
-# -- comparison -----------------------------------------------------------------------------
-
-
-def _outcome(program, inputs, uniforms, precision, cmp, engine):
-    try:
-        return run(program, inputs, uniforms=uniforms, precision=precision, cmp=cmp,
-                   engine=engine, max_steps=2000, registers=True)
-    except GpuIsaError as error:
-        return error
-
-
-def _bits(array: np.ndarray) -> np.ndarray:
-    array = np.asarray(array)
-    return array.view(np.uint32) if array.dtype == np.float32 else array
-
-
-def _registers(result) -> dict[str, np.ndarray]:
-    regs = {**result.outputs, **result.temporaries}
-    regs.update(cmp=result.cmp, address=result.address, steps=result.steps[:, None])
-    return {name: _bits(value) for name, value in regs.items()}
-
-
-def _reproducer(seed, program, precision, rows, uniforms, lane_row, what) -> str:
-    try:
-        text = disassemble(program.program)
-    except GpuIsaError as error:  # pragma: no cover - the disassembler handles any words
-        text = f"(disassembly failed: {error})"
-    lane_inputs = {name: (value.bits[lane_row].tolist() if isinstance(value, F24Bits)
-                          else np.asarray(value)[lane_row].view(np.uint32).tolist())
-                   for name, value in rows.items()} if lane_row is not None else {}
-    ints = {k: v for k, v in uniforms.items() if k[0] in "ib"}
-    return (f"\nseed={seed} precision={precision}\n{what}\n"
-            f"program = Program({[hex(w) for w in program.program.code]}, "
-            f"{[hex(w) for w in program.program.opdescs]})\n"
-            f"inputs of that lane (float32 bits, F24Bits patterns for F24Bits inputs): "
-            f"{lane_inputs}\nint/bool uniforms: {ints}\n"
-            f"(float uniforms: see case({seed}))\n--- disassembly ---\n{text}")
-
-
-def check(seed: int) -> None:
-    program, precision, rows, order, uniforms, cmp = case(seed)
-    inputs = {name: _expand(value, order) for name, value in rows.items()}
-    got = _outcome(program, inputs, uniforms, precision, cmp, "batch")
-    distinct = _outcome(program, rows, uniforms, precision, cmp, "reference")
-    if isinstance(distinct, GpuIsaError) or isinstance(got, GpuIsaError):
-        # The reference engine reports the first failing lane; on the expanded lanes
-        # that is the first lane whose row fails.  Run it on that lane alone... by
-        # running the reference on the expanded inputs (errors end early).
-        want = _outcome(program, inputs, uniforms, precision, cmp, "reference")
-        ok = (type(got) is type(want) and str(got) == str(want)
-              and getattr(got, "pc", None) == getattr(want, "pc", None))
-        if not ok:
-            pytest.fail(_reproducer(seed, program, precision, rows, uniforms, None,
-                                    f"reference: {want!r}\nbatch: {got!r}"))
-        return
-    want = _registers(distinct)
-    have = _registers(got)
-    for name, expected in want.items():
-        expected = expected[order]
-        diff = np.flatnonzero((have[name] != expected).any(axis=1))
-        if len(diff):
-            lane = int(diff[0])
-            pytest.fail(_reproducer(
-                seed, program, precision, rows, uniforms, int(order[lane]),
-                f"lane {lane} (input row {order[lane]}), {name}: reference "
-                f"{[hex(v) for v in expected[lane].tolist()]}, batch "
-                f"{[hex(v) for v in have[name][lane].tolist()]}"))
+# -- the interpreter kernel: 2,300 programs -------------------------------------------------
 
 
 @pytest.mark.parametrize("first", range(0, PROGRAMS, PER_TEST))
-def test_batch_matches_reference(first):
-    with np.errstate(all="ignore"):
-        for seed in range(first, min(first + PER_TEST, PROGRAMS)):
-            check(seed)
+def test_interpreter_kernel_matches_the_reference_engine(interpreted, first):
+    for seed in range(first, first + PER_TEST):
+        check(D.case(seed), "(jit interpreter kernel)", SHRINK_INTERPRETED)
+    assert interpreted  # the runs did go through the interpreter
+
+
+@pytest.mark.parametrize("first", range(0, PROFILE_PROGRAMS, PER_TEST))
+@pytest.mark.parametrize("profile", ["straight", "forward", "uniform"])
+def test_interpreter_kernel_on_each_profile(interpreted, profile, first):
+    for seed in range(first, first + PER_TEST):
+        check(D.case(seed, profile), "(jit interpreter kernel)", SHRINK_INTERPRETED)
+    assert interpreted
+
+
+# -- per-program kernels: one of each kind ----------------------------------------------
+
+
+def _fails(result) -> bool:
+    return isinstance(result, D.GpuIsaError)
+
+
+def _emits_primitives(result) -> bool:
+    return not _fails(result) and len(result.primitives) > 0
+
+
+#: What the program chosen for a kernel kind must also do on the reference engine.
+WANTED = {("lane by lane", "f24"): _fails, ("geometry ordered", "f32"): _emits_primitives,
+          ("geometry vectorized", "f24"): _emits_primitives,
+          ("geometry vectorized", "f32"): _emits_primitives}
+
+
+def first_seed(kind: str, profile: str, geometry: bool, precision: str) -> int:
+    """The first seed of ``profile`` in ``precision`` whose kernel is of ``kind`` (and
+    whose reference run is as :data:`WANTED` says)."""
+    wanted = WANTED.get((kind, precision))
+    for seed in range(precision == "f32", 400, 2):
+        found = D.case(seed, profile, geometry)
+        if D.kernel_kind(D.kernel_source(found)) != kind:
+            continue
+        if wanted is None or wanted(D.outcome(found, "reference")):
+            return seed
+    pytest.fail(f"no {profile} program of the first 200 gets a {kind} kernel")
+
+
+KINDS = [("straight", "straight", False), ("uniform control", "uniform", False),
+         ("divergent blocks", "forward", False), ("lane by lane", "mixed", False),
+         ("geometry vectorized", "straight", True), ("geometry ordered", "mixed", True)]
+
+
+@pytest.mark.parametrize("precision", ["f24", "f32"])
+@pytest.mark.parametrize(("kind", "profile", "geometry"), KINDS, ids=[k[0] for k in KINDS])
+def test_each_kind_of_kernel_matches_the_reference_engine(compiled, kind, profile, geometry,
+                                                          precision):
+    """One program per kind and precision; the lane-by-lane one in f24 hangs or faults
+    (the kernel hands lanes to the reference engine for the error), the ordered
+    geometry one in f32 and the vectorized ones emit primitives."""
+    seed = first_seed(kind, profile, geometry, precision)
+    found = D.case(seed, profile, geometry)
+    if not geometry:  # blocks of 32 or 64 lanes: full blocks and a partial one
+        found = dataclasses.replace(found, lanes=np.resize(found.lanes, 150))
+    check(found, f"(kernel: {kind})", SHRINK_COMPILED)
+    assert [D.kernel_kind(source) for source in compiled] == [kind]
+    if kind == "straight":  # a step limit below the length: the reference engine's error
+        short = dataclasses.replace(found, max_steps=3)
+        assert isinstance(D.outcome(short, "reference"), D.GpuIsaError)
+        check(short, f"(kernel: {kind})", SHRINK_COMPILED)
+
+
+#: Geometry seeds (mixed): 10 faults, 39 reads a uniform that was not given.
+GEOMETRY_SEEDS = [10, 39]
+
+
+@pytest.mark.parametrize("seed", GEOMETRY_SEEDS)
+def test_geometry_kernels_match_the_reference_engine(compiled, seed):
+    check(D.case(seed, geometry=True), "(geometry kernel)", SHRINK_COMPILED)
+
+
+# -- release check --------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not RELEASE, reason="release check: set GPUISA_DIFFERENTIAL_PROGRAMS")
+@pytest.mark.parametrize("first", range(0, max(RELEASE, 1), PER_TEST))
+def test_every_program_on_its_own_kernel(compiled, first):
+    for seed in range(first, min(first + PER_TEST, RELEASE)):
+        check(D.case(seed), "(own kernel)", SHRINK_COMPILED)
+
+
+@pytest.mark.skipif(RELEASE < 10, reason="release check: set GPUISA_DIFFERENTIAL_PROGRAMS")
+@pytest.mark.parametrize("first", range(0, max(RELEASE // 10, 1), 10))
+@pytest.mark.parametrize(("profile", "geometry"), [("straight", False), ("forward", False),
+                                                   ("uniform", False), ("mixed", True),
+                                                   ("straight", True)])
+def test_every_profile_program_on_its_own_kernel(compiled, profile, geometry, first):
+    """The straight, divergent-block, uniform-control and geometry kernels, which few
+    "mixed" vertex programs get."""
+    for seed in range(first, min(first + 10, RELEASE // 10)):
+        check(D.case(seed, profile, geometry), "(own kernel)", SHRINK_COMPILED)
+
+
+# -- the generator and the shrinker ---------------------------------------------------------
+
+
+def _opcodes(profile: str, geometry: bool = False, count: int = 300) -> set[Opcode]:
+    found: set[Opcode] = set()
+    for seed in range(count):
+        found |= {decode(word).opcode for word in D.case(seed, profile, geometry).code}
+    return found
+
+
+def test_the_generator_makes_what_the_docstrings_promise():
+    ops = {m: BY_MNEMONIC[m].opcode for m in (
+        "ifu", "ifc", "loop", "call", "callc", "callu", "jmpc", "jmpu", "breakc", "break",
+        "mova", "cmp", "madi", "dphi", "ex2", "lg2", "litp", "emit", "setemit", "end")}
+    mixed = _opcodes("mixed")
+    assert {ops[m] for m in ops if m != "setemit"} <= mixed
+    assert {ops["setemit"], ops["emit"], ops["loop"], ops["callc"]} <= _opcodes("mixed", True, 60)
+    flow = {ops[m] for m in ("ifu", "ifc", "loop", "call", "callc", "callu", "jmpc", "jmpu",
+                             "breakc", "break")}
+    assert not _opcodes("straight") & flow
+    assert not _opcodes("straight", True, 60) & (flow | {ops["mova"]})
+    assert _opcodes("forward") & flow == {ops[m] for m in ("ifu", "ifc", "jmpc", "jmpu")}
+    assert _opcodes("uniform") & flow == {ops[m] for m in ("ifu", "loop", "call", "callu",
+                                                           "jmpu", "break")}
+
+
+@pytest.mark.parametrize("geometry", [False, True])
+def test_shrink_keeps_only_what_the_difference_needs(monkeypatch, geometry):
+    """With a stand-in difference (any RSQ word, and a lane of input row 3 or the
+    invocation 3), the shrunk case keeps one word, an RSQ, and that one lane."""
+    rsq = BY_MNEMONIC["rsq"].opcode
+    seed = next(s for s in range(100)
+                if sum(decode(w).opcode is rsq for w in D.case(s, geometry=geometry).code) >= 2)
+
+    def fake(found, engine="jit"):
+        has_rsq = any(decode(w).opcode is rsq for w in found.code)
+        return D.Difference("stand-in") if has_rsq and 3 in found.lanes.tolist() else None
+
+    monkeypatch.setattr(D, "difference", fake)
+    original = D.case(seed, geometry=geometry)
+    small = D.shrink(original)
+    left = [w for w in small.code if w != D.NOP]
+    assert len(left) == 1 and decode(left[0]).opcode is rsq
+    assert small.lanes.tolist() == [3]
+    assert len(small.code) == len(original.code)  # addresses kept
+
+
+def test_a_wrong_result_is_reported_with_a_minimal_reproducer(interpreted, monkeypatch):
+    """Sabotage the interpreter kernel (flip the sign of o0.x in every lane it runs):
+    the test fails with a reproducer of at most two instructions on one lane that shows
+    o0 in both engines."""
+    real = jit._interpreter
+
+    def sabotaged(*args):
+        kernel = real(*args)
+
+        def function(lo, hi, entry, *arrays):
+            kernel.function(lo, hi, entry, *arrays)
+            o0 = arrays[2][0]
+            if len(o0):
+                o0[lo:hi, 0].view(np.uint32)[:] ^= np.uint32(0x80000000)
+
+        return jit.Kernel(function, kernel.steps)
+
+    monkeypatch.setattr(jit, "_interpreter", sabotaged)
+    seed = next(s for s in range(50) if D.difference(D.case(s)) is not None)
+    with pytest.raises(pytest.fail.Exception) as failure:
+        check(D.case(seed), "(sabotaged)", SHRINK_INTERPRETED)
+    text = str(failure.value)
+    assert f"seed={seed} profile=mixed" in text
+    assert "o0, row 0: reference" in text and ", jit [" in text
+    assert "--- disassembly ---" in text and "rebuild: differential.replay(" in text
+    code = [int(word, 16) for word in
+            text.split("code=[")[1].split("]")[0].split(", ")]
+    assert len(code) == len(D.case(seed).code)
+    assert sum(word != D.NOP for word in code) <= 2
+    assert "lanes=[" in text and text.split("lanes=[")[1].split("]")[0].count(",") == 0

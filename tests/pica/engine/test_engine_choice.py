@@ -124,7 +124,11 @@ def test_run_passes_what_it_runs_to_the_choice(monkeypatch):
     run = api.Run(exe.program, state, 0, "f24")
     assert api.choose_engine("reference", 10, run) == "reference"
     assert api.choose_engine("jit", 10, run) == "jit"
-    monkeypatch.setattr(jit, "_cache", type(jit._cache)())  # nothing compiled yet
+    # nothing compiled yet, the interpreter not loaded (other tests may have run it in
+    # this process: then it would rightly win), no reference time spent on the program
+    monkeypatch.setattr(jit, "_cache", type(jit._cache)())
+    monkeypatch.setattr(choice, "interpreter_kept", lambda: Kept.NONE)
+    monkeypatch.setattr(choice, "_spent", type(choice._spent)())
     assert api.choose_engine("auto", 10, run) == "reference"
     jit.kernel_for(exe.program, 0, "f24", frozenset())
     assert api.choose_engine("auto", 10, run) == "jit"

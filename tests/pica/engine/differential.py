@@ -1,0 +1,711 @@
+"""Random PICA200 programs, their inputs and the bit-for-bit comparison of two engines.
+
+Shared by the differential tests (:mod:`test_differential`) and the compiled-kernel
+tests: one generator for vertex and geometry shaders.
+
+Programs (:class:`Generator`): random ALU opcodes, operand descriptors, swizzles,
+negations and masks; nested IF/LOOP/CALL with random conditions, BREAKC/BREAK in loops,
+forward JMPC/JMPU, MOVA and relative addressing through a0.x, a0.y and aL; now and then
+a word that hangs or faults; geometry shaders add SETEMIT/EMIT.  A *profile* restricts
+the shape, so that every kind of compiled kernel is reached: "mixed" (anything; the
+lane-by-lane and ordered geometry kernels), "straight" (ALU only, no relative uniform
+reads: the block-of-lanes and vectorized geometry kernels), "forward" (IF and forward
+jumps only: the divergent-block kernels) and "uniform" (branches on uniforms only: the
+kernels of uniform control).
+
+Inputs (:func:`case`) include infinities, NaNs with payloads, +-0, float24 subnormal
+patterns and float32 denormals.  Vertex shaders run on 64 lanes that repeat 8 distinct
+input rows in shuffled order: the reference engine runs only the distinct rows, the
+engine under test sees divergence, reconvergence and duplicate lanes everywhere.
+Geometry shaders run 24 invocations on one persistent unit.
+
+:func:`difference` compares every register, flag, address register, step count, emitted
+vertex, primitive and winding bit for bit (NaN payloads and zero signs included), and
+errors by type, message and pc.  :func:`shrink` reduces a differing case (delta
+debugging: instructions replaced by NOPs, lanes dropped, while the difference persists)
+and :func:`reproducer` prints it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from gpuisa.errors import GpuIsaError
+from gpuisa.pica import Program
+from gpuisa.pica.disasm import disassemble
+from gpuisa.pica.encoding import Instruction, OperandDescriptor, encode, encode_opdesc
+from gpuisa.pica.engine import F24Bits, run
+from gpuisa.pica.isa import BY_MNEMONIC, DESTINATION_BANKS, SOURCE_BANKS, Kind
+from gpuisa.pica.shbin import (
+    Dvle,
+    OutputEntry,
+    OutputSemantic,
+    ShaderType,
+    Shbin,
+    Uniform,
+)
+
+LANES = 64
+DISTINCT = 8
+INVOCATIONS = 24
+MAX_STEPS = 2000
+PROFILES = ("mixed", "straight", "forward", "uniform")
+
+ALU = ["add", "dp3", "dp4", "dph", "dst", "ex2", "lg2", "litp", "mul", "sge", "slt", "flr",
+       "max", "min", "rcp", "rsq", "mov", "mova", "dphi", "dsti", "sgei", "slti", "mad",
+       "madi", "cmp"]
+#: Registers the programs read: v0-v3 (v3 holds small integers, for MOVA), r0-r7, c0-c95.
+INPUTS = 4
+TEMPS = 8
+
+# float32 values entering as numbers (rounded to float24 in f24 mode when loaded)
+SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, 1.0, -1.0, 0.5, 2.0, 3.0, -3.5, 1e-40,
+                    -1e-45, 2.0**-62, 2.0**-63, 1.5 * 2.0**-62, 2.0**63, 2.0**64, 3.4e38,
+                    127.99609375, 128.0, -129.0, 1e20, -1e-20], dtype=np.float32)
+NAN_PATTERNS = np.array([0x7FC00000, 0xFFC00000, 0x7F800080, 0x7FC12300, 0xFFBFFF80],
+                        dtype=np.uint32)
+# float24 patterns entering exactly (F24Bits): zeros, subnormals, extremes, NaNs
+F24_SPECIAL = [0x000000, 0x800000, 0x00FFFF, 0x800001, 0x010000, 0x7EFFFF, 0xFEFFFF,
+               0x7F0000, 0xFF0000, 0x7F0001, 0xFF8000, 0x7FFFFF, 0x3F0000, 0xBF8000]
+NOP = encode(Instruction.make("nop"))
+
+
+# -- programs -------------------------------------------------------------------------------
+
+
+def _field(banks, prefix, number):
+    return next(b.base + number for b in banks if b.prefix == prefix)
+
+
+class Generator:
+    """Builds one random structured program of a profile (see the module docstring)."""
+
+    def __init__(self, rng: np.random.Generator, geometry: bool = False,
+                 profile: str = "mixed"):
+        self.rng = rng
+        self.profile = profile
+        #: Geometry shaders: SETEMIT/EMIT are ordinary statements, and outputs may be
+        #: only o0-o6.
+        self.geometry = geometry
+        self.code: list[int] = []
+        self.opdescs = [int(w) for w in rng.integers(0, 1 << 31, rng.integers(4, 17))]
+        #: Placeholder pc of each CALL and how it calls.
+        self.procedures: list[tuple[int, tuple[str, dict[str, int]]]] = []
+        self.budget = int(rng.integers(6, 40))
+        #: One hazard per few programs: an instruction that hangs or faults if reached.
+        self.hazard = rng.random() < 0.08
+        if profile != "mixed":
+            self.hazard = False
+            # Few basic blocks (the divergent-block kernels take at most 8); short
+            # geometry shaders (their kernels take long to compile).
+            short = profile == "forward" or geometry
+            self.budget = int(rng.integers(4, 12 if short else 30))
+        #: Output registers every EMIT sends (geometry), written before each in "straight".
+        self.outputs: tuple[int, ...] = ()
+
+    def word(self, value: int) -> int:
+        self.code.append(value)
+        return len(self.code) - 1
+
+    def make(self, mnemonic: str, **fields) -> int:
+        return encode(Instruction.make(mnemonic, **fields))
+
+    def patch(self, pc: int, mnemonic: str, **fields) -> None:
+        self.code[pc] = self.make(mnemonic, **fields)
+
+    def condition(self) -> dict[str, int]:
+        """A random condition, usually right after a CMP of per-lane values, so that
+        lanes disagree."""
+        r = self.rng
+        if r.random() < 0.7:
+            fields = dict(src1=self.source(True), src2=self.source(False),
+                          desc=int(r.integers(0, len(self.opdescs))),
+                          idx=int(r.integers(0, 4)) if r.random() < 0.3 else 0,
+                          cmpx=int(r.integers(0, 6)), cmpy=int(r.integers(0, 8)))
+            self.word(self.make("cmp", **fields))
+        return dict(condop=int(r.integers(0, 4)), refx=int(r.integers(0, 2)),
+                    refy=int(r.integers(0, 2)))
+
+    # -- ALU instructions ------------------------------------------------------------------
+
+    def source(self, wide: bool) -> int:
+        r = self.rng
+        kind = r.integers(0, 3 if wide else 2)
+        if kind == 0:
+            return _field(SOURCE_BANKS, "v", int(r.integers(0, INPUTS)))
+        if kind == 1:
+            return _field(SOURCE_BANKS, "r", int(r.integers(0, TEMPS)))
+        return _field(SOURCE_BANKS, "c", int(r.integers(0, 96)))
+
+    def alu(self) -> None:
+        r = self.rng
+        mnemonic = str(r.choice(ALU))
+        if mnemonic == "mova" and self.geometry and self.profile == "straight":
+            mnemonic = "mov"  # the vectorized geometry kernel takes no MOVA
+        info = BY_MNEMONIC[mnemonic]
+        fmt = info.format
+        fields: dict[str, int] = {"desc": int(r.integers(0, len(self.opdescs)))}
+        if fmt.name in ("5", "5i"):
+            fields["desc"] %= 32  # MAD's descriptor field has 5 bits
+        for slot in fmt.sources:
+            fields[slot] = self.source(fmt.source_width(slot) == 7)
+        fields["idx"] = int(r.integers(0, 4)) if r.random() < 0.4 else 0
+        if self.profile == "straight":
+            fields["idx"] = 0  # no relative uniform reads
+        if info.kind is Kind.COMPARE:
+            fields["cmpx"], fields["cmpy"] = (int(v) for v in r.integers(0, 8, 2))
+        elif mnemonic != "mova":
+            bank = "o" if r.random() < 0.4 else "r"
+            number = int(r.integers(0, (7 if self.geometry else 16) if bank == "o" else TEMPS))
+            fields["dst"] = _field(DESTINATION_BANKS, bank, number)
+        self.word(self.make(mnemonic, **fields))
+
+    # -- structure ---------------------------------------------------------------------------
+
+    def block(self, depth: int, loops: int) -> None:
+        """A few statements (the main block: until the budget runs out)."""
+        r = self.rng
+        statement = self.statement if self.profile == "mixed" else self.restricted_statement
+        for _ in range(1000 if depth == 0 else int(r.integers(1, 6))):
+            if self.budget <= 0:
+                return
+            self.budget -= 1
+            statement(r.random(), depth, loops)
+
+    def statement(self, choice: float, depth: int, loops: int) -> None:
+        """One statement of the "mixed" profile (``choice`` picks which)."""
+        r = self.rng
+        if choice < 0.45 or depth >= 3:
+            self.alu()
+        elif choice < 0.55:
+            self.if_block(depth, loops)
+        elif choice < 0.63:
+            self.loop_block(depth, loops)
+        elif choice < 0.70:
+            self.call()
+        elif choice < 0.78:
+            self.forward_jump(depth, loops)
+        elif choice < 0.88 and loops:
+            self.word(self.make("breakc", **self.condition()) if r.random() < 0.9
+                      else self.make("break"))
+        elif choice < 0.93:
+            if self.geometry and r.random() < 0.8:
+                self.emission()
+            else:
+                self.word(self.make("nop"))
+        elif self.hazard and r.random() < 0.5:
+            self.hazard = False
+            self.word(self.danger())
+        else:
+            self.alu()
+
+    def restricted_statement(self, choice: float, depth: int, loops: int) -> None:
+        """One statement of the profiles other than "mixed"."""
+        if self.profile == "straight" or choice < 0.5 or depth >= 3:
+            if self.geometry and choice > 0.85:
+                self.emission()
+            else:
+                self.alu()
+        elif choice < 0.7:
+            self.if_block(depth, loops)
+        elif self.profile == "forward" or choice < 0.78:
+            self.forward_jump(depth, loops)
+        elif choice < 0.88:
+            self.loop_block(depth, loops)
+        elif choice < 0.95:
+            self.call()
+        elif loops:
+            self.word(self.make("break"))
+        else:
+            self.alu()
+
+    def write_outputs(self) -> None:
+        """MOV xyzw of an input into every output register EMIT sends."""
+        full = len(self.opdescs) - 1  # the prologue's descriptor: xyzw, no swizzle
+        for number in self.outputs:
+            self.word(self.make("mov", dst=_field(DESTINATION_BANKS, "o", number),
+                                src1=_field(SOURCE_BANKS, "v", int(self.rng.integers(0, INPUTS))),
+                                idx=0, desc=full))
+
+    def emission(self) -> None:
+        """SETEMIT (any of the 4 buffer entries, random flags) and/or EMIT."""
+        r = self.rng
+        if self.profile == "straight":
+            self.write_outputs()
+        if r.random() < 0.7:
+            self.word(self.make("setemit", vtxid=int(r.integers(0, 4)),
+                                primemit=int(r.random() < 0.5), winding=int(r.integers(0, 2))))
+        if r.random() < 0.8:
+            self.word(self.make("emit"))
+
+    def danger(self) -> int:
+        """A word that hangs or faults when executed (or may loop until max_steps)."""
+        r = self.rng
+        choice = int(r.integers(0, 5))
+        if choice == 0:
+            return self.make("break")
+        if choice == 1:
+            return self.make("jmpc", dst=int(r.integers(0, len(self.code) + 1)),
+                             **self.condition())
+        if choice == 2:
+            return (0x10 + int(r.integers(0, 2))) << 26  # an opcode with no known function
+        if choice == 3:
+            return self.make("emit")
+        return self.make("mov", dst=_field(DESTINATION_BANKS, "r", 0), desc=0, idx=0,
+                         src1=_field(SOURCE_BANKS, "v", 7))  # an input that is not given
+
+    def if_block(self, depth: int, loops: int) -> None:
+        r = self.rng
+        uniform = r.random() < 0.3 or self.profile == "uniform"
+        cond = dict(id=int(r.integers(0, 16))) if uniform else self.condition()
+        at = self.word(0)
+        self.block(depth + 1, loops)
+        dst = len(self.code)
+        if r.random() < 0.6:
+            self.block(depth + 1, loops)
+        num = len(self.code) - dst
+        self.patch(at, "ifu" if uniform else "ifc", dst=dst, num=num, **cond)
+
+    def loop_block(self, depth: int, loops: int) -> None:
+        at = self.word(0)
+        self.block(depth + 1, loops + 1)
+        if len(self.code) == at + 1:
+            self.alu()
+        self.patch(at, "loop", dst=len(self.code) - 1, id=int(self.rng.integers(0, 4)))
+
+    def forward_jump(self, depth: int, loops: int) -> None:
+        r = self.rng
+        uniform = r.random() < 0.3 or self.profile == "uniform"
+        cond = (dict(num=int(r.integers(0, 2)), id=int(r.integers(0, 16))) if uniform
+                else self.condition())
+        at = self.word(0)
+        self.block(depth + 1, loops)
+        self.patch(at, "jmpu" if uniform else "jmpc", dst=len(self.code), **cond)
+
+    def call(self) -> None:
+        r = self.rng
+        kind = r.random()
+        if kind < 0.4:
+            how: tuple[str, dict[str, int]] = ("call", {})
+        elif kind < 0.8 and self.profile == "uniform":
+            how = ("call", {})
+        elif kind < 0.8:
+            how = ("callc", self.condition())
+        else:
+            how = ("callu", dict(id=int(r.integers(0, 16))))
+        self.procedures.append((self.word(0), how))
+
+    def procedure_code(self, at: int, how: tuple[str, dict[str, int]]) -> None:
+        """A procedure placed after the main program, called from ``at``."""
+        start = len(self.code)
+        self.budget = max(self.budget, 3)
+        self.block(2, 0)
+        if self.rng.random() < 0.1:
+            self.word(self.make("end"))
+        mnemonic, cond = how
+        self.patch(at, mnemonic, dst=start, num=len(self.code) - start, **cond)
+
+    def prologue(self, outputs: tuple[int, ...]) -> None:
+        """Geometry shaders: often write every temporary and output first (so that
+        invocations do not depend on each other) and fill vertex buffer entries 0-2."""
+        r = self.rng
+        src = _field(SOURCE_BANKS, "v", 0)
+        full = len(self.opdescs)  # mask xyzw, swizzles xyzw, no negation
+        self.opdescs.append(encode_opdesc(OperandDescriptor(0xF, (False,) * 3, (0x1B,) * 3)))
+        self.outputs = outputs
+        straight = self.profile == "straight"  # every temporary written before a read
+        if r.random() < 0.5 or straight:
+            for number in range(TEMPS):
+                self.word(self.make("mov", dst=_field(DESTINATION_BANKS, "r", number),
+                                    src1=src + int(r.integers(0, INPUTS)), idx=0, desc=full))
+            self.write_outputs()
+            self.word(self.make("cmp", src1=src, src2=src + 1, desc=full, idx=0, cmpx=2,
+                                cmpy=3))
+            if not straight:
+                self.word(self.make("mova", src1=src + 3, idx=0, desc=full))
+        if r.random() < 0.6:
+            for entry in range(3):
+                self.word(self.make("setemit", vtxid=entry, primemit=0, winding=0))
+                self.write_outputs()
+                self.word(self.make("emit"))
+
+    def program(self, outputs: tuple[int, ...] = ()) -> Program:
+        if self.geometry:
+            self.prologue(outputs)
+        self.block(0, 0)
+        self.word(self.make("end"))
+        done = 0
+        while done < len(self.procedures):  # procedures may call further procedures
+            at, how = self.procedures[done]
+            done += 1
+            self.procedure_code(at, how)
+            # The return address: only a jump to it reaches this END.
+            self.word(self.make("end"))
+        return Program(self.code, self.opdescs)
+
+
+
+
+# -- data -----------------------------------------------------------------------------------
+
+
+def _f32(rng: np.random.Generator, shape, wild: bool) -> np.ndarray:
+    nice = (rng.uniform(-8, 8, shape) * 2.0 ** rng.integers(-6, 7, shape)).astype(np.float32)
+    if not wild:
+        return nice
+    pick = rng.random(shape)
+    special = SPECIAL[rng.integers(0, len(SPECIAL), shape)]
+    nans = NAN_PATTERNS[rng.integers(0, len(NAN_PATTERNS), shape)].view(np.float32)
+    return np.where(pick < 0.25, special, np.where(pick < 0.32, nans, nice))
+
+
+def _rows(rng: np.random.Generator, precision: str, wild: bool) -> dict[str, object]:
+    """The distinct input rows: v0-v2 floats (or exact float24 patterns), v3 integers."""
+    rows: dict[str, object] = {}
+    for n in range(INPUTS - 1):
+        if wild and precision == "f24" and rng.random() < 0.3:
+            patterns = rng.choice(F24_SPECIAL + list(rng.integers(0, 1 << 24, 8)),
+                                  size=(DISTINCT, 4))
+            rows[f"v{n}"] = F24Bits(np.asarray(patterns, dtype=np.int64))
+        else:
+            rows[f"v{n}"] = _f32(rng, (DISTINCT, 4), wild)
+    rows["v3"] = rng.integers(-140, 140, (DISTINCT, 4)).astype(np.float32)
+    return rows
+
+
+def _uniforms(rng: np.random.Generator, wild: bool) -> tuple[dict[str, object], tuple]:
+    """Uniforms for c0-c95 as two DVLE-named ranges (one conversion each instead of 96),
+    sometimes with a gap of registers that are not given; i0-i3; b0-b15."""
+    low = int(rng.integers(20, 90))
+    gap = int(rng.integers(1, 6)) if rng.random() < 0.1 else 0
+    names = (Uniform.in_bank("low", "c", 0, low), Uniform.in_bank("high", "c", low + gap,
+                                                                   96 - low - gap))
+    table = _f32(rng, (96, 4), wild)
+    if wild:  # mostly ordinary uniforms even in wild cases
+        ordinary = rng.random(96) < 0.7
+        table[ordinary] = _f32(rng, (96, 4), False)[ordinary]
+    uniforms: dict[str, object] = {"low": table[:low], "high": table[low + gap:]}
+    if 96 - low - gap == 0:
+        del uniforms["high"]
+        names = names[:1]
+    for n in range(4):
+        uniforms[f"i{n}"] = [int(rng.integers(0, 4)), int(rng.integers(0, 256)),
+                             int(rng.integers(0, 256)), 0]
+    for n in range(16):
+        uniforms[f"b{n}"] = bool(rng.integers(0, 2))
+    return uniforms, names
+
+
+def _expand(value: object, order: np.ndarray) -> object:
+    if isinstance(value, F24Bits):
+        return F24Bits(value.bits[order].astype(np.int64))
+    return np.asarray(value)[order]
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    """One program with its inputs.  Vertex shaders: ``rows`` are the distinct input
+    rows and ``lanes`` the row of each lane; geometry shaders: ``rows`` are the inputs
+    of the invocations and ``lanes`` those that run, in order."""
+
+    seed: int
+    profile: str
+    geometry: bool
+    precision: str
+    code: tuple[int, ...]
+    opdescs: tuple[int, ...]
+    dvle: Dvle
+    rows: dict
+    lanes: np.ndarray
+    uniforms: dict
+    cmp: tuple[bool, bool] = (False, False)
+    temporaries: dict | None = None
+    address: tuple[int, int, int] = (0, 0, 0)
+    max_steps: int = MAX_STEPS
+
+    def shbin(self) -> Shbin:
+        return Shbin(Program(list(self.code), list(self.opdescs)), (self.dvle,))
+
+
+def _rng(seed: int, profile: str, geometry: bool) -> np.random.Generator:
+    if profile == "mixed":  # the seeds of the original vertex and geometry suites
+        return np.random.default_rng(10_000_000 + seed if geometry else seed)
+    return np.random.default_rng([int(geometry), PROFILES.index(profile), seed])
+
+
+def case(seed: int, profile: str = "mixed", geometry: bool = False) -> Case:
+    """The case of ``seed``: f24 for even seeds, f32 for odd ones."""
+    rng = _rng(seed, profile, geometry)
+    precision = "f24" if seed % 2 == 0 else "f32"
+    if geometry:
+        outputs = tuple(sorted(set(int(x) for x in rng.integers(0, 7, rng.integers(1, 4)))))
+        program = Generator(rng, True, profile).program(outputs)
+        wild = bool(rng.random() < 0.4)
+        uniforms, names = _uniforms(rng, wild)
+        uniforms["b15"] = bool(rng.integers(0, 2))
+        dvle = Dvle(ShaderType.GEOMETRY, main_offset=0, endmain_offset=len(program.code),
+                    outputs=tuple(OutputEntry(OutputSemantic.POSITION, r) for r in outputs),
+                    uniforms=names)
+        rows = {f"v{n}": _f32(rng, (INVOCATIONS, 4), wild) for n in range(3)}
+        rows["v3"] = rng.integers(-140, 140, (INVOCATIONS, 4)).astype(np.float32)
+        return Case(seed, profile, True, precision, tuple(program.code),
+                    tuple(program.opdescs), dvle, rows, np.arange(INVOCATIONS), uniforms)
+    program = Generator(rng, False, profile).program()
+    wild = bool(rng.random() < 0.6)
+    rows = _rows(rng, precision, wild)
+    uniforms, names = _uniforms(rng, wild)
+    dvle = Dvle(main_offset=0, endmain_offset=len(program.code), uniforms=names)
+    order = np.concatenate([np.arange(DISTINCT), rng.integers(0, DISTINCT, LANES - DISTINCT)])
+    rng.shuffle(order)
+    cmp = (bool(rng.integers(0, 2)), bool(rng.integers(0, 2)))
+    temporaries, address = None, (0, 0, 0)
+    if profile != "mixed":  # these also start from given temporaries and address registers
+        temporaries = {f"r{n}": _f32(rng, (DISTINCT, 4), wild) for n in range(TEMPS)}
+        address = tuple(int(v) for v in rng.integers(-140, 140, 3))
+    return Case(seed, profile, False, precision, tuple(program.code), tuple(program.opdescs),
+                dvle, rows, order, uniforms, cmp, temporaries, address)
+
+
+def replay(seed: int, profile: str = "mixed", geometry: bool = False,
+           code: list[int] | None = None, lanes: list[int] | None = None) -> Case:
+    """The case of ``seed`` with the words and lanes a :func:`shrink` left."""
+    found = case(seed, profile, geometry)
+    return dataclasses.replace(
+        found, code=found.code if code is None else tuple(code),
+        lanes=found.lanes if lanes is None else np.asarray(lanes, dtype=np.int64))
+
+
+# -- comparison -----------------------------------------------------------------------------
+
+
+def outcome(found: Case, engine: str, lanes: np.ndarray | None = None):
+    """The run's result (registers included), or the GpuIsaError it raised."""
+    lanes = found.lanes if lanes is None else lanes
+    inputs = {name: _expand(value, lanes) for name, value in found.rows.items()}
+    temporaries = (None if found.temporaries is None else
+                   {name: _expand(value, lanes) for name, value in found.temporaries.items()})
+    try:
+        with np.errstate(all="ignore"):
+            return run(found.shbin(), inputs, uniforms=found.uniforms,
+                       precision=found.precision, cmp=found.cmp, engine=engine,
+                       max_steps=found.max_steps, temporaries=temporaries, address=found.address,
+                       registers=True)
+    except GpuIsaError as error:
+        return error
+
+
+def _bits(array: np.ndarray) -> np.ndarray:
+    array = np.asarray(array)
+    return array.view(np.uint32) if array.dtype == np.float32 else array
+
+
+def _arrays(result, geometry: bool) -> dict[str, np.ndarray]:
+    """Every array of a result as integers (float bits), one row per lane/invocation."""
+    regs = {**result.outputs, **result.temporaries}
+    out = {name: _bits(value) for name, value in regs.items()}
+    out.update(cmp=_bits(result.cmp), address=_bits(result.address),
+               steps=np.asarray(result.steps).reshape(len(result.steps), -1))
+    if geometry:
+        out.update({f"vertices {k}": _bits(v) for k, v in result.vertices.items()})
+        out.update(primitives=np.asarray(result.primitives),
+                   windings=np.asarray(result.windings).reshape(-1, 1))
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Difference:
+    """How the engine under test differs: ``text`` says it, ``lane`` is the first
+    differing lane (an index into the case's ``lanes``) if the registers of one do."""
+
+    text: str
+    lane: int | None = None
+
+
+def _errors_differ(want, got) -> bool:
+    return not (type(got) is type(want) and str(got) == str(want)
+                and getattr(got, "pc", None) == getattr(want, "pc", None))
+
+
+def difference(found: Case, engine: str = "jit") -> Difference | None:
+    """The first difference between the reference engine and ``engine`` on ``found``."""
+    try:
+        got = outcome(found, engine)
+    except Exception as error:  # a crash that is not a GpuIsaError is a difference too
+        return Difference(f"{engine} crashed: {error!r}")
+    if found.geometry:
+        want = outcome(found, "reference")
+    else:  # the distinct rows only, expanded to the lanes below
+        want = outcome(found, "reference", np.arange(DISTINCT))
+    if isinstance(want, GpuIsaError) or isinstance(got, GpuIsaError):
+        if not found.geometry:
+            want = outcome(found, "reference")  # the first failing lane reports
+        if isinstance(want, GpuIsaError) or isinstance(got, GpuIsaError):
+            if _errors_differ(want, got):
+                return Difference(f"reference: {want!r}\n{engine}: {got!r}")
+            return None
+    expected, have = _arrays(want, found.geometry), _arrays(got, found.geometry)
+    if expected.keys() != have.keys():
+        return Difference(f"registers: reference {sorted(expected)}, {engine} {sorted(have)}")
+    for name, value in expected.items():
+        if not found.geometry and name not in ("primitives", "windings"):
+            value = value[found.lanes]
+        if value.shape != have[name].shape:
+            return Difference(f"{name}: shape {value.shape} (reference), "
+                              f"{have[name].shape} ({engine})")
+        if np.array_equal(value, have[name]):
+            continue
+        rows = np.flatnonzero((value != have[name]).reshape(len(value), -1).any(axis=1))
+        if len(rows):
+            row = int(rows[0])
+            lane = row if not name.startswith(("vertices", "primitives", "windings")) else None
+            return Difference(f"{name}, row {row}: reference "
+                              f"{[hex(v) for v in value[row].ravel().tolist()]}, {engine} "
+                              f"{[hex(v) for v in have[name][row].ravel().tolist()]}", lane)
+    return None
+
+
+# -- shrinking and reporting ----------------------------------------------------------------
+
+
+def _ddmin(items: list[int], fails: Callable[[list[int]], bool], deadline: float) -> list[int]:
+    """A smallest-found subset of ``items`` (order kept) for which ``fails`` holds
+    (delta debugging: drop chunks, halving their size when none can go)."""
+    chunks = 2
+    while items and time.monotonic() < deadline:
+        size = -(-len(items) // chunks)
+        for start in range(0, len(items), size):
+            rest = items[:start] + items[start + size:]
+            if fails(rest):
+                items = rest
+                chunks = max(chunks - 1, 2)
+                break
+            if time.monotonic() >= deadline:
+                return items
+        else:
+            if size == 1:
+                return items
+            chunks = min(len(items), 2 * chunks)
+    return items
+
+
+def shrink(found: Case, engine: str = "jit", seconds: float = 60.0) -> Case:
+    """A smaller case on which ``engine`` still differs from the reference: fewer lanes
+    (for vertex shaders first the first differing lane alone), then as many
+    instructions replaced by NOPs as delta debugging finds within ``seconds``."""
+    deadline = time.monotonic() + seconds
+
+    def differs(candidate: Case) -> bool:
+        return difference(candidate, engine) is not None
+
+    first = difference(found, engine)
+    if first is None:
+        return found
+    if not found.geometry and first.lane is not None:
+        alone = dataclasses.replace(found, lanes=found.lanes[[first.lane]])
+        if differs(alone):
+            found = alone
+    kept = _ddmin(list(range(len(found.lanes))), lambda keep: bool(keep) and differs(
+        dataclasses.replace(found, lanes=found.lanes[keep])), deadline)
+    found = dataclasses.replace(found, lanes=found.lanes[kept])
+    words = [pc for pc, word in enumerate(found.code) if word != NOP]
+
+    def with_words(keep: list[int]) -> Case:
+        keep = set(keep)
+        return dataclasses.replace(found, code=tuple(
+            word if pc in keep else NOP for pc, word in enumerate(found.code)))
+
+    kept = _ddmin(words, lambda keep: differs(with_words(keep)), deadline)
+    return with_words(kept)
+
+
+def _hexes(value: object) -> list:
+    if isinstance(value, F24Bits):
+        return [[hex(v) for v in row] for row in np.asarray(value.bits).tolist()]
+    return [[hex(v) for v in row] for row in _bits(np.asarray(value, np.float32)).tolist()]
+
+
+def reproducer(found: Case, what: Difference | None, note: str = "") -> str:
+    """The text printed for a differing case: how to rebuild it, the program, the inputs
+    of the differing lane (or invocations), the difference."""
+    try:
+        text = disassemble(found.shbin().program)
+    except GpuIsaError as error:  # pragma: no cover - the disassembler handles any words
+        text = f"(disassembly failed: {error})"
+    if found.geometry:
+        lanes = found.lanes.tolist()
+        where = f"invocations {lanes} (inputs, float bits):"
+    else:
+        lane = 0 if what is None or what.lane is None else what.lane
+        lanes = [int(found.lanes[lane])]
+        where = f"lane {lane} = input row {lanes[0]} (float bits; F24Bits patterns as given):"
+    inputs = {name: [_hexes(value)[row] for row in lanes] for name, value in found.rows.items()}
+    if found.temporaries is not None:
+        inputs.update({name: [_hexes(value)[row] for row in lanes]
+                       for name, value in found.temporaries.items()})
+    ints = {k: v for k, v in found.uniforms.items() if k[0] in "ib"}
+    floats = {k: _hexes(v) for k, v in found.uniforms.items() if k[0] not in "ib"}
+    words = [hex(w) for w in found.code]
+    return (f"\nseed={found.seed} profile={found.profile} geometry={found.geometry} "
+            f"precision={found.precision} {note}\n"
+            f"{what.text if what is not None else 'no difference'}\n"
+            f"rebuild: differential.replay({found.seed}, {found.profile!r}, {found.geometry}, "
+            f"code=[{', '.join(words)}], lanes={found.lanes.tolist()})\n"
+            f"words other than NOP (pc: word): "
+            f"{ {hex(pc): hex(w) for pc, w in enumerate(found.code) if w != NOP} }\n"
+            f"opdescs: {[hex(w) for w in found.opdescs]}\n{where} {inputs}\n"
+            f"cmp={found.cmp} address={found.address}\nint/bool uniforms: {ints}\n"
+            f"float uniforms (float bits, DVLE ranges 'low' = c0.., 'high'): {floats}\n"
+            f"--- disassembly ---\n{text}")
+
+
+# -- which kernel runs a case ---------------------------------------------------------------
+
+
+class _Captured(Exception):
+    pass
+
+
+def kernel_source(found: Case) -> str | None:
+    """The text of the kernel the compiled engine would compile for ``found`` (nothing is
+    compiled); None if it would compile none (EX2/LG2 without NumPy's native loops)."""
+    import pytest
+
+    from gpuisa.pica.engine import jit, jit_geometry
+
+    def capture(source: str):
+        raise _Captured(source)
+
+    with pytest.MonkeyPatch.context() as patch:
+        if found.geometry:
+            patch.setattr(jit_geometry, "COMPILE_THRESHOLD", 0)
+            patch.setattr(jit_geometry, "_kernels", type(jit_geometry._kernels)())
+            patch.setattr(jit_geometry, "compile_source", capture)
+        else:
+            patch.setattr(jit, "COMPILE_THRESHOLD", 0)
+            patch.setattr(jit, "_cache", type(jit._cache)())
+            patch.setattr(jit, "_compile", capture)
+        try:
+            outcome(found, "jit")
+        except _Captured as captured:
+            return captured.args[0]
+    return None
+
+
+def kernel_kind(source: str | None) -> str:
+    """Which kind of compiled kernel ``source`` is (see docs/engine.md)."""
+    if source is None:
+        return "none"
+    if "def kernel(count, entry" in source:
+        return ("geometry vectorized" if "# invocations independent" in source
+                else "geometry ordered")
+    if "# uniform control" in source:
+        return "uniform control"
+    if "AT[j]" in source:
+        return "divergent blocks"
+    if "for lane in range(lo, hi)" in source:
+        return "lane by lane"
+    return "straight"

@@ -1,0 +1,102 @@
+"""The compiled engine's kernels beyond their results (those are checked by
+:mod:`test_differential`): the disk cache, the registers a kernel may touch, and
+``engine="auto"`` taking a kernel compiled in this process."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+import differential as D
+
+from gpuisa.pica import Program
+from gpuisa.pica.encoding import Instruction, OperandDescriptor, encode, encode_opdesc
+from gpuisa.pica.engine import jit, run
+from gpuisa.pica.engine.api import executable, initial_state
+from gpuisa.pica.engine.decode import decode_program
+
+
+def test_kernels_are_cached_on_disk(monkeypatch, tmp_path):
+    """A compiled kernel is found again through the cache directory once the process has
+    forgotten it, and ``jit.ready`` says so (the rule for engine="auto")."""
+    monkeypatch.setenv("GPUISA_JIT_CACHE", str(tmp_path))
+    monkeypatch.setattr(jit, "_cache", type(jit._cache)())
+    monkeypatch.setattr(jit, "_sources", type(jit._sources)())
+    xyzw = encode_opdesc(OperandDescriptor(15, (False, False, False), (0x1B, 0x1B, 0x1B)))
+    program = Program([encode(Instruction.make("add", dst=0, src1=0x20, src2=0, desc=0)),
+                       encode(Instruction.make("end"))], [xyzw])  # add o0, c0, v0
+    decoded = decode_program(program)
+    args = dict(inputs={"v0": np.array([[1.0, -2.0, 0.5, 3.0]] * 3)},
+                uniforms={"c0": [0.25, 0.25, -0.5, 1.0]})
+    state = lambda: initial_state(executable(program), args["inputs"],  # noqa: E731
+                                  uniforms=args["uniforms"], precision="f24")
+    assert not jit.ready(decoded, state(), 0, "f24")
+    monkeypatch.setattr(jit, "COMPILE_THRESHOLD", 0)
+    first = run(program, args["inputs"], uniforms=args["uniforms"], engine="jit", registers=True)
+    assert first.outputs["o0"].tolist() == [[1.25, -1.75, 0.0, 4.0]] * 3
+    assert list(tmp_path.glob("pica_kernel_*.py"))
+    jit._cache.clear()
+    monkeypatch.setattr(jit, "COMPILE_THRESHOLD", 10**9)
+    assert jit.ready(decoded, state(), 0, "f24")
+    again = run(program, args["inputs"], uniforms=args["uniforms"], engine="jit", registers=True)
+    assert again.outputs["o0"].tolist() == first.outputs["o0"].tolist()
+    assert jit._cache  # loaded the program's kernel, not the interpreter
+
+
+def test_kernels_touch_only_the_registers_the_analysis_names():
+    """Kernels get stand-in arrays of no lanes for the registers outside
+    ``Analysis.registers``, and for the address registers and flags of kernels that say
+    they do not use them (Numba does not check bounds): the generated kernels and the
+    interpreter's register rows must never touch another one."""
+    from gpuisa.pica.engine import jit_interp
+    from gpuisa.pica.engine.jit_codegen import _Generator, analyse
+
+    base = {"v": 0, "r": 16, "o": 32}
+    for seed in range(160):
+        found = D.case(seed, D.PROFILES[seed % len(D.PROFILES)])
+        decoded = decode_program(found.shbin().program)
+        analysis = analyse(decoded)
+        named = {base[bank] + number for bank, number in analysis.registers}
+        rows, written = jit_interp.register_rows(decoded)
+        assert set(rows.tolist()) == named, seed
+        assert set(written.tolist()) <= named, seed
+        for precision in ("f24", "f32"):
+            generator = _Generator(decoded, analysis, (0,), precision, frozenset())
+            source = generator.kernel()
+            # ... and no address registers / flags when it gets stand-ins for them
+            assert source.address or "address[" not in source.source, seed
+            assert source.flags or "cmp[" not in source.source, seed
+            touched = generator.used_regs | generator.written_regs | set(generator.rows or {})
+            assert touched <= analysis.registers, seed
+
+
+def test_auto_takes_the_jit_for_one_vertex_once_its_kernel_is_compiled(monkeypatch):
+    """engine="auto" runs a small input on the JIT only when this process has compiled
+    the kernel already (then it beats the reference engine even for one vertex)."""
+    from gpuisa.pica.engine import api, choice
+
+    program = Program((0x08020000, 0x88000000), (0x0006C368,))  # dp4 o0.x, v0, c0 ... end
+    inputs = {"v0": np.ones((1, 4), dtype=np.float32)}
+    uniforms = {"c0": [1.0, 2.0, 3.0, 4.0]}
+    chosen: list[str] = []
+    real = api.choose_engine
+
+    def spy(engine, lanes, warm=None):
+        name = real(engine, lanes, warm)
+        if warm is not None:  # the choice of the engine that runs the vertices
+            chosen.append(name)
+        return name
+
+    monkeypatch.setattr(api, "choose_engine", spy)
+    # nothing compiled yet, the interpreter not loaded (another test may have run it in
+    # this process: then it would rightly win), no reference time spent on the program
+    monkeypatch.setattr(jit, "_cache", type(jit._cache)())
+    monkeypatch.setattr(choice, "interpreter_kept", lambda: choice.Kept.NONE)
+    monkeypatch.setattr(choice, "_spent", type(choice._spent)())
+    first = api.run(program, inputs, uniforms=uniforms, registers=True)
+    api.run(program, {"v0": np.ones((200_000, 4), dtype=np.float32)}, uniforms=uniforms,
+        registers=True)
+    again = api.run(program, inputs, uniforms=uniforms, registers=True)
+    assert chosen == ["reference", "jit", "jit"]
+    # 1*1 + 1*2 + 1*3 + 1*4 = 10, exact in float24
+    assert first.outputs["o0"][0, 0] == again.outputs["o0"][0, 0] == 10.0
