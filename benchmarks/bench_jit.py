@@ -15,8 +15,9 @@ import time
 import numpy as np
 from shaders import WORKLOADS
 
-from gpuisa.pica.engine import jit, run
+from gpuisa.pica.engine import run
 from gpuisa.pica.engine.api import executable, initial_state
+from gpuisa.pica.engine.compiled import runner as jit
 
 
 def _best(function, repeat: int) -> float:

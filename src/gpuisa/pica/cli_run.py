@@ -33,8 +33,8 @@ from ..datafiles import MAX_SHADER_BYTES, SPECIAL_NUMBERS, load_json, load_npy, 
 from ..errors import GpuIsaError, InputError
 from ..fileio import STDOUT, write_output
 from .engine import F24Bits, RunResult, run, run_pipeline
-from .engine import jit as _jit  # noqa: F401  (registers engine='jit' when numba is installed)
 from .engine.api import engine_names, executable
+from .engine.compiled import runner as _jit  # noqa: F401  (registers engine='jit' when numba is installed)
 from .engine.trace import Trace, number, trace, trace_primitive
 from .shbin import Shbin
 

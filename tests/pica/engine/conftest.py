@@ -15,7 +15,7 @@ def _jit_available() -> bool:
     if importlib.util.find_spec("numba") is None:
         return False
     try:
-        importlib.import_module("gpuisa.pica.engine.jit")
+        importlib.import_module("gpuisa.pica.engine.compiled.runner")
     except ImportError:
         return False
     from gpuisa.pica.engine import ENGINES
@@ -24,7 +24,7 @@ def _jit_available() -> bool:
 
 
 JIT = pytest.param("jit", marks=pytest.mark.skipif(
-    not _jit_available(), reason="needs numba and gpuisa.pica.engine.jit"))
+    not _jit_available(), reason="needs numba and gpuisa.pica.engine.compiled.runner"))
 ENGINE_NAMES = ["reference", JIT]
 
 

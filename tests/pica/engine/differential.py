@@ -674,7 +674,8 @@ def kernel_source(found: Case) -> str | None:
     compiled); None if it would compile none (EX2/LG2 without NumPy's native loops)."""
     import pytest
 
-    from gpuisa.pica.engine import jit, jit_geometry
+    from gpuisa.pica.engine.compiled import geometry as jit_geometry
+    from gpuisa.pica.engine.compiled import runner as jit
 
     def capture(source: str):
         raise _Captured(source)

@@ -9,12 +9,12 @@ that hangs or faults must raise the same error.
 Which compiled code runs what (a per-program kernel takes about 3-10 s to compile on a
 cold cache, a geometry kernel 5-25 s, so the default suite cannot compile 2,000):
 
-- Interpreter kernel (``jit_interp``: compiled once, interprets any program; what
+- Interpreter kernel (``compiled.interpreter``: compiled once, interprets any program; what
   ``engine="jit"`` runs for small inputs whose kernel is not compiled): 2,000 vertex
   programs of every shape ("mixed" profile, seeds 0-1999) plus 100 of each restricted
   profile ("straight", "forward", "uniform"), f24 for even seeds, f32 for odd ones.
   This part never compiles or loads a per-program kernel (no disk-cache lookup).
-- Per-program kernels (``jit_codegen``, ``jit_geometry``): 14 programs.  One per kind
+- Per-program kernels (``compiled.codegen``, ``compiled.geometry``): 14 programs.  One per kind
   of kernel and precision (straight-line blocks, uniform control, divergent blocks,
   lane by lane; geometry vectorized and ordered), each the first seed of its profile
   that gets that kind (found from the generated source, without compiling; the f24
@@ -46,8 +46,9 @@ import pytest
 pytest.importorskip("numba")
 
 from gpuisa.pica.encoding import decode
-from gpuisa.pica.engine import jit, jit_geometry
-from gpuisa.pica.engine.jit_codegen import KernelSource
+from gpuisa.pica.engine.compiled import geometry as jit_geometry
+from gpuisa.pica.engine.compiled import runner as jit
+from gpuisa.pica.engine.compiled.codegen import KernelSource
 from gpuisa.pica.isa import BY_MNEMONIC, Opcode
 
 PROGRAMS = 2000

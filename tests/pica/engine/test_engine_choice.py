@@ -109,7 +109,7 @@ def test_run_passes_what_it_runs_to_the_choice(monkeypatch):
     reference engine; a branching program's run with the kernel compiled in this
     process takes the compiled engine even for one vertex."""
     pytest.importorskip("numba")
-    from gpuisa.pica.engine import jit
+    from gpuisa.pica.engine.compiled import runner as jit
 
     a = Asm()
     a.op("cmp", None, "c0", "v0", cmpx=CompareOp.GT, cmpy=CompareOp.GT)
@@ -136,7 +136,7 @@ def test_run_passes_what_it_runs_to_the_choice(monkeypatch):
 
 def test_a_large_input_goes_to_the_compiled_engine(monkeypatch):
     pytest.importorskip("numba")
-    from gpuisa.pica.engine import jit
+    from gpuisa.pica.engine.compiled import runner as jit
 
     monkeypatch.setattr(jit, "_cache", type(jit._cache)())
     exe = api.executable(straight())

@@ -160,7 +160,7 @@ _ops = st.lists(st.tuples(st.sampled_from(["if", "call", "loop", "check"]),
 @settings(max_examples=200, deadline=None)
 @given(_ops)
 def test_numba_compiled_stacks_agree_with_plain_python(ops):
-    from gpuisa.pica.engine.jit_stacks import replay
+    from gpuisa.pica.engine.compiled.stacks import replay
 
     def plain(ops):
         ifs, calls, loops = S.new_stacks()

@@ -5,8 +5,8 @@ import pytest
 from conftest import JIT
 from picaemu_kit import Asm
 
+from gpuisa.pica.engine.compiled.codegen import INLINE_RULES, analyse, generate
 from gpuisa.pica.engine.decode import decode_program
-from gpuisa.pica.engine.jit_codegen import INLINE_RULES, analyse, generate
 
 
 def test_straight_line_instructions_of_inline_code_share_one_loop_over_lanes():
@@ -36,6 +36,6 @@ def test_straight_line_instructions_of_inline_code_share_one_loop_over_lanes():
 def test_rules_named_inline_are_intrinsics(name):
     from numba.core.extending import _Intrinsic
 
-    from gpuisa.pica.engine import jit_rules
+    from gpuisa.pica.engine.compiled import intrinsics as jit_rules
 
     assert isinstance(getattr(jit_rules, name), _Intrinsic)

@@ -14,7 +14,7 @@ pytest.importorskip("numba")
 import differential
 import test_picaemu_geometry as geometry
 
-from gpuisa.pica.engine import jit_geometry
+from gpuisa.pica.engine.compiled import geometry as jit_geometry
 
 
 @pytest.fixture

@@ -11,8 +11,9 @@ import differential as D
 
 from gpuisa.pica import Program
 from gpuisa.pica.encoding import Instruction, OperandDescriptor, encode, encode_opdesc
-from gpuisa.pica.engine import jit, run
+from gpuisa.pica.engine import run
 from gpuisa.pica.engine.api import executable, initial_state
+from gpuisa.pica.engine.compiled import runner as jit
 from gpuisa.pica.engine.decode import decode_program
 
 
@@ -48,8 +49,8 @@ def test_kernels_touch_only_the_registers_the_analysis_names():
     ``Analysis.registers``, and for the address registers and flags of kernels that say
     they do not use them (Numba does not check bounds): the generated kernels and the
     interpreter's register rows must never touch another one."""
-    from gpuisa.pica.engine import jit_interp
-    from gpuisa.pica.engine.jit_codegen import _Generator, analyse
+    from gpuisa.pica.engine.compiled import interpreter as jit_interp
+    from gpuisa.pica.engine.compiled.codegen import _Generator, analyse
 
     base = {"v": 0, "r": 16, "o": 32}
     for seed in range(160):

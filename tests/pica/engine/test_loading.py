@@ -115,7 +115,7 @@ def test_blocks_of_rows_and_strided_input_give_the_same_values():
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_the_jit_loader_equals_load_floats_bit_for_bit(dtype, contiguous):
     pytest.importorskip("numba")
-    from gpuisa.pica.engine import jit
+    from gpuisa.pica.engine.compiled import runner as jit
 
     rng = np.random.default_rng(11)
     rows = 70_000  # two threads' worth

@@ -24,7 +24,7 @@ def engine(request, monkeypatch):
     """Every engine; the JIT both on its interpreter and on a program's own kernel (the
     straight-line kernel for :func:`copy_program`: no per-lane steps, no flags)."""
     if request.param == "jit-compiled":
-        from gpuisa.pica.engine import jit
+        from gpuisa.pica.engine.compiled import runner as jit
 
         monkeypatch.setattr(jit, "COMPILE_THRESHOLD", 0)
         return "jit"
@@ -170,8 +170,8 @@ def partial_writes_program():
 
 
 def test_only_registers_written_whole_before_any_read_skip_the_zero_fill():
+    from gpuisa.pica.engine.compiled.codegen import analyse, generate
     from gpuisa.pica.engine.decode import decode_program
-    from gpuisa.pica.engine.jit_codegen import analyse, generate
 
     program = decode_program(partial_writes_program())
     source = generate(program, analyse(program), (0,), "f32", frozenset())
@@ -251,8 +251,8 @@ def test_kernels_over_blocks_load_nothing_their_entry_block_writes_first(make):
     loop's o0 is written after the loop (loaded: only the entry block is followed in a
     program with loops).  r1 is read (loaded).  Without an entry point every touched
     component is loaded."""
+    from gpuisa.pica.engine.compiled.codegen import analyse, generate
     from gpuisa.pica.engine.decode import decode_program
-    from gpuisa.pica.engine.jit_codegen import analyse, generate
 
     program = decode_program(make())
     source = generate(program, analyse(program), (), "f24", frozenset(), 0)
@@ -273,8 +273,8 @@ def test_temporaries_nobody_sees_get_no_storage(registers, monkeypatch):
     """run(registers=False): the kernel is handed a zero-length stand-in for each
     temporary it never loads (and stores nothing there); registers=True: every one it
     writes, with the values the program leaves.  The outputs are the same."""
-    from gpuisa.pica.engine import jit
-    from gpuisa.pica.engine.jit_kernels import UNUSED
+    from gpuisa.pica.engine.compiled import runner as jit
+    from gpuisa.pica.engine.compiled.kernels import UNUSED
 
     monkeypatch.setattr(jit, "COMPILE_THRESHOLD", 0)
     handed = {}

@@ -29,7 +29,7 @@ from numba import njit
 from numba.core.dispatcher import Dispatcher
 
 from gpuisa.floats import f24_to_f32, round_f24
-from gpuisa.pica.engine import jit_rules as R
+from gpuisa.pica.engine.compiled import intrinsics as R
 from gpuisa.pica.engine.reference.values import narrow, widen
 from gpuisa.pica.engine.rules import primitives as P
 from gpuisa.pica.engine.rules import scalar, source
@@ -479,7 +479,7 @@ def test_recipes_by_hand():
 
 def _alu_driver(alu):
     """A Numba loop calling the interpreter's ALU function ``alu`` once per column of
-    ``v`` (12 source components), as jit_interp does."""
+    ``v`` (12 source components), as compiled.interpreter does."""
 
     def drive(op, v, value, flags, address, cmpx, cmpy, natives):
         scratch = R.make_scratch(natives)
@@ -501,9 +501,10 @@ def _alu_driver(alu):
 @pytest.mark.skipif(not R.UFUNC_LOOPS_OK, reason="NumPy's inner loops are not callable")
 @pytest.mark.parametrize("precision", ["f24", "f32"])
 def test_the_interpreters_alu_equals_the_scalar_recipes(precision):
-    """jit_alu's functions, generated from the recipes when imported, give for every ALU
-    opcode what the scalar recipe gives (each opcode's branch is the right recipe)."""
-    from gpuisa.pica.engine import jit_alu
+    """compiled.interpreter_alu's functions, generated from the recipes when imported,
+    give for every ALU opcode what the scalar recipe gives (each opcode's branch is the
+    right recipe)."""
+    from gpuisa.pica.engine.compiled import interpreter_alu as jit_alu
 
     drive = _alu_driver(jit_alu.alu24 if precision == "f24" else jit_alu.alu32)
     m = scalar.ARITHMETIC[precision]

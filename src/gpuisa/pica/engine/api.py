@@ -38,7 +38,7 @@ from .values import Loader, uniform_values, vertex_arrays
 #: (inputs may be read-only: the caller's own arrays); the engine writes results into
 #: them, and may return a read-only broadcast count.
 Engine = Callable[..., np.ndarray]
-#: The reference engine (:mod:`.reference`) and the compiled engine (:mod:`.jit`, which
+#: The reference engine (:mod:`.reference`) and the compiled engine (:mod:`.compiled.runner`, which
 #: registers itself when imported: :data:`COMPILED` imports it on first use).
 ENGINES: dict[str, Engine] = {"reference": run_lanes}
 
@@ -53,7 +53,7 @@ GEOMETRY_ENGINES: dict[str, GeometryEngine] = {"reference": reference_geometry}
 AUTO = "auto"
 #: The compiled engine's name and the module that registers it (imported when the
 #: engine is asked for by name or chosen; importing it imports no Numba).
-COMPILED = ("jit", "gpuisa.pica.engine.jit")
+COMPILED = ("jit", "gpuisa.pica.engine.compiled.runner")
 
 
 #: Engines' own input converters (same results as :func:`.loading.load_floats`,
@@ -183,7 +183,7 @@ def _readiness(run: Run) -> choice.Readiness:
 def _hands_to_reference(program: DecodedProgram) -> bool:
     """Whether the compiled engine would run ``program`` on the reference engine anyway
     (asked only once it is chosen: the answer may import Numba)."""
-    from .jit_kernels import needs_reference
+    from .compiled.kernels import needs_reference
 
     return needs_reference(program)
 

@@ -1,7 +1,7 @@
 """``engine="auto"``: the engine expected to finish a run first, by measured costs.
 
 The reference engine costs about the same per lane and instruction whatever the program
-(:func:`estimated_steps` counts the instructions).  The compiled engine (:mod:`.jit`)
+(:func:`estimated_steps` counts the instructions).  The compiled engine (:mod:`.compiled.runner`)
 first has to be ready: Numba imported, then the program's kernel compiled in this
 process, loaded from the disk cache, or compiled; or, for runs too small to pay for
 compiling, its interpreter kernel loaded (or compiled once).  :func:`pick` compares the
@@ -50,7 +50,7 @@ GEOMETRY_REFERENCE_STEP = 12.5e-6
 REFERENCE_CALL = 60e-6
 #: Seconds per instruction and lane of a compiled kernel, both cores (1.3-12.7 ns).
 COMPILED_STEP = 6e-9
-#: Seconds per instruction and lane of the interpreter kernel, :mod:`.jit_interp`
+#: Seconds per instruction and lane of the interpreter kernel, :mod:`.compiled.interpreter`
 #: (184-282 ns).
 INTERPRETER_STEP = 250e-9
 #: Seconds per call of the interpreter kernel beyond a compiled kernel's (encoding the
@@ -195,10 +195,11 @@ def compile_geometry(program: DecodedProgram, uniforms: Uniforms, entry: int,
 
 
 def interpreter_kept() -> Kept:
-    """Where the interpreter kernel is (Numba caches it beside :mod:`.jit_interp`)."""
-    module = sys.modules.get(f"{__package__}.jit_interp")
+    """Where the interpreter kernel is (Numba caches it beside
+    :mod:`.compiled.interpreter`)."""
+    module = sys.modules.get(f"{__package__}.compiled.interpreter")
     if module is not None and getattr(module.interpret, "signatures", None):
         return Kept.PROCESS
-    cache = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__",
-                         "jit_interp.interpret-*.nbi")
+    cache = os.path.join(os.path.dirname(os.path.abspath(__file__)), "compiled",
+                         "__pycache__", "interpreter.interpret-*.nbi")
     return Kept.DISK if glob.glob(cache) else Kept.NONE

@@ -2,7 +2,7 @@
 
 Sources: 3dbrew "GPU/Shader Instruction Set" (``seeds/002``, cited as "seed") and
 ``docs/pica-emulation-notes.md`` (cited as "notes §n").  Each function names its compiled
-realisation in :mod:`..jit_rules` (the LLVM-IR intrinsic or Numba rule the kernels
+realisation in :mod:`..compiled.intrinsics` (the LLVM-IR intrinsic or Numba rule the kernels
 call), which names this function back; ``tests/pica/engine/test_rules.py`` proves the
 two identical (exhaustively over float24 patterns where feasible, by property tests
 elsewhere) and the rounding identical to :func:`gpuisa.floats.round_f24`, the array
@@ -19,7 +19,7 @@ bits, so the double rounding is innocuous).
 
 The functions are written so that Numba compiles the same text (the tests do): only the
 bit casts (:func:`f64_bits`, :func:`bits_f64`), :func:`to_f32` and the NumPy unit calls
-have compiled stand-ins, registered by :mod:`..jit_rules`.  Python raises where IEEE
+have compiled stand-ins, registered by :mod:`..compiled.intrinsics`.  Python raises where IEEE
 gives infinities or NaN (1 / 0, sqrt(-1)), so those cases are explicit.
 """
 
@@ -56,17 +56,17 @@ _OFFSET_LOW, _OFFSET_HIGH = RELATIVE_OFFSET_RANGE
 LITP_LIMIT = 0x7FFF / 0x100
 
 
-# -- bit casts and float32 (compiled stand-ins: jit_rules) -----------------------------------
+# -- bit casts and float32 (compiled stand-ins: compiled.intrinsics) -------------------------
 
 
 def f64_bits(x):
-    """The IEEE bits of a float64 (compiled: ``jit_rules.f64_ibits``, the same bits as a
+    """The IEEE bits of a float64 (compiled: ``intrinsics.f64_ibits``, the same bits as a
     signed integer: the rules only mask and set bits 0-62)."""
     return _U64.unpack(_F64.pack(x))[0]
 
 
 def bits_f64(u):
-    """The float64 with IEEE bits ``u`` (compiled: ``jit_rules.ibits_f64``)."""
+    """The float64 with IEEE bits ``u`` (compiled: ``intrinsics.ibits_f64``)."""
     return _F64.unpack(_U64.pack(u))[0]
 
 
@@ -98,7 +98,7 @@ def round24(x):
     keeps its sign and the 16 payload bits float24 has, quiet bit set.
 
     In range, Veltkamp's splitting (Dekker 1971) rounds: with c = x * (2^36 + 1),
-    c - (c - x) is x to nearest even at 17 bits.  Compiled: ``jit_rules.round24`` (the
+    c - (c - x) is x to nearest even at 17 bits.  Compiled: ``intrinsics.round24`` (the
     same rounding on the bits); array realisation: :func:`gpuisa.floats.round_f24`.
     """
     c = x * _SPLIT
@@ -117,7 +117,7 @@ def flush24(x):
     """A register value as an f24 arithmetic instruction sees it: subnormal patterns and
     -0 read as +0 (seed: "input subnormals are flushed in arithmetic instructions",
     "mul(s, 2) = 0"; notes §3.4); a NaN is quieted (the float32 -> float64 conversion
-    does).  Compiled: ``jit_rules.work24``."""
+    does).  Compiled: ``intrinsics.work24``."""
     if -F24_MIN < x < F24_MIN:
         return 0.0
     if x != x:
@@ -128,7 +128,7 @@ def flush24(x):
 def negate24(x):
     """Operand negation in f24 mode: the sign flips, but -(+0) is +0 (float24 registers
     never hold -0; seed: the hardware "does not seem to have negative 0"); a NaN is
-    quieted.  Compiled: ``jit_rules.negate24``."""
+    quieted.  Compiled: ``intrinsics.negate24``."""
     if x != x:
         return quiet(-x)
     if x == 0.0:
@@ -138,7 +138,7 @@ def negate24(x):
 
 def negate32(x):
     """Operand negation in f32 mode: the sign bit flips, nothing else changes (NaNs
-    included).  Compiled: ``jit_rules.negate32``."""
+    included).  Compiled: ``intrinsics.negate32``."""
     return -x
 
 
@@ -150,8 +150,8 @@ def pica_mul(a, b):
     (seed table: "inf * 0 = 0 (including inside MUL, MAD, DP4, etc.)", "NaN * 0 = NaN";
     notes §3.1).  A NaN operand gives the first NaN operand, quieted (what an x86 FPU
     does; the hardware's NaN payloads are unknown).  Exact for f24 working values and
-    for float32 values.  Compiled: ``jit_rules.mul64`` (f24 working values, already
-    quiet) and the product inside ``jit_rules.mul32``."""
+    for float32 values.  Compiled: ``intrinsics.mul64`` (f24 working values, already
+    quiet) and the product inside ``intrinsics.mul32``."""
     p = a * b
     if p != p:
         if a != a:
@@ -164,8 +164,8 @@ def pica_mul(a, b):
 
 def pica_add(a, b):
     """IEEE addition; a NaN operand gives the first NaN operand, quieted (inf - inf gives
-    the FPU's default NaN).  Compiled: ``jit_rules.add64`` and the sum inside
-    ``jit_rules.add32``."""
+    the FPU's default NaN).  Compiled: ``intrinsics.add64`` and the sum inside
+    ``intrinsics.add32``."""
     s = a + b
     if s != s:
         if a != a:
@@ -177,12 +177,12 @@ def pica_add(a, b):
 
 def mul32(a, b):
     """The PICA multiply of float32 values, rounded to float32 (f32 mode).  Compiled:
-    ``jit_rules.mul32``."""
+    ``intrinsics.mul32``."""
     return to_f32(pica_mul(a, b))
 
 
 def add32(a, b):
-    """Float32 addition with the NaN rule (f32 mode).  Compiled: ``jit_rules.add32``."""
+    """Float32 addition with the NaN rule (f32 mode).  Compiled: ``intrinsics.add32``."""
     return to_f32(pica_add(a, b))
 
 
@@ -192,24 +192,24 @@ def add32(a, b):
 def pica_max(a, b):
     """MAX: ``a > b ? a : b``, which reproduces every hardware result (notes §3.2): the
     seed's max(0, -inf) = -inf is wrong on hardware; max(0, NaN) = NaN, max(NaN, 0) = 0;
-    no flushing (seed: "max(s, 0) = s").  Compiled: ``jit_rules.pica_max``."""
+    no flushing (seed: "max(s, 0) = s").  Compiled: ``intrinsics.pica_max``."""
     return a if a > b else b
 
 
 def pica_min(a, b):
-    """MIN: ``a < b ? a : b`` (notes §3.2).  Compiled: ``jit_rules.pica_min``."""
+    """MIN: ``a < b ? a : b`` (notes §3.2).  Compiled: ``intrinsics.pica_min``."""
     return a if a < b else b
 
 
 def sge(a, b):
     """SGE: 1.0 if a >= b else 0.0; NaN compares false (notes §3.5).  Compiled:
-    ``jit_rules.sge``."""
+    ``intrinsics.sge``."""
     return 1.0 if a >= b else 0.0
 
 
 def slt(a, b):
     """SLT: 1.0 if a < b else 0.0; NaN compares false (notes §3.5).  Compiled:
-    ``jit_rules.slt``."""
+    ``intrinsics.slt``."""
     return 1.0 if a < b else 0.0
 
 
@@ -217,7 +217,7 @@ def compare(operator, a, b):
     """One CMP comparison (seed "Comparison operator"): EQ NE LT LE GT GE as IEEE
     comparisons (NaN compares false except for NE; notes §3.5, OPEN for NE); operators
     6 and 7 are always true; inputs are not flushed (seed: "cmp(s, 0) = false").
-    Compiled: ``jit_rules.compare``."""
+    Compiled: ``intrinsics.compare``."""
     if operator == 0:
         return a == b
     if operator == 1:
@@ -238,7 +238,7 @@ def compare(operator, a, b):
 
 def rcp24(x):
     """RCP in f24: 1 / x of the flushed x, rounded: rcp(+-0) = +inf, rcp(+inf) = 0,
-    rcp(NaN) = NaN (seed table; notes §3.3).  Compiled: ``jit_rules.rcp24``."""
+    rcp(NaN) = NaN (seed table; notes §3.3).  Compiled: ``intrinsics.rcp24``."""
     w = flush24(x)
     if w == 0.0:
         return math.inf
@@ -248,7 +248,7 @@ def rcp24(x):
 def rsq24(x):
     """RSQ in f24: 1 / sqrt(x) of the flushed x, rounded: rsq(+-0) = +inf, rsq(+inf) = 0,
     rsq(negative) = rsq(-inf) = NaN (seed table; notes §3.3).  Compiled:
-    ``jit_rules.rsq24``."""
+    ``intrinsics.rsq24``."""
     w = flush24(x)
     if w == 0.0:
         return math.inf
@@ -259,7 +259,7 @@ def rsq24(x):
 
 def rcp32(x):
     """RCP in f32: -0 reads as +0 (the PICA has no negative zero), a NaN is quieted, one
-    float32 division.  Compiled: ``jit_rules.rcp32``."""
+    float32 division.  Compiled: ``intrinsics.rcp32``."""
     if x != x:
         return quiet(x)
     if x == 0.0:
@@ -269,7 +269,7 @@ def rcp32(x):
 
 def rsq32(x):
     """RSQ in f32: rounded twice (sqrt, then the division), as emulators compute it;
-    -0 reads as +0; a negative x gives the default NaN.  Compiled: ``jit_rules.rsq32``."""
+    -0 reads as +0; a negative x gives the default NaN.  Compiled: ``intrinsics.rsq32``."""
     if x != x:
         return quiet(x)
     if x == 0.0:
@@ -289,12 +289,12 @@ def floor(x):
 
 def flr24(x):
     """FLR in f24: the floor of the flushed x, rounded (a NaN quieted, with float24's
-    payload).  Compiled: ``jit_rules.flr24``."""
+    payload).  Compiled: ``intrinsics.flr24``."""
     return round24(floor(flush24(x)))
 
 
 def flr32(x):
-    """FLR in f32: the floor; a NaN is quieted.  Compiled: ``jit_rules.flr32``."""
+    """FLR in f32: the floor; a NaN is quieted.  Compiled: ``intrinsics.flr32``."""
     if x != x:
         return quiet(x)
     return floor(x)
@@ -309,7 +309,7 @@ def _unit(ufunc, value):
 def ex2_24(x):
     """EX2 in f24: 2^x of the flushed x by NumPy's float64 exp2, rounded: ex2(-inf) = 0,
     ex2(+inf) = +inf, overflow to +inf (notes §3.3).  NumPy's own function, because the
-    compiled engine calls NumPy's inner loop (``jit_rules.ex2_24``): both give the same
+    compiled engine calls NumPy's inner loop (``intrinsics.ex2_24``): both give the same
     bits even where NumPy's SVML code differs from libm in the last place."""
     return round24(_unit(np.exp2, np.float64(flush24(x))))
 
@@ -317,18 +317,18 @@ def ex2_24(x):
 def lg2_24(x):
     """LG2 in f24: log2 of the flushed x by NumPy's float64 log2, rounded: lg2(0) =
     -inf, lg2(negative) = NaN, lg2(+inf) = +inf (notes §3.3).  Compiled:
-    ``jit_rules.lg2_24``."""
+    ``intrinsics.lg2_24``."""
     return round24(_unit(np.log2, np.float64(flush24(x))))
 
 
 def ex2_32(x):
-    """EX2 in f32: NumPy's float32 exp2.  Compiled: ``jit_rules.ex2_f32``."""
+    """EX2 in f32: NumPy's float32 exp2.  Compiled: ``intrinsics.ex2_f32``."""
     return _unit(np.exp2, np.float32(x))
 
 
 def lg2_32(x):
     """LG2 in f32: NumPy's float32 log2 of x, -0 read as +0.  Compiled:
-    ``jit_rules.lg2_f32``."""
+    ``intrinsics.lg2_f32``."""
     return _unit(np.log2, np.float32(0.0 if x == 0.0 else x))
 
 
@@ -339,7 +339,7 @@ def address_from_float(x):
     """MOVA's float -> address register conversion: truncation toward zero (seed MOVA:
     "truncating the fractional part"; HW 0.9 -> 0); out of the int32 range saturates and
     NaN gives 0 (notes §3.6: unknown on hardware, gpuisa's choice).  Compiled:
-    ``jit_rules.address_from_float``."""
+    ``intrinsics.address_from_float``."""
     if x != x:
         return 0
     if x < _INT32_MIN:
@@ -352,7 +352,7 @@ def address_from_float(x):
 def relative_row(number, offset):
     """The uniform row ``c[number + offset]`` reads (seed "Relative addressing"): an
     offset outside -128..127 is not applied; the sum is masked with 0x7F (rows 96-127
-    read (1, 1, 1, 1)).  Compiled: ``jit_rules.relative_row``."""
+    read (1, 1, 1, 1)).  Compiled: ``intrinsics.relative_row``."""
     if offset < _OFFSET_LOW or offset > _OFFSET_HIGH:
         offset = 0
     return (number + offset) & RELATIVE_INDEX_MASK

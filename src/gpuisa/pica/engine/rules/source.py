@@ -1,5 +1,5 @@
 """The source interpreter of the recipes: an ``m`` (see :mod:`.recipes`) whose operations
-return Numba source expressions calling :mod:`..jit_rules` (imported as ``R``), for the
+return Numba source expressions calling :mod:`..compiled.intrinsics` (imported as ``R``), for the
 compiled engine's code generator.
 
 Component values are expression strings.  ``splat`` and the scalar units hand their

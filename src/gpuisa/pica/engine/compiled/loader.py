@@ -2,7 +2,7 @@
 
 Converting 10^6 vertices to float24 with NumPy costs about as much as running a small
 shader on the JIT (``benchmarks``), so the JIT engine converts float32 and float64
-inputs with the JIT's own rounding rule, :func:`.jit_rules.round24` on the exact
+inputs with the JIT's own rounding rule, :func:`.intrinsics.round24` on the exact
 float64 value — the rule ``tests/pica/engine/test_jit_rules.py`` proves equal to
 load_floats.  NaN inputs are the exception: converting a float32 NaN to float64 quiets
 it, while load_floats keeps a signalling NaN's payload bits, so the kernel reports NaNs
@@ -19,9 +19,9 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
-from . import jit_cache  # noqa: F401  (first: drops stale compiled code)
-from . import jit_rules as R
-from .loading import Precision, load_floats
+from ..loading import Precision, load_floats
+from . import cache  # noqa: F401  (first: drops stale compiled code)
+from . import intrinsics as R
 
 #: Rows converted per thread below which one thread does all the work.
 _MIN_ROWS_PER_THREAD = 1 << 15

@@ -4,12 +4,12 @@ A geometry shader unit is one lane whose registers, output banks and emission st
 persist from one invocation to the next (notes §4.2, §6), so its invocations run in
 order.  Each (program, entry, precision, output mask, missing registers) is compiled
 once into a kernel that runs every invocation of a feed: the one-lane code of
-:mod:`.jit_codegen` (registers in local scalars, basic blocks dispatched on the PC, the
-stack machine of :mod:`.jit_stacks`) inside a loop over the invocations, which before
+:mod:`.codegen` (registers in local scalars, basic blocks dispatched on the PC, the
+stack machine of :mod:`.stacks`) inside a loop over the invocations, which before
 each one loads the feed's input registers and uniforms, and after it records the
 registers at END and sets b15 (:data:`.geometry.GS_DONE_BOOL`).  The output registers
 of both banks are rows of one array indexed by the active bank.  SETEMIT and EMIT call
-the rules of :mod:`.flow.emission` (compiled through :mod:`.jit_stacks`); vertices and
+the rules of :mod:`.flow.emission` (compiled through :mod:`.stacks`); vertices and
 primitives go into preallocated arrays, grown and the run repeated if they fill up.
 
 Most geometry shaders do not carry values from one invocation to the next: each runs the
@@ -31,17 +31,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..flow import emission as E
-from ..isa import NUM_OUTPUTS, NUM_TEMPORARIES, Kind, Opcode, Writes
-from .api import GEOMETRY_ENGINES
-from .choice import compile_geometry
-from .decode import DecodedProgram, Step
-from .geometry import GS_DONE_BOOL, Emission, GeometryFeed, InvocationLog
-from .jit_codegen import LANE_BLOCK, _Generator, _Source
-from .jit_kernels import Memo, analysis, compile_source, needs_reference, on_disk
-from .loading import Precision
-from .memory import lane_array
-from .state import RegisterFile, ShaderState
+from ...flow import emission as E
+from ...isa import NUM_OUTPUTS, NUM_TEMPORARIES, Kind, Opcode, Writes
+from ..api import GEOMETRY_ENGINES
+from ..choice import compile_geometry
+from ..decode import DecodedProgram, Step
+from ..geometry import GS_DONE_BOOL, Emission, GeometryFeed, InvocationLog
+from ..loading import Precision
+from ..memory import lane_array
+from ..state import RegisterFile, ShaderState
+from .codegen import LANE_BLOCK, _Generator, _Source
+from .kernels import Memo, analysis, compile_source, needs_reference, on_disk
 
 #: What the kernel returns first: every invocation ran / one needs the reference engine /
 #: the vertex or primitive arrays are full.
@@ -403,7 +403,7 @@ def _run(function, program: DecodedProgram, unit: ShaderState, entry: int,
          max_steps: int, facts, logged: tuple[int, ...]):
     """Run the kernel (again with larger emission arrays while they fill up); None if
     the reference engine must run the feed."""
-    from .jit_rules import NATIVE_LOOPS
+    from .intrinsics import NATIVE_LOOPS
 
     count = feed.count
     uniforms = unit.uniforms

@@ -2,10 +2,10 @@
 
 Numba invalidates a cached function only when the file defining it changes, not when a
 function it calls or a constant it compiled in changes.  The JIT's compiled code
-depends on :mod:`.jit_rules`, :mod:`.jit_stacks`, :mod:`.jit_interp` and the modules
+depends on :mod:`.intrinsics`, :mod:`.stacks`, :mod:`.interpreter` and the modules
 they take constants from; :data:`FINGERPRINT` is a hash of all of them.  Importing this
-module (jit_rules and jit_stacks do so first) deletes the cached code of those modules
-if it was compiled from other sources, and :mod:`.jit` puts the fingerprint into every
+module (intrinsics and stacks do so first) deletes the cached code of those modules
+if it was compiled from other sources, and :mod:`.runner` puts the fingerprint into every
 generated kernel's file name.  Pure Python.
 """
 
@@ -16,13 +16,15 @@ import hashlib
 import os
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_MODULES = ("jit_rules", "jit_stacks", "jit_interp", "jit_alu", "jit_loader", "jit_codegen",
-            "loading", "decode", os.path.join("rules", "primitives"),
-            os.path.join("rules", "recipes"), os.path.join("rules", "source"))
+_ENGINE = os.path.dirname(_HERE)
+_PICA = os.path.dirname(_ENGINE)
+_MODULES = ("intrinsics", "stacks", "interpreter", "interpreter_alu", "loader", "codegen")
 _SOURCES = [os.path.join(_HERE, f"{name}.py") for name in _MODULES] + [
-    os.path.join(_HERE, "..", "isa.py"), os.path.join(_HERE, "..", "..", "floats.py"),
-    os.path.join(_HERE, "..", "flow", "stacks.py"),
-    os.path.join(_HERE, "..", "flow", "emission.py")]
+    os.path.join(_ENGINE, name) for name in (
+        "loading.py", "decode.py", os.path.join("rules", "primitives.py"),
+        os.path.join("rules", "recipes.py"), os.path.join("rules", "source.py"))] + [
+    os.path.join(_PICA, "isa.py"), os.path.join(os.path.dirname(_PICA), "floats.py"),
+    os.path.join(_PICA, "flow", "stacks.py"), os.path.join(_PICA, "flow", "emission.py")]
 
 
 def _fingerprint() -> str:
@@ -51,7 +53,7 @@ def _drop_stale() -> None:
     except OSError:
         pass
     try:
-        for name in ("jit_rules", "jit_stacks", "jit_interp", "jit_loader"):
+        for name in ("intrinsics", "stacks", "interpreter", "loader"):
             for path in glob.glob(os.path.join(directory, f"{name}.*.nb[ci]")):
                 os.remove(path)
         os.makedirs(directory, exist_ok=True)

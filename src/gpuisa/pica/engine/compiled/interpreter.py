@@ -1,15 +1,15 @@
 """The JIT engine's interpreter: one Numba kernel for every program, compiled once and
 cached on disk.
 
-Compiling a program-specific kernel (:mod:`.jit_codegen`) takes about a second, which
+Compiling a program-specific kernel (:mod:`.codegen`) takes about a second, which
 only pays off for many vertices.  For small batches the JIT engine runs this kernel
 instead: it executes a program encoded as an integer table (:func:`encode`) with the
 same recipes and stack machine as the compiled kernels and the same lane contract:
-status :data:`.jit_codegen.NEEDS_REFERENCE` for anything the reference engine must
+status :data:`.codegen.NEEDS_REFERENCE` for anything the reference engine must
 finish or report.
 
-The ALU is :mod:`.jit_alu` (the recipes, generated when first imported), control flow
-the stack machine of :mod:`..flow.stacks` (compiled through :mod:`.jit_stacks`).
+The ALU is :mod:`.interpreter_alu` (the recipes, generated when first imported), control flow
+the stack machine of :mod:`..flow.stacks` (compiled through :mod:`.stacks`).
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..isa import NUM_INT_UNIFORMS, Flow, Kind, Opcode, Writes
-from . import jit_alu as A
-from . import jit_rules as R
-from . import jit_stacks as S
-from .decode import DecodedProgram
-from .jit_codegen import NEEDS_REFERENCE, Analysis
+from ...isa import NUM_INT_UNIFORMS, Flow, Kind, Opcode, Writes
+from ..decode import DecodedProgram
+from . import interpreter_alu as A
+from . import intrinsics as R
+from . import stacks as S
+from .codegen import NEEDS_REFERENCE, Analysis
 
 # Columns of the instruction table.
 (KIND, OP, DEST, MASK, CHECKS, FLAG, DST, NUM, CONDOP, REFX, REFY, ID, CMPX, CMPY,

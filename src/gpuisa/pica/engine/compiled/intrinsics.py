@@ -6,7 +6,7 @@ functions.  Each names the primitive it realises, and ``tests/pica/engine/test_r
 proves them identical (exhaustively over float24 patterns where that is feasible, by
 property tests elsewhere).  It also gives Numba the compiled stand-ins of the
 primitives' bit casts and float32 conversion, so that Numba compiles the primitives'
-own text (the tests do).  The generated kernels (:mod:`.jit_codegen`; the expressions
+own text (the tests do).  The generated kernels (:mod:`.codegen`; the expressions
 of :mod:`.rules.source` are written in the same terms) call nothing but these functions.
 
 Exactness notes, found by experiment on the reference engine and kept here:
@@ -25,7 +25,7 @@ Exactness notes, found by experiment on the reference engine and kept here:
 * float32 mode never uses fast-math: no FMA contraction (MAD is not fused), no
   reassociation.
 
-Only imported when Numba is installed (:mod:`.jit` checks first).
+Only imported when Numba is installed (:mod:`.runner` checks first).
 """
 
 from __future__ import annotations
@@ -37,12 +37,12 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic, overload, register_jitable
 
-from ...floats import F24_MIN_NORMAL
+from ....floats import F24_MIN_NORMAL
+from ..rules import primitives as P
 from . import (
-    jit_cache,  # noqa: F401  (first: drops stale compiled code)
-    jit_stacks,
+    cache,  # noqa: F401  (first: drops stale compiled code)
+    stacks,
 )
-from .rules import primitives as P
 
 # -- bit casts -------------------------------------------------------------------------------
 
@@ -393,9 +393,9 @@ slt = _inline(types.float32, types.float32, 2, _pick_ir("<", _F32_ONE, _F32_ZERO
 
 
 
-#: The condition of IFC/CALLC/JMPC/BREAKC: the stack machine's own text (jit_stacks
+#: The condition of IFC/CALLC/JMPC/BREAKC: the stack machine's own text (stacks
 #: registers it with Numba).
-condition = jit_stacks.condition_holds
+condition = stacks.condition_holds
 
 
 # -- EX2 and LG2 through NumPy's own inner loops -----------------------------------------------

@@ -15,8 +15,8 @@ import numpy as np
 from numba import njit
 from numba.extending import register_jitable
 
-from ..flow import emission, stacks
-from . import jit_cache  # noqa: F401  (first: drops stale compiled code)
+from ...flow import emission, stacks
+from . import cache  # noqa: F401  (first: drops stale compiled code)
 
 for _function in (stacks._make_room, stacks.push_if, stacks.push_call, stacks.push_loop,
                   stacks.condition_holds, stacks.taken, stacks.effect, stacks.next_pc,

@@ -8,7 +8,7 @@ straight through: a block ends at END, at every flow or geometry instruction, at
 instruction after which a stack can pop (its PC + 1 is the trigger of some IF, CALL or
 LOOP push in the program: triggers are static fields) and before every address control
 can reach (jump targets, IF destinations, return addresses, loop bodies and exits).
-After instructions where a stack can pop, the kernel runs :func:`.jit_stacks.next_pc`,
+After instructions where a stack can pop, the kernel runs :func:`.stacks.next_pc`,
 the per-instruction stack check; after any other instruction the check cannot change
 anything, so it is left out.
 
@@ -24,17 +24,17 @@ runs the same way over all lanes with writes masked to those lanes, then each of
 takes the block's flow instruction and the stack check; lanes are independent, so the
 order only affects speed.
 
-The math of each instruction is :mod:`.jit_rules`; nothing here computes a value.
+The math of each instruction is :mod:`.intrinsics`; nothing here computes a value.
 ADD, MUL, MAD and the dot products are spelled out as one expression of its inlined
 building blocks (the bodies of ``R.add24``, ``R.dp4_32`` etc.), so that the kernel has
 no call in its inner loop; the other opcodes call their rule.
 
 Whatever the kernel cannot finish exactly the way the reference engine would (a hang, a
 fault, a read of a register that was not given, the step limit) sets the lane's status
-to :data:`NEEDS_REFERENCE`; :mod:`.jit` then runs that lane on the reference engine,
+to :data:`NEEDS_REFERENCE`; :mod:`.runner` then runs that lane on the reference engine,
 which raises the error with its exact message (or, for the step limit checked per
 block, finishes the lane).  Straight-line kernels write no status: every lane runs the
-same instructions, and :mod:`.jit` checks their count against the step limit.
+same instructions, and :mod:`.runner` checks their count against the step limit.
 
 Pure Python: this module does not need Numba.
 """
@@ -45,16 +45,16 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..isa import (
+from ...isa import (
     NUM_INT_UNIFORMS,
     OPCODES,
     Condition,
     Kind,
     Opcode,
 )
-from .decode import DecodedProgram, Operand, Step
-from .loading import Precision
-from .rules.source import expressions
+from ..decode import DecodedProgram, Operand, Step
+from ..loading import Precision
+from ..rules.source import expressions
 
 #: Lanes per block in the kernels of straight-line programs (one loop per instruction
 #: over a block's lanes: long enough for LLVM's vector loops, short enough for the
@@ -75,7 +75,7 @@ DONE = 0
 NEEDS_REFERENCE = 1
 
 XYZW = "xyzw"
-#: The rules of :mod:`.jit_rules` that are LLVM-IR intrinsics (expanded in place, no
+#: The rules of :mod:`.intrinsics` that are LLVM-IR intrinsics (expanded in place, no
 #: call), and the rule names a line of kernel source calls.
 INLINE_RULES = frozenset({"round24", "work24", "negate24", "negate32", "quiet32", "mul64",
                           "add64", "mul32", "add32", "pica_max", "pica_min", "sge", "slt"})
@@ -93,7 +93,7 @@ _CALLS = (Opcode.CALL, Opcode.CALLC, Opcode.CALLU)
 _LANE_CONDITIONS = frozenset(op for op, info in OPCODES.items()
                              if info.condition is Condition.FLAGS)
 _BREAKS = (Opcode.BREAK, Opcode.BREAKC)
-#: Opcodes computed through NumPy's inner loops (jit_rules.UFUNC_LOOPS_OK).
+#: Opcodes computed through NumPy's inner loops (intrinsics.UFUNC_LOOPS_OK).
 UFUNC_OPCODES = frozenset({Opcode.EX2, Opcode.LG2})
 
 
@@ -201,7 +201,7 @@ class _Source:
 class KernelSource:
     """A kernel's text; ``steps``: the instructions every lane executes when that is
     one number and no lane can need the reference engine (straight-line kernels, which
-    then write neither ``status`` nor ``steps``; :mod:`.jit` checks the step limit),
+    then write neither ``status`` nor ``steps``; :mod:`.runner` checks the step limit),
     else None (the kernel writes both for every lane)."""
 
     source: str
@@ -224,7 +224,7 @@ def generate(program: DecodedProgram, analysis: Analysis, entries: tuple[int, ..
     floats, float_given, ints, bools, max_steps, status, steps, natives)`` for
     ``program``: ``inputs``, ``temporaries``, ``outputs`` are tuples of 16 lane-major
     ``(lanes, 4)`` arrays, one per register (only those of ``analysis.registers`` are
-    touched), ``natives`` is :data:`.jit_rules.NATIVE_LOOPS`.
+    touched), ``natives`` is :data:`.intrinsics.NATIVE_LOOPS`.
 
     ``entries`` are the entry points the kernel must accept besides the static leaders;
     ``missing`` the registers of ``analysis.reads`` that were not given (reading one
@@ -272,7 +272,7 @@ class _Generator:
         # In the kernels of uniform control (:meth:`uniform_kernel`), while inside a loop
         # over the lanes j: a lane that needs the reference engine is marked in ST[j].
         self.lane_status = False
-        # Geometry kernels (:mod:`.jit_geometry`): output registers live in the rows of
+        # Geometry kernels (:mod:`.geometry`): output registers live in the rows of
         # ``OB``, one per bank, and this names the active bank.
         self.output_bank: str | None = None
 
@@ -393,7 +393,7 @@ class _Generator:
 
     def overwritten(self) -> tuple[frozenset, frozenset]:
         """The written registers whose four components every lane writes before reading
-        them (not zero-filled by :mod:`.jit`), and the temporaries none of whose
+        them (not zero-filled by :mod:`.runner`), and the temporaries none of whose
         components is loaded (their storage is optional)."""
         whole = frozenset(register for register in self.written_regs
                           if not any(self.loaded((*register, c)) or not self.stored(

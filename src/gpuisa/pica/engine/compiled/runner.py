@@ -1,17 +1,17 @@
 """The optional Numba JIT engine: ``run(..., engine="jit")``.
 
-Each (program, precision) is translated once into a Numba kernel (:mod:`.jit_codegen`):
+Each (program, precision) is translated once into a Numba kernel (:mod:`.codegen`):
 a straight-line program runs one instruction at a time over blocks of lanes (vectorized
 by LLVM), a program whose branches depend on uniforms only runs its basic blocks the
 same way with one control state per block of lanes, a small program with forward
 branches on the flags runs basic blocks over blocks of lanes with masked writes, any
 other runs whole shader invocations lane by lane with every register in a local
-variable; the math is :mod:`.jit_rules`, the stacks :mod:`.jit_stacks`.  Kernels release
+variable; the math is :mod:`.intrinsics`, the stacks :mod:`.stacks`.  Kernels release
 the GIL and the lanes are split over one thread per CPU.  Inputs are converted by the
-engine's own loader (:mod:`.jit_loader`).  Geometry shaders: :mod:`.jit_geometry`.
+engine's own loader (:mod:`.loader`).  Geometry shaders: :mod:`.geometry`.
 
-Compiled code is cached on disk (:func:`.jit_kernels.cache_directory`; stale code is
-dropped by :mod:`.jit_cache`): a kernel is compiled once per machine, not once per
+Compiled code is cached on disk (:func:`.kernels.cache_directory`; stale code is
+dropped by :mod:`.cache`): a kernel is compiled once per machine, not once per
 process.
 :func:`ready` tells whether running a program would compile anything.
 
@@ -20,7 +20,7 @@ exactly as the reference engine would (a hang, a fault, a read of a register tha
 not given, the step limit) is run again from its initial registers on the reference
 engine, which gives the result or raises the error with its exact message.  Programs
 using EX2/LG2 run on the reference engine if NumPy's inner loops cannot be called
-directly (see :mod:`.jit_rules`).
+directly (see :mod:`.intrinsics`).
 
 Numba is a required dependency of gpuisa; should it be missing (a broken installation),
 this module still imports, sets :data:`AVAILABLE` to False and registers nothing.
@@ -42,26 +42,26 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .api import RESULT_TEMPORARIES, register_engine
-from .decode import DecodedProgram
-from .jit_codegen import KernelSource
-from .jit_kernels import UNUSED as _UNUSED
-from .jit_kernels import UNUSED_READ_ONLY as _UNUSED_READ_ONLY
-from .jit_kernels import Memo, needs_reference
-from .jit_kernels import analysis as _analysis
-from .jit_kernels import compile_source as _compile
-from .jit_kernels import on_disk as _on_disk
-from .loading import Precision
-from .memory import lane_array
-from .reference import run_lane, run_lanes
-from .state import RegisterFile, ShaderState
+from ..api import RESULT_TEMPORARIES, register_engine
+from ..decode import DecodedProgram
+from ..loading import Precision
+from ..memory import lane_array
+from ..reference import run_lane, run_lanes
+from ..state import RegisterFile, ShaderState
+from .codegen import KernelSource
+from .kernels import UNUSED as _UNUSED
+from .kernels import UNUSED_READ_ONLY as _UNUSED_READ_ONLY
+from .kernels import Memo, needs_reference
+from .kernels import analysis as _analysis
+from .kernels import compile_source as _compile
+from .kernels import on_disk as _on_disk
 
 #: Whether Numba is installed (the engine is registered only then).
 AVAILABLE = importlib.util.find_spec("numba") is not None
 
 #: Lanes per kernel call below which one thread does all the work.
 _MIN_LANES_PER_THREAD = 4096
-#: Batches with fewer lanes run on the interpreter kernel (:mod:`.jit_interp`, compiled
+#: Batches with fewer lanes run on the interpreter kernel (:mod:`.interpreter`, compiled
 #: once and cached on disk) unless the program's own kernel is compiled or cached on
 #: disk: compiling one takes 1-10 seconds, the interpreter is a few times slower per lane.
 COMPILE_THRESHOLD = 20_000
@@ -69,7 +69,7 @@ _CACHE_SIZE = 64
 
 @dataclass(frozen=True, slots=True)
 class Kernel:
-    """A compiled kernel and what its :class:`.jit_codegen.KernelSource` says about it
+    """A compiled kernel and what its :class:`.codegen.KernelSource` says about it
     (``steps``, ``address``, ``flags``, ``overwrites``, ``optional``)."""
 
     function: Callable[..., None]
@@ -115,8 +115,8 @@ def _cached(key: tuple) -> Kernel | None:
 
 
 def _source(program: DecodedProgram, key: tuple) -> KernelSource:
-    """The :class:`.jit_codegen.KernelSource` of the kernel for ``key``."""
-    from .jit_codegen import generate
+    """The :class:`.codegen.KernelSource` of the kernel for ``key``."""
+    from .codegen import generate
 
     return _sources.make(key, lambda: generate(program, _analysis(program), key[2], key[1],
                                                key[3], key[4]))
@@ -208,7 +208,7 @@ def run_lanes_jit(program: DecodedProgram, state: ShaderState, entry: int, *,
         kernel = kernel_for(program, entry, precision, missing)
     if kernel is None:
         kernel = _interpreter(program, analysis, precision, missing)
-    from .jit_rules import NATIVE_LOOPS
+    from .intrinsics import NATIVE_LOOPS
 
     if kernel.steps is not None and kernel.steps > max_steps:
         status = np.ones(lanes, dtype=np.int8)  # every lane stops at the step limit
@@ -278,14 +278,14 @@ def _interpreter(program: DecodedProgram, analysis, precision: Precision,
                  missing: frozenset) -> Kernel:
     """The interpreter kernel bound to ``program``'s table (same signature as a compiled
     kernel)."""
-    from . import jit_interp
+    from . import interpreter
 
     key = ("interpreter", program.program, missing)
     with _cache_lock:
         encoded = _tables.get(key)
     if encoded is None:
-        encoded = (jit_interp.encode(program, analysis, missing),
-                   *jit_interp.register_rows(program))
+        encoded = (interpreter.encode(program, analysis, missing),
+                   *interpreter.register_rows(program))
         with _cache_lock:
             _tables[key] = encoded
             while len(_tables) > _CACHE_SIZE:
@@ -293,19 +293,19 @@ def _interpreter(program: DecodedProgram, analysis, precision: Precision,
     f24 = precision == "f24"
 
     def kernel(lo: int, hi: int, entry: int, *arrays: object) -> None:
-        jit_interp.interpret(lo, hi, entry, *encoded, f24, *arrays)
+        interpreter.interpret(lo, hi, entry, *encoded, f24, *arrays)
 
     return Kernel(kernel, None)
 
 
 def load_jit(values: np.ndarray, precision: Precision, out: np.ndarray) -> None:
-    """The engine's input loader (:mod:`.jit_loader`): load_floats on every core."""
-    from .jit_loader import load
+    """The engine's input loader (:mod:`.loader`): load_floats on every core."""
+    from .loader import load
 
     load(values, precision, out, in_parallel)
 
 
 if AVAILABLE:
-    from .jit_geometry import run_geometry_jit
+    from .geometry import run_geometry_jit
 
     register_engine("jit", run_lanes_jit, geometry=run_geometry_jit, loader=load_jit)

@@ -1,7 +1,7 @@
 """Compiling the JIT engine's kernels and keeping them: the analysis of each program,
 the text of a kernel turned into a Numba function through a file of the disk cache
 (:func:`cache_directory`), and the stand-in arrays for registers a kernel does not use.
-Shared by the vertex engine (:mod:`.jit`) and the geometry engine (:mod:`.jit_geometry`).
+Shared by the vertex engine (:mod:`.runner`) and the geometry engine (:mod:`.geometry`).
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .decode import DecodedProgram
-from .jit_codegen import UFUNC_OPCODES, Analysis
+from ..decode import DecodedProgram
+from .codegen import UFUNC_OPCODES, Analysis
 
 _CACHE_SIZE = 64
 
@@ -62,14 +62,14 @@ UNUSED_READ_ONLY.flags.writeable = False
 
 
 def analysis(program: DecodedProgram) -> Analysis:
-    """The :func:`.jit_codegen.analyse` facts of ``program`` (cached; a run asks several
+    """The :func:`.codegen.analyse` facts of ``program`` (cached; a run asks several
     times for the same decoded program object, found by identity without hashing the
     program's words)."""
     global _recent
     recent = _recent  # one read: another thread may replace the pair meanwhile
     if recent[0] is program:
         return recent[1]
-    from .jit_codegen import analyse
+    from .codegen import analyse
 
     found = _analyses.make(program.program, lambda: analyse(program))
     _recent = (program, found)
@@ -77,10 +77,10 @@ def analysis(program: DecodedProgram) -> Analysis:
 
 
 _HEADER = ("# A gpuisa PICA200 JIT kernel (generated; the name is a hash of the text and\n"
-           "# of the sources it depends on, jit_cache.FINGERPRINT).\n"
+           "# of the sources it depends on, cache.FINGERPRINT).\n"
            "import numpy as np\n\n"
-           "from gpuisa.pica.engine import jit_rules as R\n"
-           "from gpuisa.pica.engine import jit_stacks as S\n\n\n")
+           "from gpuisa.pica.engine.compiled import intrinsics as R\n"
+           "from gpuisa.pica.engine.compiled import stacks as S\n\n\n")
 
 
 def cache_directory() -> str | None:
@@ -101,7 +101,7 @@ def source_path(source: str) -> str | None:
     directory = cache_directory()
     if directory is None:
         return None
-    from .jit_cache import FINGERPRINT
+    from .cache import FINGERPRINT
 
     text = FINGERPRINT + _HEADER + source
     digest = hashlib.sha256(text.encode()).hexdigest()[:32]
@@ -135,7 +135,7 @@ def compile_source(source: str) -> Callable[..., None]:
     refer to no address of this process: EX2/LG2's loops are an argument)."""
     from numba import njit
 
-    from . import jit_rules, jit_stacks
+    from . import intrinsics, stacks
 
     path = source_path(source)
     if path is not None:
@@ -144,7 +144,7 @@ def compile_source(source: str) -> Callable[..., None]:
             return njit(nogil=True, error_model="numpy", cache=True)(module.kernel)
         except OSError:
             pass
-    namespace = {"np": np, "R": jit_rules, "S": jit_stacks}
+    namespace = {"np": np, "R": intrinsics, "S": stacks}
     exec(compile(source, "<gpuisa pica jit kernel>", "exec"), namespace)
     return njit(nogil=True, error_model="numpy", cache=False)(namespace["kernel"])
 
@@ -161,10 +161,10 @@ def on_disk(source: str) -> bool:
 
 def needs_reference(program: DecodedProgram) -> bool:
     """Whether the JIT hands the whole program to the reference engine (EX2/LG2 when
-    NumPy's inner loops cannot be called directly).  Imports Numba (jit_rules) only for
+    NumPy's inner loops cannot be called directly).  Imports Numba (intrinsics) only for
     programs using them: engine="auto" asks before it knows whether Numba is needed."""
     if not analysis(program).opcodes & UFUNC_OPCODES:
         return False
-    from . import jit_rules
+    from . import intrinsics
 
-    return not jit_rules.UFUNC_LOOPS_OK
+    return not intrinsics.UFUNC_LOOPS_OK
