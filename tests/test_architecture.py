@@ -184,15 +184,6 @@ OPCODE_ENUMS = {name: value for module in (pica_isa, a2xx_isa)
                 and issubclass(value, Enum)}
 ISA_MODULES = frozenset({"gpuisa.pica.isa", "gpuisa.a2xx.isa"})
 
-#: Modules that still build their own opcode sets: engine modules that other parts of
-#: issue 11 are rewriting (rules and recipes, the reference and compiled engines).  This
-#: list must be empty when issue 11 is resolved; it only shrinks, because
-#: test_the_opcode_set_allowlist_only_shrinks fails for a module that no longer needs it.
-OPCODE_SET_ALLOWLIST = frozenset({
-    "gpuisa.pica.engine.compiled.codegen",
-})
-
-
 def _enum_names(tree: ast.AST) -> dict[str, str]:
     """Local name -> opcode enum name: the enums themselves and import aliases."""
     names = {name: name for name in OPCODE_ENUMS}
@@ -259,19 +250,11 @@ def _source_modules() -> dict[str, Path]:
     return {name: path for name, path in _modules().items() if name not in ISA_MODULES}
 
 
-@pytest.mark.parametrize("module", sorted(set(_source_modules()) - OPCODE_SET_ALLOWLIST))
+@pytest.mark.parametrize("module", sorted(_source_modules()))
 def test_no_module_builds_its_own_opcode_set(module):
     lines = opcode_sets(_source_modules()[module].read_text(encoding="utf-8"))
     assert not lines, (f"{module} groups opcodes by hand at lines {lines}: make the grouping "
                        "a column of the ISA table (isa.py) and ask the table")
-
-
-@pytest.mark.parametrize("module", sorted(OPCODE_SET_ALLOWLIST))
-def test_the_opcode_set_allowlist_only_shrinks(module):
-    path = _source_modules().get(module)
-    assert path is not None, f"{module} is gone: remove it from OPCODE_SET_ALLOWLIST"
-    assert opcode_sets(path.read_text(encoding="utf-8")), (
-        f"{module} no longer groups opcodes by hand: remove it from OPCODE_SET_ALLOWLIST")
 
 
 _ALL_OPCODES = ", ".join(f"Opcode.{m}: {k}" for k, m in enumerate(pica_isa.Opcode.__members__))
@@ -299,8 +282,7 @@ def test_the_opcode_set_scan_sees_groupings(source, lines):
 
 
 def test_the_opcode_set_checks_can_fail(tmp_path, monkeypatch):
-    """The module test fails on a module with a set; the allowlist test on a module
-    without one, or one that is gone."""
+    """The module test fails on a module with a set and passes one that asks the table."""
     with_set = tmp_path / "with_set.py"
     with_set.write_text("CALLS = {Opcode.CALL, Opcode.CALLC, Opcode.CALLU}\n")
     without = tmp_path / "without.py"
@@ -310,8 +292,3 @@ def test_the_opcode_set_checks_can_fail(tmp_path, monkeypatch):
     with pytest.raises(AssertionError, match="groups opcodes by hand at lines \\[1\\]"):
         test_no_module_builds_its_own_opcode_set("m.with_set")
     test_no_module_builds_its_own_opcode_set("m.without")
-    with pytest.raises(AssertionError, match="remove it from OPCODE_SET_ALLOWLIST"):
-        test_the_opcode_set_allowlist_only_shrinks("m.without")
-    with pytest.raises(AssertionError, match="is gone"):
-        test_the_opcode_set_allowlist_only_shrinks("m.deleted")
-    test_the_opcode_set_allowlist_only_shrinks("m.with_set")

@@ -49,11 +49,15 @@ from ...isa import (
     NUM_INT_UNIFORMS,
     OPCODES,
     Condition,
+    Flow,
     Kind,
     Opcode,
+    OpcodeInfo,
+    Writes,
 )
 from ..decode import DecodedProgram, Operand, Step
 from ..loading import Precision
+from ..rules.recipes import RECIPES
 from ..rules.source import expressions
 
 #: Lanes per block in the kernels of straight-line programs (one loop per instruction
@@ -84,17 +88,46 @@ _CALLED = re.compile(r"\bR\.(\w+)\(")
 _NAME = re.compile(r"\bs\d+\b")
 #: The kernel argument holding each register bank.
 _ARRAYS = {"v": "inputs", "r": "temporaries", "o": "outputs"}
-#: Opcodes that write the condition flags (CMP; LITP, semantics.op_litp) or test them.
-_FLAG_OPCODES = frozenset({Opcode.CMP, Opcode.LITP, Opcode.IFC, Opcode.CALLC, Opcode.JMPC,
-                           Opcode.BREAKC})
-_PUSHES = (Opcode.IFU, Opcode.IFC, Opcode.CALL, Opcode.CALLC, Opcode.CALLU, Opcode.LOOP)
-_CALLS = (Opcode.CALL, Opcode.CALLC, Opcode.CALLU)
+
+
+def _opcodes(keep: Callable[[OpcodeInfo], bool]) -> frozenset[Opcode]:
+    """The opcodes whose row of the ISA table satisfies ``keep``."""
+    return frozenset(op for op, info in OPCODES.items() if keep(info))
+
+
+#: Opcodes that write the condition flags (CMP, LITP) or test them (the table's writes
+#: and condition columns).
+_FLAG_OPCODES = _opcodes(lambda info: info.reads_flags or Writes.FLAGS in info.writes)
+_CALLS = _opcodes(lambda info: info.flow is Flow.CALL)
+#: Control that can move backwards: LOOP, BREAK (out of a loop) and CALL (the return).
+_BACKWARD = _opcodes(lambda info: info.flow in (Flow.LOOP, Flow.BREAK, Flow.CALL))
+#: Opcodes after which relative addressing can change (MOVA writes a0, LOOP sets aL).
+_ADDRESSING = _opcodes(lambda info: Writes.ADDRESS in info.writes or info.flow is Flow.LOOP)
 #: Flow instructions whose condition is per lane (the flags; isa.py's condition column).
 _LANE_CONDITIONS = frozenset(op for op, info in OPCODES.items()
                              if info.condition is Condition.FLAGS)
-_BREAKS = (Opcode.BREAK, Opcode.BREAKC)
-#: Opcodes computed through NumPy's inner loops (intrinsics.UFUNC_LOOPS_OK).
-UFUNC_OPCODES = frozenset({Opcode.EX2, Opcode.LG2})
+_BREAKS = _opcodes(lambda info: info.flow is Flow.BREAK)
+
+
+def _uses_scratch(opcode: Opcode) -> bool:
+    """Whether the recipe's source text calls NumPy's inner loops through ``scratch``."""
+    sources = [[f"s{k}_{c}" for c in range(4)] for k in range(3)]
+    texts: list[str] = []
+
+    def bind(expression: str) -> str:
+        texts.append(expression)
+        return f"t{len(texts)}"
+
+    for precision in ("f24", "f32"):
+        result = expressions(opcode, precision, sources, lambda name: 0, bind)
+        for part in (result.value, result.flags, result.address):
+            texts.extend(part or ())
+    return any("scratch" in text for text in texts)
+
+
+#: Opcodes computed through NumPy's inner loops (EX2, LG2; intrinsics.UFUNC_LOOPS_OK),
+#: found in their recipes' source text.
+UFUNC_OPCODES = frozenset(op for op in RECIPES if _uses_scratch(op))
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,20 +177,20 @@ def analyse(program: DecodedProgram) -> Analysis:
                 registers.add(step.dest)
         if step.kind is not Kind.FLOW:
             continue
-        if op in (Opcode.IFU, Opcode.CALLU, Opcode.JMPU):
+        if step.info.reads_bool:
             reads.add(("b", step.field("id")))
-        if op is Opcode.LOOP:
+        if step.info.flow is Flow.LOOP:
             reads.add(("i", step.field("id") % NUM_INT_UNIFORMS))
         if op in _BREAKS:
             continue
         dst, num = step.field("dst"), step.field("num")
-        if op in (Opcode.IFU, Opcode.IFC):
+        if step.info.flow is Flow.IF:
             if_t.add(dst)
             targets.update((dst, dst + num))
         elif op in _CALLS:
             call_t.add(dst + num)
             targets.update((dst, pc + 1))
-        elif op is Opcode.LOOP:
+        elif step.info.flow is Flow.LOOP:
             loop_t.add(dst + 1)
             targets.update((pc + 1, dst + 1))
         else:  # JMPC, JMPU
@@ -166,7 +199,7 @@ def analyse(program: DecodedProgram) -> Analysis:
     relative = any(o.relative is not None for s in steps for o in s.sources if o.bank == "c")
     analysis = Analysis(length, frozenset(if_t), frozenset(call_t), frozenset(loop_t), (),
                         frozenset(reads), opcodes, frozenset(registers),
-                        relative or bool(opcodes & {Opcode.MOVA, Opcode.LOOP}),
+                        relative or bool(opcodes & _ADDRESSING),
                         bool(opcodes & _FLAG_OPCODES))
     leaders = set(targets)
     for step in steps:
@@ -612,12 +645,10 @@ class _Generator:
         """Whether control only moves forward (IF, JMP; no LOOP, CALL or BREAK): then a
         lane runs each block at most once, and a block of lanes needs at most one pass
         over each basic block."""
-        backward = {Opcode.LOOP, Opcode.BREAK, Opcode.BREAKC, *_CALLS}
-        if self.a.opcodes & backward:
+        if self.a.opcodes & _BACKWARD:
             return False
         return all(step.field("dst") > step.pc for step in self.steps
-                   if step.fault is None and step.op in (Opcode.IFU, Opcode.IFC,
-                                                         Opcode.JMPC, Opcode.JMPU))
+                   if step.fault is None and step.info.flow in (Flow.IF, Flow.JUMP))
 
     def divergent_kernel(self, blocks: list[tuple[int, list[Step]]]) -> str:
         """The kernel of a program with forward branches: lanes go in blocks of
@@ -958,51 +989,50 @@ class _Generator:
             self.flag()
         return f"bools[{number}]"
 
+    def taken(self, step: Step) -> str:
+        """The source of a flow instruction's condition, by the table's condition column
+        (the rules of ``flow.stacks.condition_holds``, specialised to this word)."""
+        condition = step.info.condition
+        if condition is Condition.ALWAYS:
+            return "True"
+        if condition is Condition.FLAGS:
+            return self.condition(step)
+        if condition is Condition.BOOL:
+            return self.bool_uniform(step)
+        # BOOLNUM (JMPU): taken if the bool equals NOT bit 0 of NUM
+        return f"({self.bool_uniform(step)} == {not step.field('num') & 1})"
+
     def emit_flow(self, step: Step) -> None:
+        """A flow instruction's effect (``flow.stacks.effect``, specialised to this word
+        by the table's flow column): pushes through the stack machine's own functions
+        (:mod:`.stacks`), the jump or break left for the check after the instruction."""
         out = self.out
-        op, pc = step.op, step.pc
-        if op is Opcode.END or op is Opcode.NOP:
+        flow, pc = step.info.flow, step.pc
+        if flow is Flow.NONE or flow is Flow.END:
             return
-        if op is Opcode.BREAK:
-            out("brk = True")
-            return
-        if op is Opcode.BREAKC:
-            out(f"brk = {self.condition(step)}")
+        if flow is Flow.BREAK:
+            out(f"brk = {self.taken(step)}")
             return
         dst, num = step.field("dst"), step.field("num")
         out("jump = -1")
-        if op in _CALLS:
-            if op is Opcode.CALL:
-                taken = "True"
-            elif op is Opcode.CALLC:
-                taken = self.condition(step)
-            else:
-                taken = self.bool_uniform(step)
-            out(f"if {taken}:")
-            out(f"    n_call = S.push_call(calls, n_call, {dst + num}, {pc + 1})")
-            out(f"    jump = {dst}")
-        elif op in (Opcode.IFU, Opcode.IFC):
-            taken = self.bool_uniform(step) if op is Opcode.IFU else self.condition(step)
-            out(f"if {taken}:")
-            out(f"    n_if = S.push_if(ifs, n_if, {dst}, {dst + num})")
-            out("else:")
-            out(f"    jump = {dst}")
-        elif op is Opcode.LOOP:
+        if flow is Flow.LOOP:
             number = step.field("id") % NUM_INT_UNIFORMS
             if ("i", number) in self.missing:
                 self.flag()
             out(f"n_loop = S.push_loop(loops, n_loop, {dst + 1}, {pc + 1}, ints[{number}, 0], "
                 f"ints[{number}, 2], al)")
             out(f"al = ints[{number}, 1]")
-        elif op is Opcode.JMPC:
-            out(f"if {self.condition(step)}:")
+            return
+        out(f"if {self.taken(step)}:")
+        if flow is Flow.CALL:
+            out(f"    n_call = S.push_call(calls, n_call, {dst + num}, {pc + 1})")
             out(f"    jump = {dst}")
-        elif op is Opcode.JMPU:
-            # JMPU jumps if the bool equals !(NUM & 1) (semantics.jmpu_taken).
-            out(f"if {self.bool_uniform(step)} == {not num & 1}:")
+        elif flow is Flow.IF:
+            out(f"    n_if = S.push_if(ifs, n_if, {dst}, {dst + num})")
+            out("else:")
             out(f"    jump = {dst}")
-        else:
-            raise AssertionError(f"unhandled flow instruction {op.name}")
+        else:  # Flow.JUMP
+            out(f"    jump = {dst}")
 
     # -- prologue and epilogue -------------------------------------------------------------
 
@@ -1013,7 +1043,7 @@ class _Generator:
         out.depth = 1
         self.hoist_uniforms(out)
         stacks = bool(self.a.if_triggers or self.a.call_triggers or self.a.loop_triggers
-                      or self.a.opcodes & set(_BREAKS))
+                      or self.a.opcodes & _BREAKS)
         if stacks:
             out("ifs = np.zeros(S.IF_SIZE, np.int64)")
             out("calls = np.zeros(S.CALL_SIZE, np.int64)")
