@@ -111,6 +111,7 @@ def test_derived_facts(mnemonic):
     assert info.reads_bool == (mnemonic in READS_BOOL)
     assert info.geometry_only == (mnemonic in GEOMETRY_ONLY)
     assert info.has_operands == (mnemonic not in NO_OPERANDS)
+    assert info.inert == (mnemonic == "nop")  # seed: NOP does nothing but advance the PC
     assert info.has_descriptor == (mnemonic in WITH_DESCRIPTOR)
 
 

@@ -337,6 +337,11 @@ class OpcodeInfo:
         return self.condition is Condition.BOOL or self.condition is Condition.BOOLNUM
 
     @property
+    def inert(self) -> bool:
+        """Executing it changes nothing but the PC (NOP): no register, no flow."""
+        return self.kind is Kind.CONTROL and self.flow is Flow.NONE
+
+    @property
     def geometry_only(self) -> bool:
         """Only a geometry shader may execute it (EMIT, SETEMIT)."""
         return self.kind is Kind.GEOMETRY

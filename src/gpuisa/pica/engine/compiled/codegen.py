@@ -213,7 +213,7 @@ def analyse(program: DecodedProgram) -> Analysis:
 
 def _ends_block(step: Step, analysis: Analysis) -> bool:
     return (step.fault is not None or (step.kind not in (Kind.ARITHMETIC, Kind.COMPARE)
-            and step.op is not Opcode.NOP) or any(analysis.pops_after(step.pc)))
+            and not step.info.inert) or any(analysis.pops_after(step.pc)))
 
 
 @dataclass(slots=True)
@@ -444,10 +444,10 @@ class _Generator:
         if len(blocks) != 1:
             return False
         *body, last = blocks[0][1]
-        if last.op is not Opcode.END or last.fault is not None:
+        if last.info.flow is not Flow.END or last.fault is not None:
             return False
         for step in body:
-            if step.op is Opcode.NOP:
+            if step.info.inert:
                 continue
             if step.fault is not None or step.kind not in (Kind.ARITHMETIC, Kind.COMPARE):
                 return False
@@ -469,7 +469,7 @@ class _Generator:
         body = _Source(depth=2)
         fused = False
         for step in steps[:-1]:
-            if step.op is Opcode.NOP:
+            if step.info.inert:
                 continue
             self.out = _Source(depth=3)
             self.out(f"# 0x{step.pc:03X}: {step.info.mnemonic}")
@@ -557,7 +557,7 @@ class _Generator:
         for bank, number in sorted(self.written_regs):
             row = self.rows[(bank, number)]
             optional = (bank, number) in self.overwritten()[1]
-            if optional:  # a temporary nobody will see is given no storage (jit.py)
+            if optional:  # a temporary nobody will see is given no storage (runner.py)
                 out(f"if {_ARRAYS[bank]}[{number}].shape[0] != 0:")
                 out.depth += 1
             for c in range(4):
@@ -681,7 +681,7 @@ class _Generator:
             start = len(self.accesses)
             self.emit_masked_block(steps)
             accesses[leader] = self.accesses[start:]
-            if steps[-1].op is Opcode.END and steps[-1].fault is None:
+            if steps[-1].info.flow is Flow.END and steps[-1].fault is None:
                 ends.add(leader)
         self.written_on_every_path(accesses, ends)
         body.depth = 3
@@ -711,7 +711,7 @@ class _Generator:
         out("for j in range(m):")
         out("    if AT[j]:")
         out.depth += 2
-        if last.op is Opcode.END and last.fault is None:
+        if last.info.flow is Flow.END and last.fault is None:
             out("PC[j] = -1")
         elif last.fault is not None or last.kind in (Kind.GEOMETRY, Kind.UNKNOWN):
             out("ST[j] = 1")
@@ -785,7 +785,7 @@ class _Generator:
         while pc < self.a.length:
             step = self.steps[pc]
             steps.append(step)
-            if _ends_block(step, self.a) or step.op is Opcode.END or (
+            if _ends_block(step, self.a) or step.info.flow is Flow.END or (
                     pc + 1 in self.leaders):
                 break
             pc += 1
@@ -821,7 +821,7 @@ class _Generator:
                 fused = False
                 self.emit_step(step)
         last = steps[-1]
-        if last.op is Opcode.END and last.fault is None:
+        if last.info.flow is Flow.END and last.fault is None:
             out("pc = -1")
             return
         if last.fault is not None or last.kind is Kind.UNKNOWN or (

@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...flow import emission as E
-from ...isa import NUM_OUTPUTS, NUM_TEMPORARIES, Kind, Opcode, Writes
+from ...isa import NUM_OUTPUTS, NUM_TEMPORARIES, Flow, Kind, Opcode, Writes
 from ..api import GEOMETRY_ENGINES
 from ..choice import compile_geometry
 from ..decode import DecodedProgram, Step
@@ -88,14 +88,14 @@ class _GeometryGenerator(_Generator):
         while 0 <= pc < self.a.length:
             step = self.steps[pc]
             steps.append(step)
-            if step.fault is not None or step.op is Opcode.MOVA:
+            if step.fault is not None or Writes.ADDRESS in step.info.writes:
                 return None
-            if step.op is Opcode.END:
+            if step.info.flow is Flow.END:
                 return steps
             if step.kind in (Kind.ARITHMETIC, Kind.COMPARE):
                 if any(o.bank == "c" and o.relative is not None for o in step.sources):
                     return None
-            elif step.kind is not Kind.GEOMETRY and step.op is not Opcode.NOP:
+            elif step.kind is not Kind.GEOMETRY and not step.info.inert:
                 return None
             pc += 1
         return None

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ...isa import NUM_INT_UNIFORMS, Flow, Kind, Opcode, Writes
+from ...isa import NUM_INT_UNIFORMS, Flow, Kind, Writes
 from ..decode import DecodedProgram
 from . import interpreter_alu as A
 from . import intrinsics as R
@@ -58,7 +58,7 @@ def encode(program: DecodedProgram, analysis: Analysis,
                 row[DEST] = _ROW_BASE[step.dest[0]] + step.dest[1]
             row[MASK] = sum(1 << c for c in step.mask.tolist())
             row[WRITES] = int(step.info.writes)
-            if step.op is Opcode.CMP:
+            if "cmpx" in step.info.format.layout:  # CMP's operators
                 row[CMPX], row[CMPY] = step.field("cmpx"), step.field("cmpy")
             row[NSRC] = len(step.sources)
             for k, operand in enumerate(step.sources):
@@ -72,10 +72,10 @@ def encode(program: DecodedProgram, analysis: Analysis,
                 if relative is None and (operand.bank, operand.number) in missing:
                     row[FLAG] = 1
             continue
-        if step.op is Opcode.END:
+        if step.info.flow is Flow.END:
             row[KIND] = K_END
             continue
-        if step.op is Opcode.NOP:
+        if step.info.inert:
             row[KIND] = K_NOP
             continue
         row[KIND] = K_FLOW
