@@ -1,18 +1,23 @@
 """Engine throughput: ``python -m benchmarks.run [--quick | --full]``.
 
-Runs four workloads (:mod:`benchmarks.shaders`: a transform shader, per-vertex lighting
-with a data-dependent branch, skinning in a LOOP with relative addressing, a geometry
-shader expanding points to quads) through ``gpuisa.pica.engine.run`` — from the
-caller's float32 arrays to the result, everything included — at N = 10^4 and 10^6
-(``--quick``, the default) or also 10^7 (``--full``), in f24 and f32 mode, with engine="auto" (what
-``run()`` picks) and on the compiled engine.  Each figure is the best of several
-runs; the reference engine is timed on a few hundred vertices and extrapolated (its cost
-per vertex does not depend on N); "NumPy" is the same math written directly in NumPy
-(float32, no PICA rounding rules: the speed limit of array code).
+Runs five workloads (:mod:`benchmarks.shaders`: a transform shader, per-vertex lighting
+with a data-dependent branch, the 27-word lighting shader of issue 11, skinning in a
+LOOP with relative addressing, a geometry shader expanding points to quads) through
+``gpuisa.pica.engine.run`` — from the caller's float32 arrays to the result,
+everything included — at N = 10^4 and 10^6 (``--quick``, the default) or also 10^7
+(``--full``), in f24 and f32 mode: with engine="auto" (what ``run()`` picks), on the
+compiled engine with the program's own kernel ("jit"), and on the compiled engine's
+interpreter kernel ("interpreter": what runs until getting the kernel pays,
+:func:`gpuisa.pica.engine.choice.kernel_pays`; vertex shaders only).  Each figure is
+the best of several runs after one warm-up run; the reference engine is timed on a
+few hundred vertices and extrapolated (its cost per vertex does not depend on N);
+"NumPy" is the same math written directly in NumPy (float32, no PICA rounding rules:
+the speed limit of array code).
 
 Prints a Markdown table (date, machine, NumPy version) for the README, then the issue's
-targets with their status.  ``--engines auto,jit`` picks engines; ``--workloads``
-picks workloads; ``--memory`` adds the peak resident memory of each run (Linux).
+targets with their status.  ``--engines auto,jit,interpreter`` picks engines;
+``--workloads`` picks workloads; ``--memory`` adds the peak resident memory of each run
+(Linux).
 """
 
 from __future__ import annotations
@@ -34,6 +39,9 @@ from gpuisa.pica.engine.api import engine_names
 
 #: Vertices the reference engine runs per workload (then extrapolated).
 REFERENCE_LANES = 200
+#: Benchmark "engines" that are the compiled engine with its choice between the
+#: program's own kernel and the interpreter kernel fixed (runner.KERNELS).
+KERNEL_POLICY = {"jit": "always", "interpreter": "never"}
 
 
 def cpu_model() -> str:
@@ -101,6 +109,18 @@ class Bench:
 
     def runner(self, workload: Workload, inputs, uniforms, precision: str, engine: str):
         shbin = workload.shbin
+        if engine in KERNEL_POLICY:
+            from gpuisa.pica.engine.compiled import runner as jit
+
+            def forced():
+                saved, jit.KERNELS = jit.KERNELS, KERNEL_POLICY[engine]
+                try:
+                    return run(shbin, inputs, uniforms=uniforms, precision=precision,
+                               engine="jit", max_steps=10_000)
+                finally:
+                    jit.KERNELS = saved
+
+            return forced
         return lambda: run(shbin, inputs, uniforms=uniforms, precision=precision,
                            engine=engine, max_steps=10_000)
 
@@ -118,6 +138,9 @@ class Bench:
         row: dict[str, object] = dict(workload=workload.name, precision=precision, n=n,
                                       reference=reference, numpy=numpy_rate)
         for engine in self.engines:
+            if engine == "interpreter" and workload.name == "geometry":
+                row[engine] = float("nan")  # geometry shaders have no interpreter kernel
+                continue
             function = self.runner(workload, inputs, uniforms, precision, engine)
             if n < 10**7:  # warm-up (compilation, caches); 10^7 follows 10^6
                 function()
@@ -125,7 +148,8 @@ class Bench:
             if self.memory:
                 row[f"{engine} MiB"] = peak_memory(function) / 2**20
         self.rows.append(row)
-        shown = ", ".join(f"{e} {row[e] / 1e6:.2f} M/s" for e in self.engines)
+        shown = ", ".join(f"{e} {row[e] / 1e6:.2f} M/s" for e in self.engines  # type: ignore[operator]
+                          if row[e] == row[e])
         print(f"  {workload.name:9s} {precision} N={n:>8d}: {shown}, reference "
               f"{reference / 1e6:.4f} M/s, NumPy {numpy_rate / 1e6:.1f} M/s",
               file=sys.stderr, flush=True)
@@ -145,6 +169,9 @@ def table(bench: Bench) -> str:
         cells = [str(row["workload"]), str(row["precision"]), f"10^{int(np.log10(row['n']))}"]
         for engine in engines:
             rate = float(row[engine])  # type: ignore[arg-type]
+            if rate != rate:  # not measured
+                cells += ["—"] * (3 + bench.memory)
+                continue
             cells += [f"{rate / 1e6:.2f}", f"{rate / float(row['reference']):,.0f}x",
                       f"{rate / float(row['numpy']):.2f}x"]
             if bench.memory:
@@ -179,6 +206,8 @@ def targets(bench: Bench) -> str:
             continue
         row = rows[0]
         for engine in bench.engines:
+            if engine == "interpreter":  # the targets are for run()'s default engine
+                continue
             got = float(row[engine])  # type: ignore[arg-type]
             if rate is not None:
                 ok, shown = got >= rate, f"{got / 1e6:.1f} M/s"
@@ -196,15 +225,16 @@ def main(argv: list[str] | None = None) -> int:
     size.add_argument("--quick", action="store_true", help="N = 10^4, 10^6 (default)")
     size.add_argument("--full", action="store_true", help="N = 10^4, 10^6, 10^7")
     parser.add_argument("--engines", default=None,
-                        help="comma-separated engines (default: auto, jit)")
+                        help="comma-separated engines (default: auto, jit, "
+                             "interpreter)")
     parser.add_argument("--workloads", default=",".join(WORKLOADS),
                         help=f"comma-separated subset of {', '.join(WORKLOADS)}")
     parser.add_argument("--memory", action="store_true",
                         help="also report the peak memory of each run")
     args = parser.parse_args(argv)
     sizes = [10**4, 10**6, 10**7] if args.full else [10**4, 10**6]
-    engines = args.engines.split(",") if args.engines else ["auto", "jit"]
-    unknown = [e for e in engines if e not in engine_names()]
+    engines = args.engines.split(",") if args.engines else ["auto", "jit", "interpreter"]
+    unknown = [e for e in engines if e not in (*engine_names(), *KERNEL_POLICY)]
     if unknown:
         parser.error(f"unknown engine(s) {', '.join(unknown)}; available: "
                      f"{', '.join(engine_names())}")

@@ -71,7 +71,7 @@ def interpreted(monkeypatch):
     """Vertex programs run on the interpreter kernel: no kernel compiled in this process
     is used, none is looked up on disk (nor its source generated), none is compiled.
     Returns the list of interpreter runs."""
-    monkeypatch.setattr(jit, "COMPILE_THRESHOLD", 10**9)
+    monkeypatch.setattr(jit, "KERNELS", "never")
     monkeypatch.setattr(jit, "_cache", type(jit._cache)())
     monkeypatch.setattr(jit, "_source", lambda program, key: KernelSource("", None))
     monkeypatch.setattr(jit, "_on_disk", lambda source: False)
@@ -90,7 +90,7 @@ def interpreted(monkeypatch):
 def compiled(monkeypatch):
     """Every run compiles (or loads from the disk cache) the program's own kernel.
     Returns the sources of the kernels made."""
-    monkeypatch.setattr(jit, "COMPILE_THRESHOLD", 0)
+    monkeypatch.setattr(jit, "KERNELS", "always")
     monkeypatch.setattr(jit_geometry, "COMPILE_THRESHOLD", 0)
     monkeypatch.setattr(jit, "_cache", type(jit._cache)())
     monkeypatch.setattr(jit_geometry, "_kernels", type(jit_geometry._kernels)())

@@ -6,6 +6,7 @@ Instruction counts are worked out by hand from the programs."""
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -20,7 +21,6 @@ from gpuisa.pica.engine.state import Uniforms
 from gpuisa.pica.isa import CompareOp, CondOp
 
 P, D, N = Kept.PROCESS, Kept.DISK, Kept.NONE
-THRESHOLD = 20_000  # lanes from which the compiled engine compiles a missing kernel
 
 
 @pytest.mark.parametrize(
@@ -38,36 +38,105 @@ THRESHOLD = 20_000  # lanes from which the compiled engine compiles a missing ke
         (10**6, 5, 6, False, D, D, 0.0, "jit"),
         (10**6, 5, 6, False, N, N, 0.0, "jit"),
         (10**7, 15, 17, False, N, N, 0.0, "jit"),
-        # 10^4 vertices below the compile threshold: the interpreter, if it is loaded ...
+        # 10^4 vertices: the interpreter, if it is loaded ...
         (10**4, 15, 17, True, N, P, 0.0, "jit"),
         # ... but not if it has to be compiled first, or Numba and it loaded for one run
         (10**4, 15, 17, True, N, N, 0.0, "reference"),
-        (10**4, 15, 17, False, N, D, 0.0, "reference"),
+        (5_000, 15, 17, False, N, D, 0.0, "reference"),
         # repeated runs of that program: once the reference engine has cost as much as
         # getting the compiled engine ready, the compiled engine takes over
-        (10**4, 15, 17, False, N, D, 10.0, "jit"),
-        # just above the compile threshold a long program's compilation does not pay
-        (THRESHOLD, 15, 27, False, N, D, 0.0, "reference"),
+        (5_000, 15, 17, False, N, D, 10.0, "jit"),
+        # 2 * 10^4 vertices: importing Numba and loading the interpreter (0.6 s) cost
+        # less than the reference engine (1.15 s); compiling the kernel would not pay
+        (20_000, 15, 27, False, N, D, 0.0, "jit"),
+        (20_000, 15, 27, False, N, N, 0.0, "reference"),
     ],
 )
 def test_auto_picks_by_estimated_cost(lanes, steps, words, numba, kernel, interpreter,
                                       spent, engine):
-    ready = Readiness(numba, kernel, interpreter, THRESHOLD)
+    ready = Readiness(numba, kernel, interpreter)
     assert choice.pick(lanes, steps, words, ready, spent) == engine
 
 
 def test_costs_grow_with_lanes_and_with_what_must_happen_first():
-    cold = Readiness(False, N, N, THRESHOLD)
-    on_disk = Readiness(False, D, D, THRESHOLD)
-    compiled = Readiness(True, P, P, THRESHOLD)
+    cold = Readiness(False, N, N)
+    on_disk = Readiness(False, D, D)
+    compiled = Readiness(True, P, P)
     for lanes in (1, 100, 10**5, 10**7):
         costs = [choice.compiled_cost(lanes, 10, 10, r) for r in (compiled, on_disk, cold)]
         assert costs == sorted(costs) and costs[0] < costs[2]
     assert choice.reference_cost(2000, 10) > choice.reference_cost(1000, 10)
     # best_case is a lower bound of every readiness without a kernel in the process
     bound = choice.best_case(10**4, 15, numba=False)
-    for ready in (on_disk, cold, Readiness(False, N, D, THRESHOLD)):
+    for ready in (on_disk, cold, Readiness(False, N, D)):
         assert bound <= choice.compiled_cost(10**4, 15, 17, ready)
+
+
+@pytest.mark.parametrize(
+    ("lanes", "steps", "words", "kernel", "interpreted", "pays"),
+    [
+        # 10^4 lanes of 20 instructions: the interpreter needs 60 us + 1.6 ms more than
+        # the kernel (8 ns per step), loading the kernel from disk 30 ms, compiling
+        # 27 words 0.5 + 27 * 0.75 = 20.75 s
+        (10**4, 20, 27, D, 0.0, False),
+        (10**4, 20, 27, D, 0.029, True),  # rent paid: 0.029 + 0.00166 >= 0.03
+        (10**4, 20, 27, N, 0.029, False),
+        (10**4, 20, 27, N, 20.749, True),
+        # 10^6 lanes: 0.16 s more, loading at once, compiling not
+        (10**6, 20, 27, D, 0.0, True),
+        (10**6, 20, 27, N, 0.0, False),
+        # one run large enough pays at once: 10^8 x 30 x 8 ns = 24 s
+        (10**8, 30, 27, N, 0.0, True),
+        # a kernel compiled in this process is always used
+        (1, 1, 1, P, 0.0, True),
+    ],
+)
+def test_the_kernel_is_got_once_interpreting_has_cost_as_much(lanes, steps, words, kernel,
+                                                               interpreted, pays):
+    assert choice.kernel_pays(lanes, steps, words, kernel, interpreted) is pays
+
+
+def test_an_interpreter_still_to_compile_counts_as_interpreting():
+    """Compiling the interpreter kernel (10 s, once per installation) is part of what
+    interpreting costs: a 6-word kernel (0.5 + 6 * 0.75 = 5 s) is compiled instead, a
+    27-word one (20.75 s) is not."""
+    assert choice.kernel_pays(10, 5, 6, N, 0.0, interpreter=N)
+    assert not choice.kernel_pays(10, 5, 6, N, 0.0, interpreter=D)
+    assert not choice.kernel_pays(10, 5, 27, N, 0.0, interpreter=N)
+
+
+def test_repeated_runs_move_from_the_interpreter_to_the_kernel(monkeypatch):
+    """The compiled engine (its interpreter loaded) interprets a program's runs and
+    records what that cost beyond the kernel; once it adds up to loading the kernel, the
+    next run loads it."""
+    pytest.importorskip("numba")
+    from gpuisa.pica.engine.compiled import runner as jit
+
+    monkeypatch.setattr(choice, "_spent", type(choice._spent)())
+    monkeypatch.setattr(jit, "_cache", type(jit._cache)())
+    monkeypatch.setattr(jit, "_on_disk", lambda source: True)
+    monkeypatch.setattr(choice, "interpreter_kept", lambda: Kept.PROCESS)
+    made = []
+    monkeypatch.setattr(jit, "kernel_for", lambda *args: made.append(args) or 1 / 0)
+    exe = api.executable(straight())
+    lanes = 10**4
+    state = api.initial_state(exe, {"v0": np.ones((lanes, 4))},
+                              uniforms={f"c{k}": [1.0] * 4 for k in range(4)},
+                              precision="f24")
+    # the kernel is loaded by the run after the one that makes the extra time (60 us +
+    # 10^4 lanes x 5 steps x 8 ns per run) reach the loading time
+    extra = choice.INTERPRETER_CALL + lanes * 5 * (choice.INTERPRETER_STEP
+                                                   - choice.COMPILED_STEP)
+    expected = math.ceil(choice.LOAD_KERNEL / extra)
+    runs = 0
+    while not made:
+        assert runs <= expected
+        try:
+            jit.run_lanes_jit(exe.program, state, 0, precision="f24", max_steps=100)
+        except ZeroDivisionError:
+            break
+        runs += 1
+    assert runs == expected - 1 or runs == expected, (runs, expected)
 
 
 def straight():
@@ -189,10 +258,16 @@ def test_geometry_feeds_compile_when_it_pays(monkeypatch):
 
 
 def test_asking_the_compiled_engine_imports_no_numba(tmp_path):
-    """10^4 vertices of a 30-instruction program with nothing compiled: long enough for
-    auto to ask the compiled engine what it would have to do (the reference engine's
-    estimate exceeds the compiled engine's best case), short enough that the answer is
-    the reference engine; asking imported nothing of Numba."""
+    """Vertices of a 30-instruction program with nothing compiled, as many as make the
+    reference engine's estimate exceed the compiled engine's best case (so auto asks
+    the compiled engine what it would have to do) while importing Numba and loading the
+    interpreter still cost more: the answer is the reference engine, and asking
+    imported nothing of Numba."""
+    steps = 30.0
+    lanes = next(n for n in range(100, 10**5, 100)
+                 if choice.reference_cost(n, steps) > choice.best_case(n, steps, False))
+    loaded = Readiness(False, N, D)
+    assert choice.compiled_cost(lanes, steps, 30, loaded) > choice.reference_cost(lanes, steps)
     body = "".join(f"0x{0x08000000 | 0 << 21:08X}, " for _ in range(29))  # dp4 o0.x, v0, c0
     code = ("import sys, numpy as np\n"
             "from gpuisa.pica import Program, run\n"
@@ -201,11 +276,9 @@ def test_asking_the_compiled_engine_imports_no_numba(tmp_path):
             "chosen = []\n"
             "real = api.choose_engine\n"
             "api.choose_engine = lambda *a: chosen.append(real(*a)) or chosen[-1]\n"
-            "run(program, {'v0': np.ones((10_000, 4))}, uniforms={'c0': [1.0] * 4})\n"
+            f"run(program, {{'v0': np.ones(({lanes}, 4))}}, uniforms={{'c0': [1.0] * 4}})\n"
             "print(chosen[-1], 'numba' in sys.modules)\n")
     env = dict(os.environ, GPUISA_JIT_CACHE=str(tmp_path / "cache"))
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=300, env=env)
     assert done.stdout.split() == ["reference", "False"], done.stderr
-    steps = 30.0
-    assert choice.reference_cost(10_000, steps) > choice.best_case(10_000, steps, False)

@@ -11,9 +11,10 @@ import differential as D
 
 from gpuisa.pica import Program
 from gpuisa.pica.encoding import Instruction, OperandDescriptor, encode, encode_opdesc
-from gpuisa.pica.engine import run
+from gpuisa.pica.engine import choice, run
 from gpuisa.pica.engine.api import executable, initial_state
 from gpuisa.pica.engine.compiled import runner as jit
+from gpuisa.pica.engine.compiled.kernels import compile_source, on_disk
 from gpuisa.pica.engine.decode import decode_program
 
 
@@ -32,16 +33,30 @@ def test_kernels_are_cached_on_disk(monkeypatch, tmp_path):
     state = lambda: initial_state(executable(program), args["inputs"],  # noqa: E731
                                   uniforms=args["uniforms"], precision="f24")
     assert not jit.ready(decoded, state(), 0, "f24")
-    monkeypatch.setattr(jit, "COMPILE_THRESHOLD", 0)
+    monkeypatch.setattr(jit, "KERNELS", "always")
     first = run(program, args["inputs"], uniforms=args["uniforms"], engine="jit", registers=True)
     assert first.outputs["o0"].tolist() == [[1.25, -1.75, 0.0, 4.0]] * 3
     assert list(tmp_path.glob("pica_kernel_*.py"))
     jit._cache.clear()
-    monkeypatch.setattr(jit, "COMPILE_THRESHOLD", 10**9)
+    monkeypatch.setattr(jit, "KERNELS", "cost")
     assert jit.ready(decoded, state(), 0, "f24")
+    # 3 lanes with the interpreter loaded: interpreting costs less than loading the
+    # kernel ...
+    monkeypatch.setattr(choice, "interpreter_kept", lambda: choice.Kept.PROCESS)
     again = run(program, args["inputs"], uniforms=args["uniforms"], engine="jit", registers=True)
     assert again.outputs["o0"].tolist() == first.outputs["o0"].tolist()
-    assert jit._cache  # loaded the program's kernel, not the interpreter
+    assert not jit._cache
+    # ... unless loading were free: then it is loaded from the disk, not compiled
+    monkeypatch.setattr(choice, "LOAD_KERNEL", 0.0)
+
+    def load(source):
+        assert on_disk(source), "the kernel would be compiled again"
+        return compile_source(source)
+
+    monkeypatch.setattr(jit, "_compile", load)
+    again = run(program, args["inputs"], uniforms=args["uniforms"], engine="jit", registers=True)
+    assert again.outputs["o0"].tolist() == first.outputs["o0"].tolist()
+    assert jit._cache
 
 
 def test_kernels_touch_only_the_registers_the_analysis_names():
@@ -95,8 +110,11 @@ def test_auto_takes_the_jit_for_one_vertex_once_its_kernel_is_compiled(monkeypat
     monkeypatch.setattr(choice, "interpreter_kept", lambda: choice.Kept.NONE)
     monkeypatch.setattr(choice, "_spent", type(choice._spent)())
     first = api.run(program, inputs, uniforms=uniforms, registers=True)
-    api.run(program, {"v0": np.ones((200_000, 4), dtype=np.float32)}, uniforms=uniforms,
-        registers=True)
+    # a large run on the compiled engine, made to compile the program's kernel (by cost
+    # it would interpret: compiling pays only over many such runs)
+    monkeypatch.setattr(jit, "KERNELS", "always")
+    api.run(program, {"v0": np.ones((10**6, 4), dtype=np.float32)}, uniforms=uniforms)
+    monkeypatch.setattr(jit, "KERNELS", "cost")
     again = api.run(program, inputs, uniforms=uniforms, registers=True)
     assert chosen == ["reference", "jit", "jit"]
     # 1*1 + 1*2 + 1*3 + 1*4 = 10, exact in float24

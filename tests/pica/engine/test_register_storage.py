@@ -26,7 +26,7 @@ def engine(request, monkeypatch):
     if request.param == "jit-compiled":
         from gpuisa.pica.engine.compiled import runner as jit
 
-        monkeypatch.setattr(jit, "COMPILE_THRESHOLD", 0)
+        monkeypatch.setattr(jit, "KERNELS", "always")
         return "jit"
     return request.param
 
@@ -276,7 +276,7 @@ def test_temporaries_nobody_sees_get_no_storage(registers, monkeypatch):
     from gpuisa.pica.engine.compiled import runner as jit
     from gpuisa.pica.engine.compiled.kernels import UNUSED
 
-    monkeypatch.setattr(jit, "COMPILE_THRESHOLD", 0)
+    monkeypatch.setattr(jit, "KERNELS", "always")
     handed = {}
     original = jit._registers
 

@@ -478,22 +478,17 @@ def test_recipes_by_hand():
 
 
 def _alu_driver(alu):
-    """A Numba loop calling the interpreter's ALU function ``alu`` once per column of
-    ``v`` (12 source components), as compiled.interpreter does."""
+    """A Numba function calling the interpreter's ALU function ``alu`` once on every
+    column of ``v`` (12 source components) as a lane, as compiled.interpreter does."""
 
     def drive(op, v, value, flags, address, cmpx, cmpy, natives):
         scratch = R.make_scratch(natives)
-        s = np.zeros((3, 4), np.float32)
-        res = np.zeros(4, np.float32)
-        f = np.zeros(2, np.int64)
-        a = np.zeros(2, np.int64)
-        for i in range(v.shape[1]):
+        n = v.shape[1]
+        s = np.zeros((3, 4, n), np.float32)
+        for i in range(n):
             for k in range(12):
-                s[k // 4, k % 4] = v[k, i]
-            alu(op, s, res, f, a, cmpx, cmpy, scratch)
-            value[:, i] = res
-            flags[:, i] = f
-            address[:, i] = a
+                s[k // 4, k % 4, i] = v[k, i]
+        alu(op, s, value, flags, address, cmpx, cmpy, scratch, n)
 
     return njit(error_model="numpy")(drive)
 

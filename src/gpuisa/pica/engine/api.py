@@ -177,7 +177,7 @@ def _readiness(run: Run) -> choice.Readiness:
     else:
         kernel = choice.Kept.NONE
     return choice.Readiness(_numba_imported(), kernel, choice.interpreter_kept(),
-                            jit.COMPILE_THRESHOLD)
+                            jit.interpreted(program, state, run.entry, run.precision))
 
 
 def _hands_to_reference(program: DecodedProgram) -> bool:

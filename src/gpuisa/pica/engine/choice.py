@@ -1,26 +1,28 @@
 """``engine="auto"``: the engine expected to finish a run first, by measured costs.
 
 The reference engine costs about the same per lane and instruction whatever the program
-(:func:`estimated_steps` counts the instructions).  The compiled engine (:mod:`.compiled.runner`)
-first has to be ready: Numba imported, then the program's kernel compiled in this
-process, loaded from the disk cache, or compiled; or, for runs too small to pay for
-compiling, its interpreter kernel loaded (or compiled once).  :func:`pick` compares the
-two estimates for what :class:`Readiness` says (``api`` asks the compiled engine,
-without importing Numba).  A small input whose kernel is not compiled never waits for
-Numba, a compiled kernel is used even for one vertex, and repeated runs of a program
-move to the compiled engine once they have cost as much as getting it ready.
+(:func:`estimated_steps` counts the instructions).  The compiled engine
+(:mod:`.compiled.runner`) first has to be ready: Numba imported, then either the
+program's own kernel (compiled in this process, loaded from the disk cache, or
+compiled) or its interpreter kernel, which runs any program (loaded from the disk
+cache, or compiled once per installation).  It interprets a program until getting the
+program's kernel pays (:func:`kernel_pays`: rent or buy over the program's runs).
+:func:`pick` compares the two engines' estimates for what :class:`Readiness` says
+(``api`` asks the compiled engine, without importing Numba).  A small input whose
+kernel is not compiled never waits for Numba, a compiled kernel is used even for one
+vertex, and repeated runs of a program move to the compiled engine once they have cost
+as much as getting it ready.
 
 Figures measured 2026-11-24 on the machine of issue 11 (2 cores, "AMD EPYC" (Zen 4),
 Linux, Python 3.11.7, NumPy 2.4.6, Numba 0.68.1; shared with other work, so ranges),
-with the benchmark shaders (transform, lighting, skinning; f24 and f32) through
-``run()``: the reference engine over 2,000 vertices (and a 2-instruction program over
-200,000 for its cost per lane), the compiled kernels over 10^6, the interpreter over
-10^4 with an empty kernel cache (``GPUISA_JIT_CACHE`` pointing to a new directory);
-per-call costs from 1-vertex runs (the differences between the engines); Numba's
-import, loading a kernel or the interpreter from the disk cache, and compiling a kernel
-from the first run in fresh processes, Numba imported first.  They only need to be
-right within a factor of about two: the two costs differ by much more except near the
-crossover.
+with the benchmark shaders (transform, lighting, skinning, peer lighting; f24 and f32)
+through ``run()``: the reference engine over 2,000 vertices (and a 2-instruction
+program over 200,000 for its cost per lane), the compiled kernels and the interpreter
+kernel over 10^6 (``benchmarks.run``'s "jit" and "interpreter"); per-call costs from
+1-vertex runs (the differences between the engines); Numba's import, loading a kernel
+or the interpreter from the disk cache, and compiling a kernel from the first run in
+fresh processes.  They only need to be right within a factor of about two: the costs
+differ by much more except near the crossovers.
 """
 
 from __future__ import annotations
@@ -48,21 +50,22 @@ GEOMETRY_REFERENCE_STEP = 12.5e-6
 #: Seconds per call on the reference engine beyond what the compiled engine needs
 #: (preparing the program's plan, converting registers to lists; measured 33-102 µs).
 REFERENCE_CALL = 60e-6
-#: Seconds per instruction and lane of a compiled kernel, both cores (1.3-12.7 ns).
-COMPILED_STEP = 6e-9
-#: Seconds per instruction and lane of the interpreter kernel, :mod:`.compiled.interpreter`
-#: (184-282 ns).
-INTERPRETER_STEP = 250e-9
+#: Seconds per instruction and lane of a compiled kernel, both cores (1.5-1.9 ns over
+#: 10^6 lanes; per call costs are in the other constants).
+COMPILED_STEP = 2e-9
+#: Seconds per instruction and lane of the interpreter kernel, :mod:`.compiled.interpreter`,
+#: both cores (5.7-10.8 ns over 10^6 lanes; 17 ns over 10^4).
+INTERPRETER_STEP = 10e-9
 #: Seconds per call of the interpreter kernel beyond a compiled kernel's (encoding the
 #: program's tables; measured 46-68 µs).
 INTERPRETER_CALL = 60e-6
-#: Seconds to import Numba (0.32-0.6 s).
-NUMBA_IMPORT = 0.4
-#: Seconds to load a program's kernel from Numba's disk cache, with the compiled rules
-#: it calls, Numba imported (0.95-1.15 s).
-LOAD_KERNEL = 1.0
-#: Seconds to load the interpreter kernel from Numba's disk cache (0.88 s).
-LOAD_INTERPRETER = 0.9
+#: Seconds to import Numba and the compiled rules the kernels call (0.5-0.7 s).
+NUMBA_IMPORT = 0.55
+#: Seconds to load a program's kernel from Numba's disk cache, Numba imported
+#: (15-32 ms).
+LOAD_KERNEL = 0.03
+#: Seconds to load the interpreter kernel from Numba's disk cache (48-57 ms).
+LOAD_INTERPRETER = 0.05
 #: Seconds to compile the interpreter kernel (once per installation; 9-18 s).
 COMPILE_INTERPRETER = 10.0
 #: Seconds to compile a program's kernel: a fixed part and a part per instruction word
@@ -82,14 +85,14 @@ class Kept(Enum):
 @dataclass(frozen=True, slots=True)
 class Readiness:
     """What the compiled engine has to do before running a program: whether Numba is
-    imported, where the program's kernel and the interpreter kernel are, and from how
-    many lanes it compiles a missing kernel instead of interpreting
-    (:data:`.jit.COMPILE_THRESHOLD`)."""
+    imported, where the program's kernel and the interpreter kernel are, and how many
+    seconds interpreting the program has cost so far beyond what its kernel would have
+    needed (:func:`interpreted`)."""
 
     numba: bool
     kernel: Kept
     interpreter: Kept
-    compile_threshold: int
+    interpreted: float = 0.0
 
 
 def reference_cost(lanes: int, steps: float, geometry: bool = False) -> float:
@@ -99,15 +102,42 @@ def reference_cost(lanes: int, steps: float, geometry: bool = False) -> float:
     return REFERENCE_CALL + lanes * (REFERENCE_LANE + steps * step)
 
 
+def kernel_cost(lanes: int, steps: float, words: int, kernel: Kept, numba: bool) -> float:
+    """Estimated seconds the compiled engine needs with the program's own kernel: getting
+    it (importing Numba, loading it from the disk cache or compiling it) and running."""
+    start = 0.0 if numba or kernel is Kept.PROCESS else NUMBA_IMPORT
+    get = {Kept.PROCESS: 0.0, Kept.DISK: LOAD_KERNEL,
+           Kept.NONE: COMPILE_KERNEL + COMPILE_PER_WORD * words}[kernel]
+    return start + get + lanes * steps * COMPILED_STEP
+
+
+def interpreter_extra(lanes: int, steps: float) -> float:
+    """Seconds the interpreter kernel needs for a run beyond the program's own kernel."""
+    return INTERPRETER_CALL + lanes * steps * (INTERPRETER_STEP - COMPILED_STEP)
+
+
+def kernel_pays(lanes: int, steps: float, words: int, kernel: Kept,
+                interpreted: float = 0.0, interpreter: Kept = Kept.PROCESS) -> bool:
+    """Whether the compiled engine should get the program's kernel (load it from the disk
+    cache, or compile it) for this run rather than interpret it: once interpreting has
+    cost as much beyond the kernel (``interpreted`` so far plus this run, including
+    getting the ``interpreter`` itself) as getting the kernel costs.  Repeated runs of a
+    program thus pay at most about twice what the best choice in hindsight costs (rent
+    or buy); a run large enough pays at once."""
+    if kernel is Kept.PROCESS:
+        return True
+    get = kernel_cost(0, steps, words, kernel, numba=True)
+    ready = {Kept.PROCESS: 0.0, Kept.DISK: LOAD_INTERPRETER,
+             Kept.NONE: COMPILE_INTERPRETER}[interpreter]
+    return interpreted + ready + interpreter_extra(lanes, steps) >= get
+
+
 def compiled_cost(lanes: int, steps: float, words: int, ready: Readiness) -> float:
-    """Estimated seconds the compiled engine needs (see :class:`Readiness`)."""
+    """Estimated seconds the compiled engine needs (see :class:`Readiness`): with the
+    program's kernel if :func:`kernel_pays`, else on the interpreter kernel."""
+    if kernel_pays(lanes, steps, words, ready.kernel, ready.interpreted, ready.interpreter):
+        return kernel_cost(lanes, steps, words, ready.kernel, ready.numba)
     start = 0.0 if ready.numba else NUMBA_IMPORT
-    if ready.kernel is Kept.PROCESS:
-        return lanes * steps * COMPILED_STEP
-    if ready.kernel is Kept.DISK:
-        return start + LOAD_KERNEL + lanes * steps * COMPILED_STEP
-    if lanes >= ready.compile_threshold:
-        return start + COMPILE_KERNEL + COMPILE_PER_WORD * words + lanes * steps * COMPILED_STEP
     load = {Kept.PROCESS: 0.0, Kept.DISK: LOAD_INTERPRETER,
             Kept.NONE: COMPILE_INTERPRETER}[ready.interpreter]
     return start + load + INTERPRETER_CALL + lanes * steps * INTERPRETER_STEP
@@ -117,10 +147,10 @@ def best_case(lanes: int, steps: float, numba: bool, interpreter: bool = True) -
     """The least the compiled engine can cost when its kernel is not compiled in this
     process: loaded from the disk cache, or (``interpreter``: vertex shaders) run on the
     interpreter kernel already loaded."""
-    costs = [compiled_cost(lanes, steps, 0, Readiness(numba, Kept.DISK, Kept.PROCESS, 0))]
+    costs = [kernel_cost(lanes, steps, 0, Kept.DISK, numba)]
     if interpreter:
-        costs.append(compiled_cost(lanes, steps, 0, Readiness(
-            numba, Kept.NONE, Kept.PROCESS, lanes + 1)))
+        start = 0.0 if numba else NUMBA_IMPORT
+        costs.append(start + INTERPRETER_CALL + lanes * steps * INTERPRETER_STEP)
     return min(costs)
 
 
@@ -187,8 +217,8 @@ def compile_geometry(program: DecodedProgram, uniforms: Uniforms, entry: int,
     steps = estimated_steps(program, entry, uniforms)
     key = (program.program, True)
     reference = reference_cost(count, steps, geometry=True)
-    ready = Readiness("numba" in sys.modules, Kept.NONE, Kept.NONE, 0)
-    if compiled_cost(count, steps, len(program), ready) < reference + spent(key):
+    compiled = kernel_cost(count, steps, len(program), Kept.NONE, "numba" in sys.modules)
+    if compiled < reference + spent(key):
         return True
     record(key, reference)
     return False

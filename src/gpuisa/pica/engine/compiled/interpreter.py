@@ -98,148 +98,349 @@ def encode(program: DecodedProgram, analysis: Analysis,
 
 
 F_LOOP = int(Flow.LOOP)
+#: Lanes interpreted together: each instruction is decoded once for the lanes at its
+#: address and its recipe runs over them in one loop (which LLVM vectorizes).
+LANES = 64
 
 
-@njit(cache=True, error_model="numpy")
-def _operand(table, pc, k, regs, floats, float_given, a0x, a0y, al, f24, out):
-    """Source operand k of the instruction at pc into ``out`` (4 float32); returns False
-    if it reads a uniform that was not given through relative addressing."""
+@njit(cache=True, error_model="numpy", nogil=True)
+def _operands(table, pc, k, regs, floats, float_given, a0x, a0y, al, f24, out, at,
+              status, live, m):
+    """Source operand k of the instruction at ``pc`` for lanes ``0 .. m - 1`` into
+    ``out`` (4 components x lanes); a lane of ``at`` whose relative read hits a uniform
+    that was not given stops (:data:`NEEDS_REFERENCE`)."""
     base = SRC + k * SRC_WIDTH
     bank = table[pc, base]
     number = table[pc, base + 1]
-    ok = True
-    if bank == 2:
-        relative = table[pc, base + 2]
-        row = number
-        if relative >= 0:
-            offset = a0x if relative == 0 else (a0y if relative == 1 else al)
-            row = R.relative_row(number, offset)
-            ok = float_given[row]
+    relative = table[pc, base + 2]
+    if bank == 2 and relative >= 0:
+        for j in range(m):
+            if at[j]:
+                offset = a0x[j] if relative == 0 else (a0y[j] if relative == 1 else al[j])
+                row = R.relative_row(number, offset)
+                if float_given[row]:
+                    for c in range(4):
+                        out[c, j] = floats[row, table[pc, base + 4 + c]]
+                else:
+                    status[j] = NEEDS_REFERENCE
+                    live[j] = False
+                    at[j] = False
+    elif bank == 2:
         for c in range(4):
-            out[c] = floats[row, table[pc, base + 4 + c]]
+            value = floats[number, table[pc, base + 4 + c]]
+            for j in range(m):
+                out[c, j] = value
     else:
         row = number if bank == 0 else 16 + number
         for c in range(4):
-            out[c] = regs[row, table[pc, base + 4 + c]]
+            selected = table[pc, base + 4 + c]
+            for j in range(m):
+                out[c, j] = regs[row, selected, j]
     if table[pc, base + 3]:
         for c in range(4):
-            out[c] = R.negate24(out[c]) if f24 else R.negate32(out[c])
-    return ok
+            if f24:
+                for j in range(m):
+                    out[c, j] = R.negate24(out[c, j])
+            else:
+                for j in range(m):
+                    out[c, j] = R.negate32(out[c, j])
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def _next(pc, jump, brk, checks, ifs, n_if, calls, n_call, loops, n_loop, al):
+    """(PC, aL, n_if, n_call, n_loop, hang) after the instruction at ``pc`` of one control
+    state: the stack check where a stack can pop (``checks``) or a BREAK is pending, else
+    the pending ``jump`` or the next word."""
+    if checks or brk:
+        return S.next_pc(ifs, n_if, calls, n_call, loops, n_loop, pc, jump, brk, al,
+                         checks & 1 != 0, checks & 2 != 0, checks & 4 != 0 or brk)
+    return (pc + 1 if jump < 0 else jump), al, n_if, n_call, n_loop, False
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def _same_control(live, al, n_if, n_call, n_loop, ifs, calls, loops, m):
+    """Whether every live lane has the same control state (aL, stack counts and the
+    whole of each ring buffer, stale entries included)."""
+    first = -1
+    for j in range(m):
+        if not live[j]:
+            continue
+        if first < 0:
+            first = j
+            continue
+        if (al[j] != al[first] or n_if[j] != n_if[first] or n_call[j] != n_call[first]
+                or n_loop[j] != n_loop[first]):
+            return False
+        for k in range(ifs.shape[1]):
+            if ifs[j, k] != ifs[first, k]:
+                return False
+        for k in range(calls.shape[1]):
+            if calls[j, k] != calls[first, k]:
+                return False
+        for k in range(loops.shape[1]):
+            if loops[j, k] != loops[first, k]:
+                return False
+    return True
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def _share(al_t, hang, at, al, status, live, m):
+    """The shared control state's aL (and a hang) given to the lanes that ran the
+    instruction (not to lanes that ended earlier: their aL is a result)."""
+    for j in range(m):
+        if at[j]:
+            al[j] = al_t
+            if hang:
+                status[j] = NEEDS_REFERENCE
+                live[j] = False
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
 def interpret(lo, hi, entry, table, rows, written, f24, inputs, temporaries, outputs,
               address, cmp, floats, float_given, ints, bools, max_steps, status, steps,
               natives):
-    regs = np.zeros((48, 4), np.float32)
-    s = np.zeros((3, 4), np.float32)
-    res = np.zeros(4, np.float32)
-    flags = np.zeros(2, np.int64)
-    addr = np.zeros(2, np.int64)
-    ifs = np.zeros(S.IF_SIZE, np.int64)
-    calls = np.zeros(S.CALL_SIZE, np.int64)
-    loops = np.zeros(S.LOOP_SIZE, np.int64)
+    regs = np.zeros((48, 4, LANES), np.float32)
+    s = np.zeros((3, 4, LANES), np.float32)
+    res = np.zeros((4, LANES), np.float32)
+    flags = np.zeros((2, LANES), np.int64)
+    addr = np.zeros((2, LANES), np.int64)
+    # per lane: address registers, PC, steps, stack counts; flags, running, at the PC
+    numbers = np.zeros((8, LANES), np.int64)
+    a0x, a0y, al, pcs = numbers[0], numbers[1], numbers[2], numbers[3]
+    executed, n_if, n_call, n_loop = numbers[4], numbers[5], numbers[6], numbers[7]
+    truths = np.zeros((4, LANES), np.bool_)
+    cmpx, cmpy, live, at = truths[0], truths[1], truths[2], truths[3]
+    st = np.zeros(LANES, np.int8)
+    ifs = np.zeros((LANES, S.IF_SIZE), np.int64)
+    calls = np.zeros((LANES, S.CALL_SIZE), np.int64)
+    loops = np.zeros((LANES, S.LOOP_SIZE), np.int64)
+    ifs_t = np.zeros(S.IF_SIZE, np.int64)
+    calls_t = np.zeros(S.CALL_SIZE, np.int64)
+    loops_t = np.zeros(S.LOOP_SIZE, np.int64)
     scratch = R.make_scratch(natives)
     length = table.shape[0]
-    for lane in range(lo, hi):
+    for base in range(lo, hi, LANES):
+        m = min(LANES, hi - base)
         for row in rows:
             for c in range(4):
                 if row < 16:
-                    regs[row, c] = inputs[row][lane, c]
+                    source = inputs[row]
+                    for j in range(m):
+                        regs[row, c, j] = source[base + j, c]
                 elif row < 32:
-                    regs[row, c] = temporaries[row - 16][lane, c]
+                    temporary = temporaries[row - 16]
+                    for j in range(m):
+                        regs[row, c, j] = temporary[base + j, c]
                 else:
-                    regs[row, c] = outputs[row - 32][lane, c]
-        a0x = address[0, lane]
-        a0y = address[1, lane]
-        al = address[2, lane]
-        cmpx = cmp[0, lane]
-        cmpy = cmp[1, lane]
-        n_if = 0
-        n_call = 0
-        n_loop = 0
-        pc = entry
-        executed = 0
-        st = 0
+                    output = outputs[row - 32]
+                    for j in range(m):
+                        regs[row, c, j] = output[base + j, c]
+        for j in range(m):
+            lane = base + j
+            a0x[j] = address[0, lane]
+            a0y[j] = address[1, lane]
+            al[j] = address[2, lane]
+            cmpx[j] = cmp[0, lane]
+            cmpy[j] = cmp[1, lane]
+            executed[j] = 0
+            st[j] = 0
+            live[j] = True
+            n_if[j] = 0
+            n_call[j] = 0
+            n_loop[j] = 0
+        # Lanes run "together" on one shared control state (one PC, one set of stacks)
+        # until a flow instruction's condition differs between them; then each lane
+        # gets its own copy, and the lowest PC any lane waits at runs next.
+        together = True
+        for j in range(m):
+            together &= al[j] == al[0]
+        pc_t = entry
+        al_t = al[0]
+        n_if_t = n_call_t = n_loop_t = 0
+        rejoin = False
+        if not together:
+            for j in range(m):
+                pcs[j] = entry
         while True:
-            if pc < 0 or pc >= length or executed >= max_steps:
-                st = NEEDS_REFERENCE
+            pc = -1
+            found = False
+            if together:
+                for j in range(m):
+                    found |= live[j]
+                pc = pc_t
+            else:
+                apart = False
+                for j in range(m):
+                    if live[j]:
+                        if not found or pcs[j] < pc:
+                            apart |= found
+                            pc = pcs[j]
+                            found = True
+                        elif pcs[j] != pc:
+                            apart = True
+                if found and not apart and rejoin:
+                    together = _same_control(live, al, n_if, n_call, n_loop, ifs, calls,
+                                             loops, m)
+                    rejoin = False
+                    if together:
+                        j = 0
+                        while not live[j]:
+                            j += 1
+                        pc_t = pc
+                        al_t = al[j]
+                        n_if_t, n_call_t, n_loop_t = n_if[j], n_call[j], n_loop[j]
+                        ifs_t[:] = ifs[j]
+                        calls_t[:] = calls[j]
+                        loops_t[:] = loops[j]
+            if not found:
                 break
-            executed += 1
+            outside = pc < 0 or pc >= length
+            stop = outside or table[pc, KIND] == K_FAULT or table[pc, FLAG] != 0
+            for j in range(m):
+                at[j] = live[j] and (together or pcs[j] == pc)
+                if at[j]:
+                    if executed[j] >= max_steps or outside:
+                        st[j] = NEEDS_REFERENCE
+                        live[j] = False
+                        at[j] = False
+                    else:
+                        executed[j] += 1
+                        if stop:
+                            st[j] = NEEDS_REFERENCE
+                            live[j] = False
+                            at[j] = False
+            if stop:
+                continue
             kind = table[pc, KIND]
-            op = table[pc, OP]
-            if kind == K_FAULT or table[pc, FLAG]:
-                st = NEEDS_REFERENCE
-                break
             if kind == K_END:
-                break
-            jump = -1
-            brk = False
+                for j in range(m):
+                    if at[j]:
+                        live[j] = False
+                continue
+            checks = table[pc, CHECKS]
             if kind == K_ALU:
-                ok = True
                 for k in range(table[pc, NSRC]):
-                    ok &= _operand(table, pc, k, regs, floats, float_given, a0x, a0y,
-                                   al, f24, s[k])
-                if not ok:
-                    st = NEEDS_REFERENCE
-                    break
-                mask = table[pc, MASK]
+                    _operands(table, pc, k, regs, floats, float_given, a0x, a0y, al, f24,
+                              s[k], at, st, live, m)
+                op = table[pc, OP]
                 if f24:
                     A.alu24(op, s, res, flags, addr, table[pc, CMPX], table[pc, CMPY],
-                            scratch)
+                            scratch, m)
                 else:
                     A.alu32(op, s, res, flags, addr, table[pc, CMPX], table[pc, CMPY],
-                            scratch)
+                            scratch, m)
+                mask = table[pc, MASK]
                 writes = table[pc, WRITES]
                 if writes & W_REGISTER:
                     dest = table[pc, DEST]
                     for c in range(4):
                         if mask >> c & 1:
-                            regs[dest, c] = res[c]
+                            for j in range(m):
+                                regs[dest, c, j] = res[c, j] if at[j] else regs[dest, c, j]
                 if writes & W_FLAGS:
-                    cmpx = flags[0] != 0
-                    cmpy = flags[1] != 0
+                    for j in range(m):
+                        if at[j]:
+                            cmpx[j] = flags[0, j] != 0
+                            cmpy[j] = flags[1, j] != 0
                 if writes & W_ADDRESS:
-                    if mask & 1:
-                        a0x = addr[0]
-                    if mask & 2:
-                        a0y = addr[1]
-            elif kind == K_FLOW:
-                number = table[pc, ID]
-                num = table[pc, NUM]
-                loop_x = loop_y = loop_z = 0
-                if table[pc, FLOW] == F_LOOP:
-                    loop_x, loop_y, loop_z = ints[number, 0], ints[number, 1], ints[number, 2]
-                taken = S.taken(table[pc, CONDITION], table[pc, CONDOP], table[pc, REFX],
-                                table[pc, REFY], cmpx, cmpy, bools[number], num)
-                jump, brk, n_if, n_call, n_loop, al = S.effect(
-                    table[pc, FLOW], taken, pc, table[pc, DST], num, ifs, n_if, calls,
-                    n_call, loops, n_loop, al, loop_x, loop_y, loop_z)
-            checks = table[pc, CHECKS]
-            if checks or brk:
-                pc, al, n_if, n_call, n_loop, hang = S.next_pc(
-                    ifs, n_if, calls, n_call, loops, n_loop, pc, jump, brk, al,
-                    checks & 1 != 0, checks & 2 != 0, checks & 4 != 0 or brk)
+                    for j in range(m):
+                        if at[j]:
+                            if mask & 1:
+                                a0x[j] = addr[0, j]
+                            if mask & 2:
+                                a0y[j] = addr[1, j]
+            flow = table[pc, FLOW]
+            number = table[pc, ID]
+            num = table[pc, NUM]
+            loop_x = loop_y = loop_z = 0
+            if kind == K_FLOW and flow == F_LOOP:
+                loop_x, loop_y, loop_z = ints[number, 0], ints[number, 1], ints[number, 2]
+            if together and kind == K_FLOW:
+                taken = False
+                first = True
+                for j in range(m):
+                    if at[j]:
+                        here = S.taken(table[pc, CONDITION], table[pc, CONDOP],
+                                       table[pc, REFX], table[pc, REFY], cmpx[j], cmpy[j],
+                                       bools[number], num)
+                        if first:
+                            taken = here
+                            first = False
+                        elif here != taken:
+                            together = False
+                if not together:  # the lanes part: each takes a copy of the control state
+                    for j in range(m):
+                        if not live[j]:
+                            continue  # ended earlier: its aL is a result
+                        pcs[j] = pc_t
+                        al[j] = al_t
+                        n_if[j] = n_if_t
+                        n_call[j] = n_call_t
+                        n_loop[j] = n_loop_t
+                        ifs[j, :] = ifs_t
+                        calls[j, :] = calls_t
+                        loops[j, :] = loops_t
+                else:
+                    jump, brk, n_if_t, n_call_t, n_loop_t, al_t = S.effect(
+                        flow, taken, pc, table[pc, DST], num, ifs_t, n_if_t, calls_t,
+                        n_call_t, loops_t, n_loop_t, al_t, loop_x, loop_y, loop_z)
+                    pc_t, al_t, n_if_t, n_call_t, n_loop_t, hang = _next(
+                        pc, jump, brk, checks, ifs_t, n_if_t, calls_t, n_call_t, loops_t,
+                        n_loop_t, al_t)
+                    _share(al_t, hang, at, al, st, live, m)
+            elif together:
+                pc_t, al_t, n_if_t, n_call_t, n_loop_t, hang = _next(
+                    pc, -1, False, checks, ifs_t, n_if_t, calls_t, n_call_t, loops_t,
+                    n_loop_t, al_t)
+                if checks:
+                    _share(al_t, hang, at, al, st, live, m)
+            if together:
+                continue
+            if kind != K_FLOW and not checks:
+                for j in range(m):
+                    if at[j]:
+                        pcs[j] = pc + 1
+                continue
+            rejoin = True  # control states changed: worth comparing again
+            for j in range(m):
+                if not at[j]:
+                    continue
+                jump = -1
+                brk = False
+                if kind == K_FLOW:
+                    taken = S.taken(table[pc, CONDITION], table[pc, CONDOP], table[pc, REFX],
+                                    table[pc, REFY], cmpx[j], cmpy[j], bools[number], num)
+                    jump, brk, n_if[j], n_call[j], n_loop[j], al[j] = S.effect(
+                        flow, taken, pc, table[pc, DST], num, ifs[j], n_if[j], calls[j],
+                        n_call[j], loops[j], n_loop[j], al[j], loop_x, loop_y, loop_z)
+                pcs[j], al[j], n_if[j], n_call[j], n_loop[j], hang = _next(
+                    pc, jump, brk, checks, ifs[j], n_if[j], calls[j], n_call[j], loops[j],
+                    n_loop[j], al[j])
                 if hang:
-                    st = NEEDS_REFERENCE
-                    break
-            else:
-                pc = pc + 1 if jump < 0 else jump
-        if st == 0:
-            for row in written:
-                for c in range(4):
-                    if row < 32:
-                        temporaries[row - 16][lane, c] = regs[row, c]
-                    else:
-                        outputs[row - 32][lane, c] = regs[row, c]
-            address[0, lane] = a0x
-            address[1, lane] = a0y
-            address[2, lane] = al
-            cmp[0, lane] = cmpx
-            cmp[1, lane] = cmpy
-        status[lane] = st
-        steps[lane] = executed
-
+                    st[j] = NEEDS_REFERENCE
+                    live[j] = False
+        for row in written:
+            for c in range(4):
+                if row < 32:
+                    temporary = temporaries[row - 16]
+                    for j in range(m):
+                        if st[j] == 0:
+                            temporary[base + j, c] = regs[row, c, j]
+                else:
+                    output = outputs[row - 32]
+                    for j in range(m):
+                        if st[j] == 0:
+                            output[base + j, c] = regs[row, c, j]
+        for j in range(m):
+            lane = base + j
+            if st[j] == 0:
+                address[0, lane] = a0x[j]
+                address[1, lane] = a0y[j]
+                address[2, lane] = al[j]
+                cmp[0, lane] = cmpx[j]
+                cmp[1, lane] = cmpy[j]
+            status[lane] = st[j]
+            steps[lane] = executed[j]
 
 
 def register_rows(program: DecodedProgram) -> tuple[np.ndarray, np.ndarray]:

@@ -6,7 +6,6 @@ Shared by the vertex engine (:mod:`.runner`) and the geometry engine (:mod:`.geo
 
 from __future__ import annotations
 
-import glob
 import hashlib
 import importlib.util
 import os
@@ -150,13 +149,17 @@ def compile_source(source: str) -> Callable[..., None]:
 
 
 def on_disk(source: str) -> bool:
-    """Whether Numba's cache holds compiled code for the kernel of ``source``."""
+    """Whether Numba's cache holds compiled code for the kernel of ``source``: its index
+    file, named as Numba names it (module, function, the line of its ``def``, Python
+    version) so that no directory is listed (the cache directory grows large)."""
     path = source_path(source)
-    if path is None or not os.path.exists(path):
+    if path is None:
         return False
     directory, name = os.path.split(path)
-    pattern = os.path.join(directory, "__pycache__", name[:-3] + ".kernel-*.nbi")
-    return bool(glob.glob(pattern))
+    line = (_HEADER + source).count("\n", 0, (_HEADER + source).index("def kernel(")) + 1
+    index = (f"{name[:-3]}.kernel-{line}.py{sys.version_info[0]}{sys.version_info[1]}"
+             f"{sys.abiflags}.nbi")
+    return os.path.exists(os.path.join(directory, "__pycache__", index))
 
 
 def needs_reference(program: DecodedProgram) -> bool:

@@ -12,7 +12,9 @@ engine's own loader (:mod:`.loader`).  Geometry shaders: :mod:`.geometry`.
 
 Compiled code is cached on disk (:func:`.kernels.cache_directory`; stale code is
 dropped by :mod:`.cache`): a kernel is compiled once per machine, not once per
-process.
+process.  Until getting a program's kernel (compiling it, or loading it from the disk
+cache) pays, its runs go to the interpreter kernel (:mod:`.interpreter`, one kernel for
+every program): :func:`.choice.kernel_pays`, rent or buy over the runs of the program.
 :func:`ready` tells whether running a program would compile anything.
 
 Results are bit-identical to the reference engine: a lane that the kernel cannot finish
@@ -42,6 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import choice
 from ..api import RESULT_TEMPORARIES, register_engine
 from ..decode import DecodedProgram
 from ..loading import Precision
@@ -61,10 +64,9 @@ AVAILABLE = importlib.util.find_spec("numba") is not None
 
 #: Lanes per kernel call below which one thread does all the work.
 _MIN_LANES_PER_THREAD = 4096
-#: Batches with fewer lanes run on the interpreter kernel (:mod:`.interpreter`, compiled
-#: once and cached on disk) unless the program's own kernel is compiled or cached on
-#: disk: compiling one takes 1-10 seconds, the interpreter is a few times slower per lane.
-COMPILE_THRESHOLD = 20_000
+#: When to get a program's own kernel rather than interpret: "cost" (by
+#: :func:`.choice.kernel_pays`), "always" or "never" (tests and benchmarks).
+KERNELS = "cost"
 _CACHE_SIZE = 64
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +184,25 @@ def in_parallel(work: Callable[[int, int], object], count: int, minimum: int) ->
     return [*(job.result() for job in jobs), last]
 
 
+def _kernel_pays(program: DecodedProgram, state: ShaderState, entry: int, key: tuple
+                 ) -> bool:
+    """Whether to get the program's kernel for this run (:data:`KERNELS`)."""
+    if KERNELS != "cost":
+        return KERNELS == "always"
+    kept = choice.Kept.DISK if _on_disk(_source(program, key).source) else choice.Kept.NONE
+    return choice.kernel_pays(state.lanes, choice.estimated_steps(program, entry, state.uniforms),
+                              len(program), kept, choice.spent(("interpreted", key)),
+                              choice.interpreter_kept())
+
+
+def interpreted(program: DecodedProgram, state: ShaderState, entry: int,
+                precision: Precision) -> float:
+    """Seconds interpreting ``program`` has cost in this process beyond what its kernel
+    would have needed (for :class:`.choice.Readiness`)."""
+    missing = _missing(_analysis(program).reads, state)
+    return choice.spent(("interpreted", _key(program, entry, precision, missing)))
+
+
 def compiled(program: DecodedProgram, state: ShaderState, entry: int,
              precision: Precision) -> bool:
     """Whether this process has already compiled the kernel that runs ``state`` (what
@@ -202,12 +223,13 @@ def run_lanes_jit(program: DecodedProgram, state: ShaderState, entry: int, *,
     missing = _missing(analysis.reads, state)
     lanes = state.lanes
     key = _key(program, entry, precision, missing)
-    kernel = _cached(key)
-    if kernel is None and (lanes >= COMPILE_THRESHOLD
-                           or _on_disk(_source(program, key).source)):
+    kernel = None if KERNELS == "never" else _cached(key)
+    if kernel is None and _kernel_pays(program, state, entry, key):
         kernel = kernel_for(program, entry, precision, missing)
     if kernel is None:
         kernel = _interpreter(program, analysis, precision, missing)
+        choice.record(("interpreted", key), choice.interpreter_extra(
+            lanes, choice.estimated_steps(program, entry, state.uniforms)))
     from .intrinsics import NATIVE_LOOPS
 
     if kernel.steps is not None and kernel.steps > max_steps:
