@@ -119,3 +119,36 @@ def test_auto_takes_the_jit_for_one_vertex_once_its_kernel_is_compiled(monkeypat
     assert chosen == ["reference", "jit", "jit"]
     # 1*1 + 1*2 + 1*3 + 1*4 = 10, exact in float24
     assert first.outputs["o0"][0, 0] == again.outputs["o0"][0, 0] == 10.0
+
+
+def test_the_cache_directory_drops_what_other_sources_made(monkeypatch, tmp_path):
+    """The first use of a cache directory in a process deletes the generated files (and
+    Numba's code for them) whose names carry another fingerprint, old unnamed ones
+    included, and keeps this version's and everything not gpuisa's."""
+    from gpuisa.pica.engine.compiled import kernels
+    from gpuisa.pica.engine.compiled.cache import FINGERPRINT
+
+    monkeypatch.setenv("GPUISA_JIT_CACHE", str(tmp_path))
+    monkeypatch.setattr(kernels, "_checked", set())
+    current = kernels.generated_name("kernel", "def kernel(): pass\n")
+    assert current.startswith(f"pica_kernel_{FINGERPRINT[:8]}_")
+    stale = ["pica_kernel_deadbeef_0123456789abcdef01234567.py",
+             "pica_alu_0123abcd_0123456789abcdef01234567.py",
+             "pica_kernel_0123456789abcdef0123456789abcdef.py"]  # before fingerprints
+    compiled = tmp_path / "__pycache__"
+    compiled.mkdir()
+    for name in [*stale, current, "notes.txt"]:
+        (tmp_path / name).write_text("x")
+    (compiled / f"{stale[0][:-3]}.kernel-9.py311.nbi").write_text("x")
+    (compiled / f"{current[:-3]}.kernel-9.py311.nbi").write_text("x")
+    assert kernels.cache_directory() == str(tmp_path)
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == sorted(["__pycache__", current, "notes.txt", "fingerprint"])
+    assert [p.name for p in compiled.iterdir()] == [f"{current[:-3]}.kernel-9.py311.nbi"]
+    assert (tmp_path / "fingerprint").read_text() == FINGERPRINT
+    # the marker says this version cleaned up: a later process lists nothing
+    monkeypatch.setattr(kernels, "_checked", set())
+    (tmp_path / stale[0]).write_text("x")
+    monkeypatch.setattr(kernels.os, "listdir", lambda folder: 1 / 0)
+    kernels.cache_directory()
+    assert (tmp_path / stale[0]).exists()

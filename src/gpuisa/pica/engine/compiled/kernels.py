@@ -6,6 +6,7 @@ Shared by the vertex engine (:mod:`.runner`) and the geometry engine (:mod:`.geo
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import os
@@ -75,8 +76,8 @@ def analysis(program: DecodedProgram) -> Analysis:
     return found
 
 
-_HEADER = ("# A gpuisa PICA200 JIT kernel (generated; the name is a hash of the text and\n"
-           "# of the sources it depends on, cache.FINGERPRINT).\n"
+_HEADER = ("# A gpuisa PICA200 JIT kernel (generated; the name carries the fingerprint of\n"
+           "# the sources it depends on, cache.FINGERPRINT, and a hash of it and the text).\n"
            "import numpy as np\n\n"
            "from gpuisa.pica.engine.compiled import intrinsics as R\n"
            "from gpuisa.pica.engine.compiled import stacks as S\n\n\n")
@@ -85,7 +86,9 @@ _HEADER = ("# A gpuisa PICA200 JIT kernel (generated; the name is a hash of the 
 def cache_directory() -> str | None:
     """Where generated kernels and Numba's compiled code for them are kept between
     processes: ``$GPUISA_JIT_CACHE``, else ``gpuisa-jit`` in the user's cache directory
-    (None if it cannot be created; kernels are then compiled in every process)."""
+    (None if it cannot be created; kernels are then compiled in every process).  The
+    first time a process uses it, code made from other sources is deleted
+    (:func:`_drop_stale`)."""
     path = os.environ.get("GPUISA_JIT_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
         "gpuisa-jit")
@@ -93,18 +96,68 @@ def cache_directory() -> str | None:
         os.makedirs(path, exist_ok=True)
     except OSError:
         return None
-    return path if os.access(path, os.W_OK) else None
+    if not os.access(path, os.W_OK):
+        return None
+    if path not in _checked:
+        _checked.add(path)
+        _drop_stale(path)
+    return path
+
+
+#: Cache directories this process has cleaned (:func:`_drop_stale`).
+_checked: set[str] = set()
+_MARKER = "fingerprint"
+
+
+def _drop_stale(directory: str) -> None:
+    """Delete the generated files, and Numba's compiled code for them, that another
+    version of the sources made (their names carry another fingerprint: no run of this
+    version would use them, and without this the directory grew with every upgrade).
+    Lists the directory only when its marker names another fingerprint."""
+    from .cache import FINGERPRINT
+
+    marker = os.path.join(directory, _MARKER)
+    try:
+        with open(marker, encoding="ascii") as file:
+            if file.read() == FINGERPRINT:
+                return
+    except OSError:
+        pass
+    keep = f"_{FINGERPRINT[:8]}_"
+    for folder in (directory, os.path.join(directory, "__pycache__")):
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            if name.startswith("pica_") and keep not in name:
+                # another process may have removed it first
+                with contextlib.suppress(OSError):
+                    os.remove(os.path.join(folder, name))
+    temporary = f"{marker}.{os.getpid()}.{threading.get_ident()}.tmp"
+    try:
+        with open(temporary, "w", encoding="ascii") as file:
+            file.write(FINGERPRINT)
+        os.replace(temporary, marker)
+    except OSError:
+        pass
+
+
+def generated_name(kind: str, text: str) -> str:
+    """The file name of generated source ``text`` of ``kind`` ("kernel", "alu") in the
+    cache directory: the fingerprint of the sources its compiled code depends on (what
+    :func:`_drop_stale` keeps), then a hash of the fingerprint and the text."""
+    from .cache import FINGERPRINT
+
+    digest = hashlib.sha256((FINGERPRINT + text).encode()).hexdigest()[:24]
+    return f"pica_{kind}_{FINGERPRINT[:8]}_{digest}.py"
 
 
 def source_path(source: str) -> str | None:
     directory = cache_directory()
     if directory is None:
         return None
-    from .cache import FINGERPRINT
-
-    text = FINGERPRINT + _HEADER + source
-    digest = hashlib.sha256(text.encode()).hexdigest()[:32]
-    return os.path.join(directory, f"pica_kernel_{digest}.py")
+    return os.path.join(directory, generated_name("kernel", _HEADER + source))
 
 
 def import_generated(path: str, text: str):
