@@ -727,14 +727,14 @@ class _Generator:
         out("cmpx = F[0, j]" if self.a.flags else "cmpx = False")
         out("cmpy = F[1, j]" if self.a.flags else "cmpy = False")
         out("al = A[2, j]" if self.a.address else "al = 0")
-        if self.a.if_triggers:
-            out("n_if = NIF[j]")
-            out("ifs = IFS[j]")
-            # no CALL or LOOP: the check's other stacks stay empty
-            out("n_call = 0")
-            out("n_loop = 0")
-            out("calls = CALLS")
-            out("loops = LOOPS")
+        out("n_if = NIF[j]")
+        out("ifs = IFS[j]")
+        # no CALL or LOOP in these programs: the other stacks stay empty
+        out("n_call = 0")
+        out("n_loop = 0")
+        out("calls = CALLS")
+        out("loops = LOOPS")
+        out("brk = False")
         out("jump = -1")
         saved = self.masked, self.flag_names
         self.masked, self.flag_names = False, ("cmpx", "cmpy")
@@ -979,60 +979,37 @@ class _Generator:
         self.out(f"{name} = {expression}")
         return name
 
-    def condition(self, step: Step) -> str:
-        return (f"R.condition({step.field('condop')}, {bool(step.field('refx'))}, "
-                f"{bool(step.field('refy'))}, cmpx, cmpy)")
-
-    def bool_uniform(self, step: Step) -> str:
-        number = step.field("id")
-        if ("b", number) in self.missing:
-            self.flag()
-        return f"bools[{number}]"
-
-    def taken(self, step: Step) -> str:
-        """The source of a flow instruction's condition, by the table's condition column
-        (the rules of ``flow.stacks.condition_holds``, specialised to this word)."""
-        condition = step.info.condition
-        if condition is Condition.ALWAYS:
-            return "True"
-        if condition is Condition.FLAGS:
-            return self.condition(step)
-        if condition is Condition.BOOL:
-            return self.bool_uniform(step)
-        # BOOLNUM (JMPU): taken if the bool equals NOT bit 0 of NUM
-        return f"({self.bool_uniform(step)} == {not step.field('num') & 1})"
-
     def emit_flow(self, step: Step) -> None:
-        """A flow instruction's effect (``flow.stacks.effect``, specialised to this word
-        by the table's flow column): pushes through the stack machine's own functions
-        (:mod:`.stacks`), the jump or break left for the check after the instruction."""
-        out = self.out
-        flow, pc = step.info.flow, step.pc
+        """A flow instruction: ``flow.stacks.taken`` and ``flow.stacks.effect``, the stack
+        machine's own text compiled through :mod:`.stacks`, called with this word's
+        fields (LLVM folds their branches on the constants); the jump or break is left for
+        the check after the instruction.  Which values the condition reads (the flags, a
+        bool uniform) and LOOP's integer uniform are chosen by the table's columns."""
+        info = step.info
+        flow = info.flow
         if flow is Flow.NONE or flow is Flow.END:
             return
-        if flow is Flow.BREAK:
-            out(f"brk = {self.taken(step)}")
-            return
-        dst, num = step.field("dst"), step.field("num")
-        out("jump = -1")
+        fields = dict(step.fields)
+        number = fields.get("id", 0)
+        flags = ("cmpx", "cmpy") if info.reads_flags else ("False", "False")
+        boolean = "False"
+        if info.reads_bool:
+            if ("b", number) in self.missing:
+                self.flag()
+            boolean = f"bools[{number}]"
+        loop = ("0", "0", "0")
         if flow is Flow.LOOP:
-            number = step.field("id") % NUM_INT_UNIFORMS
+            number %= NUM_INT_UNIFORMS
             if ("i", number) in self.missing:
                 self.flag()
-            out(f"n_loop = S.push_loop(loops, n_loop, {dst + 1}, {pc + 1}, ints[{number}, 0], "
-                f"ints[{number}, 2], al)")
-            out(f"al = ints[{number}, 1]")
-            return
-        out(f"if {self.taken(step)}:")
-        if flow is Flow.CALL:
-            out(f"    n_call = S.push_call(calls, n_call, {dst + num}, {pc + 1})")
-            out(f"    jump = {dst}")
-        elif flow is Flow.IF:
-            out(f"    n_if = S.push_if(ifs, n_if, {dst}, {dst + num})")
-            out("else:")
-            out(f"    jump = {dst}")
-        else:  # Flow.JUMP
-            out(f"    jump = {dst}")
+            loop = tuple(f"ints[{number}, {k}]" for k in range(3))
+        dst, num = fields.get("dst", 0), fields.get("num", 0)
+        taken = (f"S.taken({int(info.condition)}, {fields.get('condop', 0)}, "
+                 f"{fields.get('refx', 0)}, {fields.get('refy', 0)}, {flags[0]}, {flags[1]}, "
+                 f"{boolean}, {num})")
+        self.out(f"jump, brk, n_if, n_call, n_loop, al = S.effect({int(flow)}, {taken}, "
+                 f"{step.pc}, {dst}, {num}, ifs, n_if, calls, n_call, loops, n_loop, al, "
+                 f"{', '.join(loop)})")
 
     # -- prologue and epilogue -------------------------------------------------------------
 
@@ -1042,8 +1019,8 @@ class _Generator:
             "float_given, ints, bools, max_steps, status, steps, natives):")
         out.depth = 1
         self.hoist_uniforms(out)
-        stacks = bool(self.a.if_triggers or self.a.call_triggers or self.a.loop_triggers
-                      or self.a.opcodes & _BREAKS)
+        # flow instructions run flow.stacks.effect, which takes the stacks
+        stacks = any(OPCODES[op].flow not in (Flow.NONE, Flow.END) for op in self.a.opcodes)
         if stacks:
             out("ifs = np.zeros(S.IF_SIZE, np.int64)")
             out("calls = np.zeros(S.CALL_SIZE, np.int64)")

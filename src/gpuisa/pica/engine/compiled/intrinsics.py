@@ -39,10 +39,7 @@ from numba.extending import intrinsic, overload, register_jitable
 
 from ....floats import F24_MIN_NORMAL
 from ..rules import primitives as P
-from . import (
-    cache,  # noqa: F401  (first: drops stale compiled code)
-    stacks,
-)
+from . import cache  # noqa: F401  (first: drops stale compiled code)
 
 # -- bit casts -------------------------------------------------------------------------------
 
@@ -304,11 +301,7 @@ def store(x):
     return np.float32(x)
 
 
-
-
 # -- f24 rules; float32 register values in and out --------------------------------------------
-
-
 
 
 @_rule
@@ -388,14 +381,6 @@ pica_min = _inline(types.float32, types.float32, 2, _pick_ir("<", None, None))
 #: ``primitives.sge`` and ``primitives.slt``: 1.0 or 0.0 from an ordered comparison.
 sge = _inline(types.float32, types.float32, 2, _pick_ir(">=", _F32_ONE, _F32_ZERO))
 slt = _inline(types.float32, types.float32, 2, _pick_ir("<", _F32_ONE, _F32_ZERO))
-
-
-
-
-
-#: The condition of IFC/CALLC/JMPC/BREAKC: the stack machine's own text (stacks
-#: registers it with Numba).
-condition = stacks.condition_holds
 
 
 # -- EX2 and LG2 through NumPy's own inner loops -----------------------------------------------
