@@ -2,6 +2,8 @@
 :mod:`test_differential`): the disk cache, the registers a kernel may touch, and
 ``engine="auto"`` taking a kernel compiled in this process."""
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -152,3 +154,34 @@ def test_the_cache_directory_drops_what_other_sources_made(monkeypatch, tmp_path
     monkeypatch.setattr(kernels.os, "listdir", lambda folder: 1 / 0)
     kernels.cache_directory()
     assert (tmp_path / stale[0]).exists()
+
+
+def test_work_is_split_into_ranges_taken_in_turn(monkeypatch):
+    """in_parallel covers 0 .. count with ranges of at least ``minimum`` (a few per
+    thread), each run once, results in range order; a range's error reaches the caller
+    after every thread has stopped."""
+    import threading
+
+    monkeypatch.setattr(jit, "_threads", lambda: 2)
+    seen = []
+    lock = threading.Lock()
+
+    def work(lo, hi):
+        with lock:
+            seen.append((lo, hi))
+        return lo, hi
+
+    ranges = jit.in_parallel(work, 100_000, 1_000)
+    assert len(ranges) == 8  # 2 threads x 4 ranges
+    assert ranges[0][0] == 0 and ranges[-1][1] == 100_000
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(ranges))
+    assert all(hi - lo >= 1_000 for lo, hi in ranges) and sorted(seen) == ranges
+    assert jit.in_parallel(work, 1_500, 1_000) == [(0, 1_500)]  # too few for two
+
+    def failing(lo, hi):
+        if lo > 0:
+            raise ValueError(lo)
+        return lo
+
+    with pytest.raises(ValueError):
+        jit.in_parallel(failing, 100_000, 1_000)

@@ -168,20 +168,35 @@ def _executor() -> ThreadPoolExecutor:
         return _pool
 
 
+#: Ranges per thread: threads take the next range when done with one, so a thread
+#: slowed by other work on a shared machine does not hold the others up.
+_RANGES_PER_THREAD = 4
+
+
 def in_parallel(work: Callable[[int, int], object], count: int, minimum: int) -> list:
-    """``work(lo, hi)`` over ``0 .. count`` split into one range per CPU (no range
-    shorter than ``minimum``; one range runs in this thread); the results in order."""
-    parts = min(_threads(), max(1, count // minimum))
+    """``work(lo, hi)`` over ``0 .. count`` split into ranges (a few per CPU, none shorter
+    than ``minimum``) that one thread per CPU, this one included, takes in turn; the
+    results in the order of the ranges."""
+    threads = _threads()
+    parts = min(threads * _RANGES_PER_THREAD, max(1, count // minimum))
     if parts == 1:
         return [work(0, count)]
-    ranges = [(int(lo), int(hi)) for lo, hi in
-              itertools.pairwise(np.linspace(0, count, parts + 1).astype(np.int64))]
-    jobs = [_executor().submit(work, lo, hi) for lo, hi in ranges[:-1]]
+    bounds = np.linspace(0, count, parts + 1).astype(np.int64).tolist()
+    results: list = [None] * parts
+    taken = itertools.count()  # next() on it is atomic: each range is taken once
+
+    def worker() -> None:
+        while (k := next(taken)) < parts:
+            results[k] = work(bounds[k], bounds[k + 1])
+
+    jobs = [_executor().submit(worker) for _ in range(min(threads, parts) - 1)]
     try:
-        last = work(*ranges[-1])
+        worker()
     finally:  # never return (or raise) while other threads still write the arrays
         wait(jobs)
-    return [*(job.result() for job in jobs), last]
+    for job in jobs:
+        job.result()  # raises what a worker raised
+    return results
 
 
 def _kernel_pays(program: DecodedProgram, state: ShaderState, entry: int, key: tuple
