@@ -186,3 +186,14 @@ def test_numba_compiled_stacks_agree_with_plain_python(ops):
                      np.zeros((0, 4)), dtype=np.int64).reshape(-1, 4)
     compiled = [(*tuple(int(v) for v in row[:5]), bool(row[5])) for row in replay(table)]
     assert compiled == plain(ops)
+
+
+def test_the_compiled_kernels_find_every_flow_kinds_effect():
+    """codegen calls ``S.<name>`` for an instruction's flow kind: compiled.stacks offers
+    each function of flow.stacks.EFFECTS under its name, and effect dispatches to them."""
+    pytest.importorskip("numba")
+    from gpuisa.pica.engine.compiled import stacks as compiled
+
+    for flow, function in S.EFFECTS.items():
+        assert getattr(compiled, function.__name__) is function, flow
+    assert set(S.EFFECTS) == {f for f in Flow if f not in (Flow.NONE, Flow.END)}

@@ -114,33 +114,74 @@ def taken(condition, condop, refx, refy, cmpx, cmpy, bool_value, num):
     return True
 
 
+def effect_break(is_taken, pc, dst, num, ifs, n_if, calls, n_call, loops, n_loop, al,
+                 loop_x, loop_y, loop_z):
+    """BREAK/BREAKC: a pending break if the condition holds (the check pops the LOOP)."""
+    return NO_JUMP, is_taken, n_if, n_call, n_loop, al
+
+
+def effect_call(is_taken, pc, dst, num, ifs, n_if, calls, n_call, loops, n_loop, al,
+                loop_x, loop_y, loop_z):
+    """CALL/CALLC/CALLU: if taken, push the return (after DST .. DST+NUM-1) and jump."""
+    if is_taken:
+        n_call = push_call(calls, n_call, dst + num, pc + 1)
+        return dst, False, n_if, n_call, n_loop, al
+    return NO_JUMP, False, n_if, n_call, n_loop, al
+
+
+def effect_if(is_taken, pc, dst, num, ifs, n_if, calls, n_call, loops, n_loop, al,
+              loop_x, loop_y, loop_z):
+    """IFC/IFU: true branch PC+1 .. DST-1 (then DST .. DST+NUM-1 is skipped), else jump
+    to DST."""
+    if is_taken:
+        n_if = push_if(ifs, n_if, dst, dst + num)
+        return NO_JUMP, False, n_if, n_call, n_loop, al
+    return dst, False, n_if, n_call, n_loop, al
+
+
+def effect_loop(is_taken, pc, dst, num, ifs, n_if, calls, n_call, loops, n_loop, al,
+                loop_x, loop_y, loop_z):
+    """LOOP: push the body PC+1 .. DST with the integer uniform's count and step; aL
+    starts at its Y."""
+    n_loop = push_loop(loops, n_loop, dst + 1, pc + 1, loop_x, loop_z, al)
+    return NO_JUMP, False, n_if, n_call, n_loop, loop_y
+
+
+def effect_jump(is_taken, pc, dst, num, ifs, n_if, calls, n_call, loops, n_loop, al,
+                loop_x, loop_y, loop_z):
+    """JMPC/JMPU: a pending jump to DST if taken."""
+    return (dst if is_taken else NO_JUMP), False, n_if, n_call, n_loop, al
+
+
+#: Each flow kind's effect (same arguments as :func:`effect` without ``flow``).
+EFFECTS = {Flow.BREAK: effect_break, Flow.CALL: effect_call, Flow.IF: effect_if,
+           Flow.LOOP: effect_loop, Flow.JUMP: effect_jump}
+
+
 def effect(flow, is_taken, pc, dst, num, ifs, n_if, calls, n_call, loops, n_loop, al,
            loop_x, loop_y, loop_z):
-    """What a flow instruction does once its condition is known (notes §5.2).
+    """What a flow instruction does once its condition is known (notes §5.2): its flow
+    kind's function of :data:`EFFECTS`.
 
     ``loop_x/y/z`` are LOOP's integer uniform (ignored by the others).  Pushes onto the
     stacks; returns (pending jump or NO_JUMP, pending break, n_if, n_call, n_loop, aL).
     """
-    jump = NO_JUMP
-    breaking = False
     if flow == _BREAK:
-        breaking = is_taken
-    elif flow == _CALL:
-        if is_taken:
-            n_call = push_call(calls, n_call, dst + num, pc + 1)
-            jump = dst
-    elif flow == _IF:
-        if is_taken:
-            # True branch PC+1 .. DST-1, then DST .. DST+NUM-1 is skipped.
-            n_if = push_if(ifs, n_if, dst, dst + num)
-        else:
-            jump = dst
-    elif flow == _LOOP:
-        n_loop = push_loop(loops, n_loop, dst + 1, pc + 1, loop_x, loop_z, al)
-        al = loop_y
-    elif flow == _JUMP and is_taken:
-        jump = dst
-    return jump, breaking, n_if, n_call, n_loop, al
+        return effect_break(is_taken, pc, dst, num, ifs, n_if, calls, n_call, loops,
+                            n_loop, al, loop_x, loop_y, loop_z)
+    if flow == _CALL:
+        return effect_call(is_taken, pc, dst, num, ifs, n_if, calls, n_call, loops,
+                           n_loop, al, loop_x, loop_y, loop_z)
+    if flow == _IF:
+        return effect_if(is_taken, pc, dst, num, ifs, n_if, calls, n_call, loops, n_loop,
+                         al, loop_x, loop_y, loop_z)
+    if flow == _LOOP:
+        return effect_loop(is_taken, pc, dst, num, ifs, n_if, calls, n_call, loops,
+                           n_loop, al, loop_x, loop_y, loop_z)
+    if flow == _JUMP:
+        return effect_jump(is_taken, pc, dst, num, ifs, n_if, calls, n_call, loops,
+                           n_loop, al, loop_x, loop_y, loop_z)
+    return NO_JUMP, False, n_if, n_call, n_loop, al
 
 
 def next_pc(ifs, n_if, calls, n_call, loops, n_loop, pc, jump, breaking, al,

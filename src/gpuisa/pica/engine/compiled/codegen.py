@@ -45,6 +45,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ...flow.stacks import EFFECTS
 from ...isa import (
     NUM_INT_UNIFORMS,
     OPCODES,
@@ -305,6 +306,8 @@ class _Generator:
         # In the kernels of uniform control (:meth:`uniform_kernel`), while inside a loop
         # over the lanes j: a lane that needs the reference engine is marked in ST[j].
         self.lane_status = False
+        #: Rows of ``G`` the kernels of uniform control gather uniform rows into.
+        self.gather_rows = 0
         # Geometry kernels (:mod:`.geometry`): output registers live in the rows of
         # ``OB``, one per bank, and this names the active bank.
         self.output_bank: str | None = None
@@ -605,7 +608,8 @@ class _Generator:
         block = UNIFORM_LANE_BLOCK
         out = self.block_kernel_head(block, address, flags, self.loaded, (
             "# uniform control: one control state per block of lanes",
-            f"ST = np.zeros({block}, np.int8)", f"G = np.empty((8, {block}), np.float32)",
+            f"ST = np.zeros({block}, np.int8)",
+            f"G = np.empty(({max(1, self.gather_rows)}, {block}), np.float32)",
             "ifs = np.zeros(S.IF_SIZE, np.int64)", "calls = np.zeros(S.CALL_SIZE, np.int64)",
             "loops = np.zeros(S.LOOP_SIZE, np.int64)"))
         out("ST[j] = 0")
@@ -801,19 +805,22 @@ class _Generator:
         out("    st = 1")
         out(f"executed += {len(steps)}")
         fused = False
-        for step in steps:
-            if lanes and step.fault is None and step.kind in (Kind.ARITHMETIC,
-                                                              Kind.COMPARE):
-                gathered = self.gather(step)
+        gathered: dict[int, dict[int, list[str]]] = {}
+        for index, step in enumerate(steps):
+            if lanes and self.alu(step):
+                if step.pc not in gathered:
+                    # the relative rows of every instruction up to the next address write
+                    gathered = self.gather(self.same_address(steps[index:]))
+                    fused = fused and not any(gathered.values())
                 self.out = _Source(depth=out.depth + 1)
                 self.out(f"# 0x{step.pc:03X}: {step.info.mnemonic}")
                 self.lane_status = True
-                self.emit_alu(step, gathered)
+                self.emit_alu(step, gathered[step.pc])
                 self.lane_status = False
                 piece, self.out = self.out, out
                 # As in straight-line kernels: inline code joins the loop before it.
                 inline = set(_CALLED.findall("\n".join(piece.lines))) <= INLINE_RULES
-                if not (fused and inline and not gathered):
+                if not (fused and inline):
                     out("for j in range(m):")
                 out.lines.extend(piece.lines)
                 fused = inline
@@ -908,29 +915,49 @@ class _Generator:
                 self.pending[name] = (bank, number, c)
         return values
 
-    def gather(self, step: Step) -> dict[int, list[str]]:
-        """Inside the kernels of uniform control: copy each lane's uniform row that a
-        source of ``step`` reads through an address register into rows of ``G``, in a
-        loop of its own (a gather in the loop of the arithmetic would keep LLVM from
-        vectorizing it); returns source index -> the 4 component expressions."""
-        relative = [k for k, operand in enumerate(step.sources)
+    @staticmethod
+    def alu(step: Step) -> bool:
+        return step.fault is None and step.kind in (Kind.ARITHMETIC, Kind.COMPARE)
+
+    @classmethod
+    def same_address(cls, steps: list[Step]) -> list[Step]:
+        """The ALU instructions of ``steps`` up to the first that writes the address
+        registers (it still reads the old ones): they all see the same a0.x/a0.y/aL."""
+        found = []
+        for step in steps:
+            if not cls.alu(step):
+                break
+            found.append(step)
+            if Writes.ADDRESS in step.info.writes:
+                break
+        return found
+
+    def gather(self, steps: list[Step]) -> dict[int, dict[int, list[str]]]:
+        """Inside the kernels of uniform control: copy each lane's uniform rows that the
+        sources of ``steps`` (instructions that see the same address registers) read
+        through an address register into rows of ``G``, in one loop of its own (a gather
+        in the loop of the arithmetic would keep LLVM from vectorizing it; one loop for
+        all lets the arithmetic of the instructions share one loop); returns pc ->
+        source index -> the 4 component expressions."""
+        found: dict[int, dict[int, list[str]]] = {step.pc: {} for step in steps}
+        relative = [(step, k) for step in steps for k, operand in enumerate(step.sources)
                     if operand.bank == "c" and operand.relative is not None]
         if not relative:
-            return {}
+            return found
         out = self.out
         out("for j in range(m):")
         out.depth += 1
-        found = {}
-        for slot, k in enumerate(relative):
+        for slot, (step, k) in enumerate(relative):
             operand = step.sources[k]
             row = self.fresh("row")
             out(f"{row} = R.relative_row({operand.number}, "
                 f"{self.address_names[operand.relative]})")
             out(f"if not float_given[{row}]:")
             out("    ST[j] = 1")
-            found[k] = [f"G[{4 * slot + c}, j]" for c in range(4)]
+            found[step.pc][k] = [f"G[{4 * slot + c}, j]" for c in range(4)]
             for c in range(4):
-                out(f"{found[k][c]} = floats[{row}, {c}]")
+                out(f"{found[step.pc][k][c]} = floats[{row}, {c}]")
+        self.gather_rows = max(self.gather_rows, 4 * len(relative))
         out.depth -= 1
         return found
 
@@ -980,11 +1007,12 @@ class _Generator:
         return name
 
     def emit_flow(self, step: Step) -> None:
-        """A flow instruction: ``flow.stacks.taken`` and ``flow.stacks.effect``, the stack
-        machine's own text compiled through :mod:`.stacks`, called with this word's
-        fields (LLVM folds their branches on the constants); the jump or break is left for
-        the check after the instruction.  Which values the condition reads (the flags, a
-        bool uniform) and LOOP's integer uniform are chosen by the table's columns."""
+        """A flow instruction: ``flow.stacks.taken`` and the effect of its flow kind
+        (``flow.stacks.EFFECTS``, what ``flow.stacks.effect`` calls), the stack machine's
+        own text compiled through :mod:`.stacks`, called with this word's fields; the
+        jump or break is left for the check after the instruction.  Which values the
+        condition reads (the flags, a bool uniform) and LOOP's integer uniform are chosen
+        by the table's columns."""
         info = step.info
         flow = info.flow
         if flow is Flow.NONE or flow is Flow.END:
@@ -1007,8 +1035,9 @@ class _Generator:
         taken = (f"S.taken({int(info.condition)}, {fields.get('condop', 0)}, "
                  f"{fields.get('refx', 0)}, {fields.get('refy', 0)}, {flags[0]}, {flags[1]}, "
                  f"{boolean}, {num})")
-        self.out(f"jump, brk, n_if, n_call, n_loop, al = S.effect({int(flow)}, {taken}, "
-                 f"{step.pc}, {dst}, {num}, ifs, n_if, calls, n_call, loops, n_loop, al, "
+        effect = EFFECTS[flow].__name__
+        self.out(f"jump, brk, n_if, n_call, n_loop, al = S.{effect}({taken}, {step.pc}, "
+                 f"{dst}, {num}, ifs, n_if, calls, n_call, loops, n_loop, al, "
                  f"{', '.join(loop)})")
 
     # -- prologue and epilogue -------------------------------------------------------------

@@ -19,12 +19,15 @@ from ...flow import emission, stacks
 from . import cache  # noqa: F401  (first: drops stale compiled code)
 
 for _function in (stacks._make_room, stacks.push_if, stacks.push_call, stacks.push_loop,
-                  stacks.next_pc, emission.setemit, emission.emit):
+                  stacks.effect, stacks.next_pc, emission.setemit, emission.emit):
     register_jitable(_function)
-# Inlined by Numba where they are called: the per-program kernels call them with an
-# instruction's fields as constants (called instead, they made the lighting benchmark's
-# divergent kernel 25-30 % slower; measured 2026-11-24).
-for _function in (stacks.condition_holds, stacks.taken, stacks.effect):
+# Inlined by Numba where they are called: the per-program kernels call a flow kind's
+# effect and the condition with an instruction's fields as constants, once per lane in
+# divergent kernels.  Called instead, the lighting benchmark's divergent kernel ran
+# 20-30 % slower (measured 2026-11-24).  They are small and loop-free: inlining the
+# whole of ``effect`` instead made Numba's SSA pass warn (NumbaIRAssumptionWarning, a
+# known inliner issue), these do not.
+for _function in (stacks.condition_holds, stacks.taken, *stacks.EFFECTS.values()):
     register_jitable(inline="always")(_function)
 
 push_if = stacks.push_if
@@ -33,6 +36,13 @@ push_loop = stacks.push_loop
 condition_holds = stacks.condition_holds
 taken = stacks.taken
 effect = stacks.effect
+#: Each flow kind's effect (``stacks.EFFECTS``; the per-program kernels call their
+#: instruction's by its name).
+effect_break = stacks.effect_break
+effect_call = stacks.effect_call
+effect_if = stacks.effect_if
+effect_loop = stacks.effect_loop
+effect_jump = stacks.effect_jump
 next_pc = stacks.next_pc
 setemit = emission.setemit
 emit = emission.emit
