@@ -158,30 +158,23 @@ EFFECTS = {Flow.BREAK: effect_break, Flow.CALL: effect_call, Flow.IF: effect_if,
            Flow.LOOP: effect_loop, Flow.JUMP: effect_jump}
 
 
-def effect(flow, is_taken, pc, dst, num, ifs, n_if, calls, n_call, loops, n_loop, al,
-           loop_x, loop_y, loop_z):
+def effect(flow, taken, pc, dst, num, ifs, nif, calls, ncall, loops, nloop, al, x, y, z):
     """What a flow instruction does once its condition is known (notes §5.2): its flow
-    kind's function of :data:`EFFECTS`.
-
-    ``loop_x/y/z`` are LOOP's integer uniform (ignored by the others).  Pushes onto the
-    stacks; returns (pending jump or NO_JUMP, pending break, n_if, n_call, n_loop, aL).
-    """
+    kind's function of :data:`EFFECTS` (same arguments after ``flow``: whether the
+    condition holds, PC, the fields DST and NUM, the stacks and their counts, aL, LOOP's
+    integer uniform X, Y, Z).  Returns (pending jump or NO_JUMP, pending break, the
+    counts, aL)."""
     if flow == _BREAK:
-        return effect_break(is_taken, pc, dst, num, ifs, n_if, calls, n_call, loops,
-                            n_loop, al, loop_x, loop_y, loop_z)
+        return effect_break(taken, pc, dst, num, ifs, nif, calls, ncall, loops, nloop, al, x, y, z)
     if flow == _CALL:
-        return effect_call(is_taken, pc, dst, num, ifs, n_if, calls, n_call, loops,
-                           n_loop, al, loop_x, loop_y, loop_z)
+        return effect_call(taken, pc, dst, num, ifs, nif, calls, ncall, loops, nloop, al, x, y, z)
     if flow == _IF:
-        return effect_if(is_taken, pc, dst, num, ifs, n_if, calls, n_call, loops, n_loop,
-                         al, loop_x, loop_y, loop_z)
+        return effect_if(taken, pc, dst, num, ifs, nif, calls, ncall, loops, nloop, al, x, y, z)
     if flow == _LOOP:
-        return effect_loop(is_taken, pc, dst, num, ifs, n_if, calls, n_call, loops,
-                           n_loop, al, loop_x, loop_y, loop_z)
+        return effect_loop(taken, pc, dst, num, ifs, nif, calls, ncall, loops, nloop, al, x, y, z)
     if flow == _JUMP:
-        return effect_jump(is_taken, pc, dst, num, ifs, n_if, calls, n_call, loops,
-                           n_loop, al, loop_x, loop_y, loop_z)
-    return NO_JUMP, False, n_if, n_call, n_loop, al
+        return effect_jump(taken, pc, dst, num, ifs, nif, calls, ncall, loops, nloop, al, x, y, z)
+    return NO_JUMP, False, nif, ncall, nloop, al
 
 
 def next_pc(ifs, n_if, calls, n_call, loops, n_loop, pc, jump, breaking, al,
