@@ -3,6 +3,7 @@
 ``engine="auto"`` taking a kernel compiled in this process."""
 
 import itertools
+import os
 
 import numpy as np
 import pytest
@@ -185,3 +186,45 @@ def test_work_is_split_into_ranges_taken_in_turn(monkeypatch):
 
     with pytest.raises(ValueError):
         jit.in_parallel(failing, 100_000, 1_000)
+
+
+def test_kernels_are_found_where_numba_caches_them(tmp_path):
+    """With $NUMBA_CACHE_DIR set, Numba keeps compiled code there instead of beside the
+    generated file; ``ready`` still finds a compiled kernel (a fresh process: Numba reads
+    the variable when imported)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np\n"
+        "from gpuisa.pica import Program\n"
+        "from gpuisa.pica.engine import run\n"
+        "from gpuisa.pica.engine.api import executable, initial_state\n"
+        "from gpuisa.pica.engine.compiled import runner as jit\n"
+        "from gpuisa.pica.engine.decode import decode_program\n"
+        "program = Program((0x08020000, 0x88000000), (0x0006C368,))\n"
+        "inputs, uniforms = {'v0': np.ones((3, 4))}, {'c0': [1.0] * 4}\n"
+        "state = initial_state(executable(program), inputs, uniforms=uniforms,"
+        " precision='f24')\n"
+        "decoded = decode_program(program)\n"
+        "before = jit.ready(decoded, state, 0, 'f24')\n"
+        "jit.KERNELS = 'always'\n"
+        "run(program, inputs, uniforms=uniforms, engine='jit')\n"
+        "jit._cache.clear()\n"
+        "print(before, jit.ready(decoded, state, 0, 'f24'))\n")
+    env = dict(os.environ, GPUISA_JIT_CACHE=str(tmp_path / "kernels"),
+               NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, env=env)
+    assert done.stdout.split() == ["False", "True"], done.stderr
+    assert list((tmp_path / "numba").glob("*/pica_kernel_*.nbi"))
+    assert not (tmp_path / "kernels" / "__pycache__").exists()
+
+
+def test_looking_for_a_kernel_needs_no_abi_flags(monkeypatch):
+    """sys.abiflags does not exist on Windows before Python 3.14: Numba's cache names
+    then carry none, and looking for a kernel must not fail."""
+    import sys
+
+    monkeypatch.delattr(sys, "abiflags", raising=False)
+    assert on_disk("def kernel(lo, hi):\n    pass\n") in (False, True)

@@ -123,20 +123,22 @@ def effect_break(is_taken, pc, dst, num, ifs, n_if, calls, n_call, loops, n_loop
 def effect_call(is_taken, pc, dst, num, ifs, n_if, calls, n_call, loops, n_loop, al,
                 loop_x, loop_y, loop_z):
     """CALL/CALLC/CALLU: if taken, push the return (after DST .. DST+NUM-1) and jump."""
+    jump = NO_JUMP
     if is_taken:
         n_call = push_call(calls, n_call, dst + num, pc + 1)
-        return dst, False, n_if, n_call, n_loop, al
-    return NO_JUMP, False, n_if, n_call, n_loop, al
+        jump = dst
+    return jump, False, n_if, n_call, n_loop, al
 
 
 def effect_if(is_taken, pc, dst, num, ifs, n_if, calls, n_call, loops, n_loop, al,
               loop_x, loop_y, loop_z):
     """IFC/IFU: true branch PC+1 .. DST-1 (then DST .. DST+NUM-1 is skipped), else jump
     to DST."""
+    jump = dst
     if is_taken:
         n_if = push_if(ifs, n_if, dst, dst + num)
-        return NO_JUMP, False, n_if, n_call, n_loop, al
-    return dst, False, n_if, n_call, n_loop, al
+        jump = NO_JUMP
+    return jump, False, n_if, n_call, n_loop, al
 
 
 def effect_loop(is_taken, pc, dst, num, ifs, n_if, calls, n_call, loops, n_loop, al,
@@ -150,7 +152,10 @@ def effect_loop(is_taken, pc, dst, num, ifs, n_if, calls, n_call, loops, n_loop,
 def effect_jump(is_taken, pc, dst, num, ifs, n_if, calls, n_call, loops, n_loop, al,
                 loop_x, loop_y, loop_z):
     """JMPC/JMPU: a pending jump to DST if taken."""
-    return (dst if is_taken else NO_JUMP), False, n_if, n_call, n_loop, al
+    jump = NO_JUMP
+    if is_taken:
+        jump = dst
+    return jump, False, n_if, n_call, n_loop, al
 
 
 #: Each flow kind's effect (same arguments as :func:`effect` without ``flow``).

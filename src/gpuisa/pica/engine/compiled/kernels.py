@@ -124,7 +124,7 @@ def _drop_stale(directory: str) -> None:
     except OSError:
         pass
     keep = f"_{FINGERPRINT[:8]}_"
-    for folder in (directory, os.path.join(directory, "__pycache__")):
+    for folder in (directory, numba_cache_folder(directory)):
         try:
             names = os.listdir(folder)
         except OSError:
@@ -201,18 +201,34 @@ def compile_source(source: str) -> Callable[..., None]:
     return njit(nogil=True, error_model="numpy", cache=False)(namespace["kernel"])
 
 
+def numba_cache_folder(directory: str) -> str:
+    """Where Numba keeps the compiled code of a module in ``directory``: under
+    ``$NUMBA_CACHE_DIR`` if that is set, in a folder named by the directory's name and
+    the SHA-1 of its absolute path (numba.core.caching: UserProvidedCacheLocator,
+    _CacheLocator.get_suitable_cache_subpath), else in its ``__pycache__``
+    (InTreeCacheLocator; the cache directory is writable)."""
+    root = os.environ.get("NUMBA_CACHE_DIR")
+    if root:
+        folder = os.path.abspath(directory)
+        digest = hashlib.sha1(folder.encode()).hexdigest()
+        return os.path.join(root, f"{os.path.basename(folder)}_{digest}")
+    return os.path.join(directory, "__pycache__")
+
+
 def on_disk(source: str) -> bool:
     """Whether Numba's cache holds compiled code for the kernel of ``source``: its index
     file, named as Numba names it (module, function, the line of its ``def``, Python
-    version) so that no directory is listed (the cache directory grows large)."""
+    version and ABI flags) so that no directory is listed (the cache directory grows
+    large)."""
     path = source_path(source)
     if path is None:
         return False
     directory, name = os.path.split(path)
-    line = (_HEADER + source).count("\n", 0, (_HEADER + source).index("def kernel(")) + 1
+    text = _HEADER + source
+    line = text.count("\n", 0, text.index("def kernel(")) + 1
     index = (f"{name[:-3]}.kernel-{line}.py{sys.version_info[0]}{sys.version_info[1]}"
-             f"{sys.abiflags}.nbi")
-    return os.path.exists(os.path.join(directory, "__pycache__", index))
+             f"{getattr(sys, 'abiflags', '')}.nbi")
+    return os.path.exists(os.path.join(numba_cache_folder(directory), index))
 
 
 def needs_reference(program: DecodedProgram) -> bool:

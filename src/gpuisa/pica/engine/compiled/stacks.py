@@ -21,14 +21,16 @@ from . import cache  # noqa: F401  (first: drops stale compiled code)
 for _function in (stacks._make_room, stacks.push_if, stacks.push_call, stacks.push_loop,
                   stacks.effect, stacks.next_pc, emission.setemit, emission.emit):
     register_jitable(_function)
-# Inlined by Numba where they are called: the per-program kernels call a flow kind's
-# effect and the condition with an instruction's fields as constants, once per lane in
-# divergent kernels.  Called instead, the lighting benchmark's divergent kernel ran
-# 20-30 % slower (measured 2026-11-24).  They are small and loop-free: inlining the
-# whole of ``effect`` instead made Numba's SSA pass warn (NumbaIRAssumptionWarning, a
-# known inliner issue), these do not.
-for _function in (stacks.condition_holds, stacks.taken, *stacks.EFFECTS.values()):
+# The condition is inlined by Numba where it is called (the per-program kernels call it
+# with an instruction's fields as constants, once per lane in divergent kernels); the
+# effects are called.  Inlining the effects too made the lighting benchmark's divergent
+# kernel 10-15 % faster, but Numba's SSA pass then warns (NumbaIRAssumptionWarning,
+# numba#7802, which also reports wrong results) wherever an inlined function assigns
+# a variable in a branch, as the CALL and IF effects must (measured 2026-11-25).
+for _function in (stacks.condition_holds, stacks.taken):
     register_jitable(inline="always")(_function)
+for _function in stacks.EFFECTS.values():
+    register_jitable(_function)
 
 push_if = stacks.push_if
 push_call = stacks.push_call
