@@ -200,8 +200,8 @@ def test_the_compiled_kernels_find_every_flow_kinds_effect():
 
 
 def test_compiling_the_flow_rules_into_kernels_raises_no_numba_warning():
-    """Kernels call stacks.taken (inlined by Numba) and each flow kind's effect, several
-    times in loops and branches; Numba's SSA pass must not warn (NumbaIRAssumptionWarning:
+    """Kernels call stacks.taken (inlined by Numba) and each flow kind's effect at several
+    sites, in loops and branches; Numba's SSA pass must not warn (NumbaIRAssumptionWarning:
     numba#7802, an inliner bug that also gives wrong results), with warnings as errors."""
     pytest.importorskip("numba")
     import warnings
@@ -210,42 +210,37 @@ def test_compiling_the_flow_rules_into_kernels_raises_no_numba_warning():
 
     from gpuisa.pica.engine.compiled import stacks as C
 
-    def kernel(flags, n):
-        ifs = np.zeros(C.IF_SIZE, np.int64)
-        calls = np.zeros(C.CALL_SIZE, np.int64)
-        loops = np.zeros(C.LOOP_SIZE, np.int64)
-        n_if = n_call = n_loop = al = jump = 0
-        brk = False
-        for i in range(n):
-            cx, cy = flags[i % 4], flags[(i + 1) % 4]
-            jump, brk, n_if, n_call, n_loop, al = C.effect_jump(
-                C.taken(3, 0, 0, 0, False, False, cx, 1), 15, 17, 1, ifs, n_if, calls, n_call,
-                loops, n_loop, al, 0, 0, 0)
-            if jump < 0:
-                jump, brk, n_if, n_call, n_loop, al = C.effect_jump(
-                    C.taken(3, 0, 0, 0, False, False, cy, 0), 22, 25, 0, ifs, n_if, calls,
-                    n_call, loops, n_loop, al, 0, 0, 0)
-            jump, brk, n_if, n_call, n_loop, al = C.effect_if(
-                C.taken(1, 2, 1, 1, cx, cy, False, 0), 8, 14, 0, ifs, n_if, calls, n_call,
-                loops, n_loop, al, 0, 0, 0)
-            if i % 2:
-                jump, brk, n_if, n_call, n_loop, al = C.effect_if(
-                    C.taken(1, 0, 1, 1, cx, cy, False, 0), 9, 15, 1, ifs, n_if, calls, n_call,
-                    loops, n_loop, al, 0, 0, 0)
-            jump, brk, n_if, n_call, n_loop, al = C.effect_call(
-                C.taken(1, 1, 1, 0, cx, cy, False, 0), 3, 20, 2, ifs, n_if, calls, n_call,
-                loops, n_loop, al, 0, 0, 0)
-            if i % 3:
-                jump, brk, n_if, n_call, n_loop, al = C.effect_call(
-                    C.taken(2, 1, 1, 0, cx, cy, cy, 0), 4, 21, 2, ifs, n_if, calls, n_call,
-                    loops, n_loop, al, 0, 0, 0)
-            jump, brk, n_if, n_call, n_loop, al = C.effect_loop(
-                True, 5, 9, 0, ifs, n_if, calls, n_call, loops, n_loop, al, 3, 1, 1)
-            jump, brk, n_if, n_call, n_loop, al = C.effect_break(
-                C.taken(1, 0, 1, 1, cx, cy, False, 0), 7, 0, 0, ifs, n_if, calls, n_call,
-                loops, n_loop, al, 0, 0, 0)
-        return jump + n_if + n_call + n_loop + al + brk
-
+    # (effect, condition source, condop, refx, refy, bool uniform, pc, dst, num, guard):
+    # two call sites of each kind, the second under a branch
+    sites = [("jump", 3, 0, 0, 0, "cx", 15, 17, 1, None),
+             ("jump", 3, 0, 0, 0, "cy", 22, 25, 0, "jump < 0"),
+             ("if", 1, 2, 1, 1, "False", 8, 14, 0, None),
+             ("if", 1, 0, 1, 1, "False", 9, 15, 1, "i % 2"),
+             ("call", 1, 1, 1, 0, "False", 3, 20, 2, None),
+             ("call", 2, 1, 1, 0, "cy", 4, 21, 2, "i % 3"),
+             ("loop", 0, 0, 0, 0, "False", 5, 9, 0, None),
+             ("break", 1, 0, 1, 1, "False", 7, 0, 0, "i % 2")]
+    lines = ["def kernel(flags, n):",
+             "    ifs = np.zeros(C.IF_SIZE, np.int64)",
+             "    calls = np.zeros(C.CALL_SIZE, np.int64)",
+             "    loops = np.zeros(C.LOOP_SIZE, np.int64)",
+             "    n_if = n_call = n_loop = al = jump = 0",
+             "    brk = False",
+             "    for i in range(n):",
+             "        cx, cy = flags[i % 4], flags[(i + 1) % 4]"]
+    for kind, condition, condop, refx, refy, boolean, pc, dst, num, guard in sites:
+        indent = "        "
+        if guard:
+            lines.append(f"{indent}if {guard}:")
+            indent += "    "
+        lines.append(f"{indent}jump, brk, n_if, n_call, n_loop, al = C.effect_{kind}("
+                     f"C.taken({condition}, {condop}, {refx}, {refy}, cx, cy, {boolean}, "
+                     f"{num}), {pc}, {dst}, {num}, ifs, n_if, calls, n_call, loops, n_loop, "
+                     f"al, 3, 1, 1)")
+    lines.append("    return jump + n_if + n_call + n_loop + al + brk")
+    namespace = {"np": np, "C": C}
+    exec("\n".join(lines), namespace)
+    kernel = namespace["kernel"]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         compiled = njit(kernel)
