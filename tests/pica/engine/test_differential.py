@@ -120,6 +120,21 @@ def test_interpreter_kernel_on_each_profile(interpreted, profile, first):
     assert interpreted
 
 
+@pytest.mark.parametrize("first", range(0, 300, PER_TEST))
+def test_interpreter_kernel_over_several_blocks_of_lanes(interpreted, first):
+    """The interpreter kernel runs lanes in blocks of interpreter.LANES: the cases'
+    lanes, drawn again with repeats, over one to three blocks, the last one partial."""
+    from gpuisa.pica.engine.compiled.interpreter import LANES
+
+    for seed in range(first, first + PER_TEST):
+        found = D.case(seed, D.PROFILES[seed % len(D.PROFILES)])
+        rng = np.random.default_rng(seed)
+        lanes = rng.choice(found.lanes, size=int(rng.integers(LANES + 1, 3 * LANES)))
+        check(dataclasses.replace(found, lanes=lanes), "(jit interpreter kernel)",
+              SHRINK_INTERPRETED)
+    assert interpreted
+
+
 # -- per-program kernels: one of each kind ----------------------------------------------
 
 

@@ -99,8 +99,10 @@ def encode(program: DecodedProgram, analysis: Analysis,
 
 F_LOOP = int(Flow.LOOP)
 #: Lanes interpreted together: each instruction is decoded once for the lanes at its
-#: address and its recipe runs over them in one loop (which LLVM vectorizes).
-LANES = 64
+#: address and its recipe runs over them in one loop (which LLVM vectorizes).  128
+#: interpreted the benchmark shaders 10-20 % faster than 64 (per-instruction costs
+#: shared by more lanes), 256 no faster than 128 (2026-11-25).
+LANES = 128
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
