@@ -228,3 +228,25 @@ def test_looking_for_a_kernel_needs_no_abi_flags(monkeypatch):
 
     monkeypatch.delattr(sys, "abiflags", raising=False)
     assert on_disk("def kernel(lo, hi):\n    pass\n") in (False, True)
+
+
+def test_work_does_not_wait_for_a_busy_pool(monkeypatch):
+    """When the pool's threads are busy with another caller's work, the calling thread
+    does every range itself and returns without waiting for them."""
+    import threading
+    import time
+
+    monkeypatch.setattr(jit, "_threads", lambda: 2)
+    release = threading.Event()
+    busy = jit._executor().submit(release.wait, 30)  # the pool's worker(s) kept busy
+    blockers = [jit._executor().submit(release.wait, 30) for _ in range(3)]
+    try:
+        start = time.perf_counter()
+        ranges = jit.in_parallel(lambda lo, hi: (lo, hi), 100_000, 1_000)
+        assert time.perf_counter() - start < 5
+        assert ranges[0][0] == 0 and ranges[-1][1] == 100_000 and len(ranges) == 8
+    finally:
+        release.set()
+        busy.result()
+        for blocker in blockers:
+            blocker.result()

@@ -167,7 +167,9 @@ def pick(lanes: int, steps: float, words: int, ready: Readiness, spent: float = 
 
 _spent: OrderedDict[object, float] = OrderedDict()
 _spent_lock = threading.Lock()
-_SPENT_PROGRAMS = 64
+#: Programs whose time is remembered (the reference engine's and the interpreter's
+#: tallies share the table).
+_SPENT_PROGRAMS = 256
 
 
 def spent(program: object) -> float:

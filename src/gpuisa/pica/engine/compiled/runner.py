@@ -192,9 +192,14 @@ def in_parallel(work: Callable[[int, int], object], count: int, minimum: int) ->
     jobs = [_executor().submit(worker) for _ in range(min(threads, parts) - 1)]
     try:
         worker()
-    finally:  # never return (or raise) while other threads still write the arrays
-        wait(jobs)
-    for job in jobs:
+    finally:
+        # Every range is taken: a worker that has not started (the pool busy with another
+        # caller's work) has nothing left to do, and is cancelled (wait() would wait for
+        # the pool to reach even a cancelled one).  Never return (or raise) while other
+        # threads still write the arrays.
+        started = [job for job in jobs if not job.cancel()]
+        wait(started)
+    for job in started:
         job.result()  # raises what a worker raised
     return results
 
