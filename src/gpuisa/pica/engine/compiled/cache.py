@@ -11,9 +11,11 @@ generated kernel's file name.  Pure Python.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import hashlib
 import os
+import threading
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _ENGINE = os.path.dirname(_HERE)
@@ -43,24 +45,40 @@ def _fingerprint() -> str:
 FINGERPRINT = _fingerprint()
 
 
+def is_current(marker: str) -> bool:
+    """Whether the file ``marker`` names this :data:`FINGERPRINT` (a directory whose
+    compiled code was already made consistent with these sources)."""
+    try:
+        with open(marker, encoding="ascii") as file:
+            return file.read() == FINGERPRINT
+    except OSError:
+        return False
+
+
+def mark_current(marker: str) -> None:
+    """Write :data:`FINGERPRINT` to ``marker``, replaced atomically (other processes may
+    read it meanwhile); nothing if it cannot be written (a read-only installation: Numba
+    then caches elsewhere or not at all)."""
+    temporary = f"{marker}.{os.getpid()}.{threading.get_ident()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(marker), exist_ok=True)
+        with open(temporary, "w", encoding="ascii") as file:
+            file.write(FINGERPRINT)
+        os.replace(temporary, marker)
+    except OSError:
+        pass
+
+
 def _drop_stale() -> None:
     directory = os.path.join(_HERE, "__pycache__")
     marker = os.path.join(directory, "gpuisa-jit.fingerprint")
-    try:
-        with open(marker, encoding="ascii") as file:
-            if file.read() == FINGERPRINT:
-                return
-    except OSError:
-        pass
-    try:
-        for name in ("intrinsics", "stacks", "interpreter", "loader"):
-            for path in glob.glob(os.path.join(directory, f"{name}.*.nb[ci]")):
+    if is_current(marker):
+        return
+    for name in ("intrinsics", "stacks", "interpreter", "loader"):
+        for path in glob.glob(os.path.join(directory, f"{name}.*.nb[ci]")):
+            with contextlib.suppress(OSError):
                 os.remove(path)
-        os.makedirs(directory, exist_ok=True)
-        with open(marker, "w", encoding="ascii") as file:
-            file.write(FINGERPRINT)
-    except OSError:
-        pass  # a read-only installation: Numba then caches elsewhere or not at all
+    mark_current(marker)
 
 
 _drop_stale()

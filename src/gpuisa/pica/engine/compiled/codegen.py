@@ -546,12 +546,16 @@ class _Generator:
             for c in range(4):
                 if wanted((bank, number, c)):
                     out(f"W[{row + c}, j] = {_ARRAYS[bank]}[{number}][lane, {c}]")
-        if address:
-            for k in range(3):
-                out(f"A[{k}, j] = address[{k}, lane]")
-        if flags:
-            for k in range(2):
-                out(f"F[{k}, j] = cmp[{k}, lane]")
+        self.emit_lane_control(out, address, flags, store=False)
+
+    @staticmethod
+    def emit_lane_control(out: _Source, address: bool, flags: bool, store: bool) -> None:
+        """Copy lane ``lane``'s address registers and flags between the caller's arrays
+        and the block's ``A``, ``F`` (to the caller's with ``store``)."""
+        for used, local, array, count in ((address, "A", "address", 3), (flags, "F", "cmp", 2)):
+            for k in range(count if used else 0):
+                pair = (f"{array}[{k}, lane]", f"{local}[{k}, j]")
+                out(f"{pair[0]} = {pair[1]}" if store else f"{pair[1]} = {pair[0]}")
 
     def emit_lane_store(self, out: _Source, address: bool, flags: bool,
                         wanted: Callable[[tuple[str, int, int]], bool]) -> None:
@@ -568,12 +572,7 @@ class _Generator:
                     out(f"{_ARRAYS[bank]}[{number}][lane, {c}] = W[{row + c}, j]")
             if optional:
                 out.depth -= 1
-        if address:
-            for k in range(3):
-                out(f"address[{k}, lane] = A[{k}, j]")
-        if flags:
-            for k in range(2):
-                out(f"cmp[{k}, lane] = F[{k}, j]")
+        self.emit_lane_control(out, address, flags, store=True)
 
     def uniform_control(self) -> bool:
         """Whether no flow instruction tests the per-lane flags (IFC, CALLC, JMPC,

@@ -471,41 +471,33 @@ def make_scratch(natives):
 
 
 @_rule
-def _call64(loop, x, scratch):
-    values, _, p64, _, natives = scratch
+def _call(loop, x, values, pointers, natives):
+    """NumPy's inner loop number ``loop`` on the one value ``x``, through the scratch
+    ``values`` (argument, result) of its type and its ``pointers``."""
     values[0] = x
-    base = p64.ctypes.data
+    base = pointers.ctypes.data
     _call_loop(natives[loop], base, base + 16, base + 24)
     return values[1]
 
 
 @_rule
-def _call32(loop, x, scratch):
-    _, values32, _, p32, natives = scratch
-    values32[0] = x
-    base = p32.ctypes.data
-    _call_loop(natives[loop], base, base + 16, base + 24)
-    return values32[1]
-
-
-@_rule
 def exp2_64(x, scratch):
-    return _call64(_EXP2_64, x, scratch)
+    return _call(_EXP2_64, x, scratch[0], scratch[2], scratch[4])
 
 
 @_rule
 def log2_64(x, scratch):
-    return _call64(_LOG2_64, x, scratch)
+    return _call(_LOG2_64, x, scratch[0], scratch[2], scratch[4])
 
 
 @_rule
 def exp2_32(x, scratch):
-    return _call32(_EXP2_32, x, scratch)
+    return _call(_EXP2_32, x, scratch[1], scratch[3], scratch[4])
 
 
 @_rule
 def log2_32(x, scratch):
-    return _call32(_LOG2_32, x, scratch)
+    return _call(_LOG2_32, x, scratch[1], scratch[3], scratch[4])
 
 
 def _loops_verified() -> bool:

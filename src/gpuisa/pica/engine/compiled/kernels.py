@@ -114,15 +114,11 @@ def _drop_stale(directory: str) -> None:
     version of the sources made (their names carry another fingerprint: no run of this
     version would use them, and without this the directory grew with every upgrade).
     Lists the directory only when its marker names another fingerprint."""
-    from .cache import FINGERPRINT
+    from .cache import FINGERPRINT, is_current, mark_current
 
     marker = os.path.join(directory, _MARKER)
-    try:
-        with open(marker, encoding="ascii") as file:
-            if file.read() == FINGERPRINT:
-                return
-    except OSError:
-        pass
+    if is_current(marker):
+        return
     keep = f"_{FINGERPRINT[:8]}_"
     for folder in (directory, numba_cache_folder(directory)):
         try:
@@ -134,13 +130,7 @@ def _drop_stale(directory: str) -> None:
                 # another process may have removed it first
                 with contextlib.suppress(OSError):
                     os.remove(os.path.join(folder, name))
-    temporary = f"{marker}.{os.getpid()}.{threading.get_ident()}.tmp"
-    try:
-        with open(temporary, "w", encoding="ascii") as file:
-            file.write(FINGERPRINT)
-        os.replace(temporary, marker)
-    except OSError:
-        pass
+    mark_current(marker)
 
 
 def generated_name(kind: str, text: str) -> str:

@@ -204,15 +204,14 @@ def in_parallel(work: Callable[[int, int], object], count: int, minimum: int) ->
     return results
 
 
-def _kernel_pays(program: DecodedProgram, state: ShaderState, entry: int, key: tuple
-                 ) -> bool:
-    """Whether to get the program's kernel for this run (:data:`KERNELS`)."""
+def _kernel_pays(program: DecodedProgram, key: tuple, lanes: int, steps: float) -> bool:
+    """Whether to get the program's kernel for a run of ``lanes`` lanes of about ``steps``
+    instructions (:data:`KERNELS`)."""
     if KERNELS != "cost":
         return KERNELS == "always"
     kept = choice.Kept.DISK if _on_disk(_source(program, key).source) else choice.Kept.NONE
-    return choice.kernel_pays(state.lanes, choice.estimated_steps(program, entry, state.uniforms),
-                              len(program), kept, choice.spent(("interpreted", key)),
-                              choice.interpreter_kept())
+    return choice.kernel_pays(lanes, steps, len(program), kept,
+                              choice.spent(("interpreted", key)), choice.interpreter_kept())
 
 
 def interpreted(program: DecodedProgram, state: ShaderState, entry: int,
@@ -244,12 +243,13 @@ def run_lanes_jit(program: DecodedProgram, state: ShaderState, entry: int, *,
     lanes = state.lanes
     key = _key(program, entry, precision, missing)
     kernel = None if KERNELS == "never" else _cached(key)
-    if kernel is None and _kernel_pays(program, state, entry, key):
-        kernel = kernel_for(program, entry, precision, missing)
     if kernel is None:
-        kernel = _interpreter(program, analysis, precision, missing)
-        choice.record(("interpreted", key), choice.interpreter_extra(
-            lanes, choice.estimated_steps(program, entry, state.uniforms)))
+        estimated = choice.estimated_steps(program, entry, state.uniforms)
+        if _kernel_pays(program, key, lanes, estimated):
+            kernel = kernel_for(program, entry, precision, missing)
+        else:
+            kernel = _interpreter(program, analysis, precision, missing)
+            choice.record(("interpreted", key), choice.interpreter_extra(lanes, estimated))
     from .intrinsics import NATIVE_LOOPS
 
     if kernel.steps is not None and kernel.steps > max_steps:
