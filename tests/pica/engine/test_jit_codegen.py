@@ -39,3 +39,39 @@ def test_rules_named_inline_are_intrinsics(name):
     from gpuisa.pica.engine.compiled import intrinsics as jit_rules
 
     assert isinstance(getattr(jit_rules, name), _Intrinsic)
+
+
+@pytest.mark.parametrize("profile", ["uniform", "forward", "mixed"])
+def test_block_successors_include_every_transfer_the_reference_engine_makes(profile):
+    """The kernels load only registers that some path may read before writing
+    (``written_on_every_path``), which is sound only if ``successors`` includes every
+    place control goes after a block.  Random programs of the differential generator,
+    traced on the reference engine for each of their distinct input rows: each step
+    either goes on inside its block, or ends its block and goes to one of the block's
+    successors (or past the program, which the kernels hand to the reference engine)."""
+    from differential import DISTINCT, case
+
+    from gpuisa.pica.engine.compiled.codegen import _Generator
+    from gpuisa.pica.engine.trace import trace
+
+    transfers = 0
+    for seed in range(120):
+        found = case(seed, profile)
+        program = decode_program(found.shbin().program)
+        generator = _Generator(program, analyse(program), (), found.precision, frozenset(), 0)
+        blocks = [(leader, generator.block_steps(leader)) for leader in generator.leaders]
+        successors = generator.successors(blocks)
+        last_of = {steps[-1].pc: leader for leader, steps in blocks}
+        for vertex in range(DISTINCT):
+            steps = trace(found.shbin(), found.rows, vertex=vertex, uniforms=found.uniforms,
+                          precision=found.precision, cmp=found.cmp,
+                          max_steps=found.max_steps).steps
+            for step in steps:
+                if step.next_pc is None or step.next_pc >= len(program.steps):
+                    continue
+                if step.pc in last_of:
+                    transfers += 1
+                    assert step.next_pc in successors[last_of[step.pc]], (seed, step)
+                else:
+                    assert step.next_pc == step.pc + 1, (seed, step)
+    assert transfers > 1000

@@ -246,11 +246,11 @@ def uniform_loop_program():
 def test_kernels_over_blocks_load_nothing_their_entry_block_writes_first(make):
     """r0 is written whole by the entry block, which every lane runs first: it is
     neither loaded nor zero-filled, and optional; r2.x is written first there too and
-    r2.yzw never touched (optional, but zero-filled: a caller may see y, z, w).  In the
-    forward-only program every path writes o0 and o1 before END (not loaded either); the
-    loop's o0 is written after the loop (loaded: only the entry block is followed in a
-    program with loops).  r1 is read (loaded).  Without an entry point every touched
-    component is loaded."""
+    r2.yzw never touched (optional, but zero-filled: a caller may see y, z, w).  Every
+    path writes o0 (and o1) before END, in the forward-only program and after the loop
+    (a LOOP's body always runs, and its end either repeats it or goes on): not loaded
+    either.  r1 is read (loaded).  Without an entry point every touched component is
+    loaded."""
     from gpuisa.pica.engine.compiled.codegen import analyse, generate
     from gpuisa.pica.engine.decode import decode_program
 
@@ -258,8 +258,9 @@ def test_kernels_over_blocks_load_nothing_their_entry_block_writes_first(make):
     source = generate(program, analyse(program), (), "f24", frozenset(), 0)
     forward = make is forward_branch_program
     temporaries = {("r", 0), ("r", 2)} if forward else {("r", 0)}
-    assert source.overwrites == ({("r", 0), ("o", 0), ("o", 1)} if forward else {("r", 0)})
-    assert ("= outputs[0][" in source.source) is not forward
+    assert source.overwrites == ({("r", 0), ("o", 0), ("o", 1)} if forward
+                                 else {("r", 0), ("o", 0)})
+    assert "= outputs[0][" not in source.source
     assert "= temporaries[1][" in source.source or not forward
     assert source.optional == temporaries
     assert "= temporaries[0][" not in source.source  # r0 is never loaded
@@ -301,3 +302,56 @@ def test_temporaries_nobody_sees_get_no_storage(registers, monkeypatch):
         assert result.temporaries["r0"].tolist() == r0.tolist()
         assert result.temporaries["r2"].tolist() == [[x, 0, 0, 0] for x in v0[:, 0]]
         assert result.temporaries["r1"].tolist() == r1.tolist()
+
+
+def addressing_loop_program():
+    """a0.x = v0.x; cmp.x = 0 > v0.x, cmp.y = 0 == v0.y; LOOP i0 with r0 += c[1 + a0.x];
+    o0 = r0."""
+    a = Asm()
+    a.op("mova", "a0.x", "v0")  # 0
+    a.op("cmp", None, "c0", "v0", cmpx=CompareOp.GT, cmpy=CompareOp.EQ)  # 1
+    a.flow("loop", dst=3, id=0)  # 2
+    a.op("add", "r0", "c1", "r0", idx=1)  # 3: c[1 + a0.x]
+    a.op("mov", "o0", "r0")  # 4
+    a.end()  # 5
+    return a.program()
+
+
+@pytest.mark.parametrize("kernels", [pytest.param("always", marks=JIT.marks),
+                                     pytest.param("never", marks=JIT.marks)])
+@pytest.mark.parametrize("registers", [True, False])
+def test_address_registers_and_flags_nobody_sees_get_no_storage(kernels, registers,
+                                                                monkeypatch):
+    """run(registers=False) from zero address registers and false flags: neither the
+    program's own kernel nor the interpreter kernel gets (or allocates) storage for
+    them; registers=True: they hold what the program leaves (a0.x = v0.x, the flags
+    of the CMP, aL = 0 + (1 + 1) * 1 after a loop of two trips from y = 0 by z = 1).
+    Also from given, non-zero initial values (which are then loaded).  The outputs
+    are the same: r0 = 2 * c[1 + a0.x]."""
+    from gpuisa.pica.engine.compiled import runner as jit
+    from gpuisa.pica.engine.state import ShaderState
+
+    monkeypatch.setattr(jit, "KERNELS", kernels)
+    allocated = []
+    original = ShaderState._allocate
+
+    def spy(self, name, width, dtype):
+        allocated.append(name)
+        return original(self, name, width, dtype)
+
+    monkeypatch.setattr(ShaderState, "_allocate", spy)
+    v0 = np.array([[0, 1, 0, 0], [1, 0, 0, 0], [2, 0, 0, 0], [1, 5, 0, 0]] * 300, float)
+    uniforms = {"c0": [0.0] * 4, "c1": [1.0] * 4, "c2": [10.0] * 4, "c3": [100.0] * 4,
+                "i0": [1, 0, 1, 0]}
+    expected = 2 * np.array([1.0, 10.0, 100.0])[v0[:, 0].astype(int)]
+    for address in ((0, 0, 0), (0, 7, 0)):
+        allocated.clear()
+        result = run(addressing_loop_program(), {"v0": v0}, uniforms=uniforms, engine="jit",
+                     registers=registers, address=address)
+        assert result.outputs["o0"].tolist() == [[x] * 4 for x in expected]
+        given = address != (0, 0, 0)
+        assert ("_address" in allocated) is (registers or given)
+        assert "_cmp" not in allocated or registers
+        if registers:
+            assert result.address.tolist() == [[x, address[1], 2] for x in v0[:, 0]]
+            assert result.cmp.tolist() == [[x < 0, y == 0] for x, y, _, _ in v0]

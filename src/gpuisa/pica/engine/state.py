@@ -228,6 +228,12 @@ class ShaderState:
         cmp = self._cmp
         return cmp if cmp is not None else self._allocate("_cmp", 2, np.bool_)
 
+    @property
+    def holds_control(self) -> tuple[bool, bool]:
+        """Whether ``address`` / ``cmp`` were allocated: until then every lane holds
+        zeros / false."""
+        return self._address is not None, self._cmp is not None
+
     def _allocate(self, name: str, width: int, dtype: type) -> np.ndarray:
         """Allocate the zeroed component-major field ``name`` once (by one thread: engines
         run chunks of lanes in parallel)."""

@@ -217,6 +217,21 @@ def _ends_block(step: Step, analysis: Analysis) -> bool:
             and not step.info.inert) or any(analysis.pops_after(step.pc)))
 
 
+def _transfer_control(out: _Source, array: str, pairs: list[tuple[str, str]], zero: str,
+                      store: bool) -> None:
+    """Copy address registers or flags between the caller's ``array`` and the kernel's
+    names (``pairs``: array element, name); to the array with ``store``.  A zero-lane
+    ``array`` (:data:`.kernels.ZERO_ADDRESS`, :data:`.kernels.ZERO_FLAGS`) means every
+    lane starts with ``zero`` and nobody sees the results: nothing is stored."""
+    out(f"if {array}.shape[1] != 0:")
+    for element, name in pairs:
+        out(f"    {element} = {name}" if store else f"    {name} = {element}")
+    if not store:
+        out("else:")
+        for _, name in pairs:
+            out(f"    {name} = {zero}")
+
+
 @dataclass(slots=True)
 class _Source:
     """Python source text with indentation."""
@@ -380,40 +395,104 @@ class _Generator:
 
     def entry_first(self, blocks: list[tuple[int, list[Step]]]
                     ) -> list[tuple[int, list[Step]]]:
-        """``blocks`` with the entry block first (if the kernel has one entry): every lane
-        runs it before any other, so what it writes before reading (noted by
-        :meth:`entry_emitted`) need not be loaded."""
+        """``blocks`` with the entry block first (if the kernel has one entry): the
+        dispatch on the PC tests it first."""
         first = [block for block in blocks if block[0] == self.entry]
         return first + [block for block in blocks if block[0] != self.entry]
 
-    def entry_emitted(self, leader: int, first: bool) -> None:
-        """If the ``first`` block emitted, at ``leader``, is the entry block: what it
-        wrote first is :attr:`unloaded`."""
-        if first and leader == self.entry:
-            self.unloaded = frozenset(key for key, kind in self.first_access.items()
-                                      if kind == "write")
+    @staticmethod
+    def ends(blocks: list[tuple[int, list[Step]]]) -> set[int]:
+        """The leaders of the blocks that end with END."""
+        return {leader for leader, steps in blocks
+                if steps[-1].info.flow is Flow.END and steps[-1].fault is None}
 
-    def written_on_every_path(self, accesses: dict[int, list], ends: set[int]) -> None:
-        """Set :attr:`unloaded` for a forward-only program (control never moves back,
-        so a block's predecessors are among the blocks before it): the components that
-        on every path from the entry are written before any read and before the END.
-        ``accesses``: each block's accesses in order, by leader; ``ends``: the blocks that
-        end with END.  Every earlier block counts as a predecessor (more paths than
-        there are: the result can only be smaller)."""
-        written: dict[int, frozenset] = {}
+    def successors(self, blocks: list[tuple[int, list[Step]]]) -> dict[int, frozenset[int]]:
+        """Where control can go after each block, by leader: a superset of the real
+        transfers (notes §5.3, :func:`.stacks.next_pc`), so that :meth:`written_on_every_path`
+        only ever finds fewer registers written.  After its last instruction a block
+        goes on to PC + 1, to the instruction's DST (JMP, IF's else, CALL), for BREAK to
+        any loop's exit, and where a stack can pop after it (PC + 1 is a trigger) to
+        the destination of every IF and the body of every LOOP with that trigger and to
+        every CALL's return address (CALL pops chain through return addresses).  END,
+        a fault and anything the kernel hands to the reference engine end the path."""
+        flows = [step for step in self.steps if step.fault is None and step.kind is Kind.FLOW]
+
+        def of(flow: Flow) -> list[Step]:
+            return [step for step in flows if step.info.flow is flow]
+
+        ifs, calls, loops = of(Flow.IF), of(Flow.CALL), of(Flow.LOOP)
+        leaders = {leader for leader, _ in blocks}
+        result = {}
+        for leader, steps in blocks:
+            last = steps[-1]
+            if last.fault is not None or last.kind in (Kind.UNKNOWN, Kind.GEOMETRY) or (
+                    last.info.flow is Flow.END):
+                result[leader] = frozenset()
+                continue
+            following = last.pc + 1
+            targets = {following}
+            flow = last.info.flow if last.kind is Kind.FLOW else Flow.NONE
+            if flow in (Flow.JUMP, Flow.IF, Flow.CALL):
+                targets.add(last.field("dst"))
+            if flow is Flow.BREAK:
+                targets.update(step.field("dst") + 1 for step in loops)
+            check_call, check_if, check_loop = self.a.pops_after(last.pc)
+            if check_if:
+                targets.update(step.field("dst") + step.field("num") for step in ifs
+                               if step.field("dst") == following)
+            if check_call:
+                targets.update(step.pc + 1 for step in calls)
+            if check_loop:
+                targets.update(step.pc + 1 for step in loops
+                               if step.field("dst") + 1 == following)
+            result[leader] = frozenset(targets & leaders)
+        return result
+
+    def written_on_every_path(self, accesses: dict[int, list], ends: set[int],
+                              successors: dict[int, frozenset[int]]) -> None:
+        """Set :attr:`unloaded`: the components that on every path from the entry are
+        written before any read and before the END.  ``accesses``: each block's accesses
+        in order, by leader; ``ends``: the blocks that end with END; ``successors``:
+        where control can go after each block (:meth:`successors`).  A forward data-flow
+        problem, solved by iterating to its greatest fixed point: what is written when
+        a block starts is what all its predecessors wrote by their ends."""
+        if self.entry is None:
+            return  # any block may come first
+        everything = frozenset(self.first_access)
+        written = {leader: everything for leader in accesses}  # at each block's end
+        predecessors: dict[int, list[int]] = {leader: [] for leader in accesses}
+        for leader, targets in successors.items():
+            for target in targets:
+                predecessors[target].append(leader)
+        reached = {self.entry}
+        pending = [self.entry]
+        while pending:
+            for target in successors[pending.pop()]:
+                if target not in reached:
+                    reached.add(target)
+                    pending.append(target)
+        changed = True
+        while changed:
+            changed = False
+            for leader in sorted(reached):
+                ins = [written[p] for p in predecessors[leader] if p in reached]
+                if leader == self.entry:
+                    ins.append(frozenset())  # the first block starts with nothing written
+                done = set(frozenset.intersection(*ins))
+                done.update(key for key, kind in accesses[leader] if kind == "write")
+                if done != written[leader]:
+                    written[leader] = frozenset(done)
+                    changed = True
         needed: set[tuple[str, int, int]] = set()
-        for leader in sorted(accesses):
-            if self.entry is None or leader < self.entry:
-                continue  # never run
-            before = [written[p] for p in written]
-            done = set(frozenset.intersection(*before) if before else frozenset())
+        for leader in reached:
+            ins = [written[p] for p in predecessors[leader] if p in reached]
+            done = set(frozenset.intersection(*ins)) if leader != self.entry else set()
             for key, kind in accesses[leader]:
                 if kind == "write":
                     done.add(key)
                 elif key not in done:
                     needed.add(key)
-            written[leader] = frozenset(done)
-        finals = [written[leader] for leader in ends if leader in written]
+        finals = [written[leader] for leader in ends if leader in reached]
         at_end = frozenset.intersection(*finals) if finals else frozenset()
         self.unloaded = frozenset(key for key in self.first_access
                                   if key in at_end and key not in needed)
@@ -552,10 +631,11 @@ class _Generator:
     def emit_lane_control(out: _Source, address: bool, flags: bool, store: bool) -> None:
         """Copy lane ``lane``'s address registers and flags between the caller's arrays
         and the block's ``A``, ``F`` (to the caller's with ``store``)."""
-        for used, local, array, count in ((address, "A", "address", 3), (flags, "F", "cmp", 2)):
-            for k in range(count if used else 0):
-                pair = (f"{array}[{k}, lane]", f"{local}[{k}, j]")
-                out(f"{pair[0]} = {pair[1]}" if store else f"{pair[1]} = {pair[0]}")
+        for used, local, array, count, zero in ((address, "A", "address", 3, "0"),
+                                                (flags, "F", "cmp", 2, "False")):
+            if used:
+                _transfer_control(out, array, [(f"{array}[{k}, lane]", f"{local}[{k}, j]")
+                                               for k in range(count)], zero, store)
 
     def emit_lane_store(self, out: _Source, address: bool, flags: bool,
                         wanted: Callable[[tuple[str, int, int]], bool]) -> None:
@@ -594,12 +674,15 @@ class _Generator:
         self.address_names = ("A[0, j]", "A[1, j]", "al")
         body = _Source(depth=3)
         self.out = body
+        accesses: dict[int, list] = {}
         for k, (leader, steps) in enumerate(blocks):
             body.depth = 3
             body(f"{'if' if k == 0 else 'elif'} pc == {leader}:")
             body.depth = 4
+            start = len(self.accesses)
             self.emit_block(leader, steps, dispatch=True, lanes=True)
-            self.entry_emitted(leader, k == 0)
+            accesses[leader] = self.accesses[start:]
+        self.written_on_every_path(accesses, self.ends(blocks), self.successors(blocks))
         body.depth = 3
         body("else:")
         body("    st = 1")
@@ -676,7 +759,6 @@ class _Generator:
         body("    for j in range(m):")
         body("        AT[j] = ST[j] == 0 and PC[j] == p")
         accesses: dict[int, list] = {}
-        ends: set[int] = set()
         for k, (leader, steps) in enumerate(blocks):
             body.depth = 3
             body(f"{'if' if k == 0 else 'elif'} p == {leader}:")
@@ -684,9 +766,7 @@ class _Generator:
             start = len(self.accesses)
             self.emit_masked_block(steps)
             accesses[leader] = self.accesses[start:]
-            if steps[-1].info.flow is Flow.END and steps[-1].fault is None:
-                ends.add(leader)
-        self.written_on_every_path(accesses, ends)
+        self.written_on_every_path(accesses, self.ends(blocks), self.successors(blocks))
         body.depth = 3
         body("else:")
         body("    for j in range(m):")
@@ -1062,13 +1142,13 @@ class _Generator:
         # (aL also goes through the stack check).
         address = stacks or self.a.address
         flags = self.a.flags
+        address_pairs = [(f"address[{k}, lane]", name)
+                         for k, name in enumerate(("a0x", "a0y", "al"))]
+        flag_pairs = [(f"cmp[{k}, lane]", name) for k, name in enumerate(("cmpx", "cmpy"))]
         if address:
-            out("a0x = address[0, lane]")
-            out("a0y = address[1, lane]")
-            out("al = address[2, lane]")
+            _transfer_control(out, "address", address_pairs, "0", store=False)
         if flags:
-            out("cmpx = cmp[0, lane]")
-            out("cmpy = cmp[1, lane]")
+            _transfer_control(out, "cmp", flag_pairs, "False", store=False)
         out("st = 0")
         out("executed = 0")
         out("jump = -1")
@@ -1088,12 +1168,9 @@ class _Generator:
             for c in range(4):
                 out(f"{_ARRAYS[bank]}[{number}][lane, {c}] = {bank}{number}_{c}")
         if address:
-            out("address[0, lane] = a0x")
-            out("address[1, lane] = a0y")
-            out("address[2, lane] = al")
+            _transfer_control(out, "address", address_pairs, "0", store=True)
         if flags:
-            out("cmp[0, lane] = cmpx")
-            out("cmp[1, lane] = cmpy")
+            _transfer_control(out, "cmp", flag_pairs, "False", store=True)
         out.depth = 2
         out("status[lane] = st")
         out("steps[lane] = executed")

@@ -221,6 +221,9 @@ def interpret(lo, hi, entry, table, rows, written, f24, inputs, temporaries, out
     loops_t = np.zeros(S.LOOP_SIZE, np.int64)
     scratch = R.make_scratch(natives)
     length = table.shape[0]
+    # zero-lane stand-ins (kernels.ZERO_ADDRESS, ZERO_FLAGS): start at 0, store nothing
+    given_address = address.shape[1] != 0
+    given_flags = cmp.shape[1] != 0
     for base in range(lo, hi, LANES):
         m = min(LANES, hi - base)
         for row in rows:
@@ -239,11 +242,20 @@ def interpret(lo, hi, entry, table, rows, written, f24, inputs, temporaries, out
                         regs[row, c, j] = output[base + j, c]
         for j in range(m):
             lane = base + j
-            a0x[j] = address[0, lane]
-            a0y[j] = address[1, lane]
-            al[j] = address[2, lane]
-            cmpx[j] = cmp[0, lane]
-            cmpy[j] = cmp[1, lane]
+            if given_address:
+                a0x[j] = address[0, lane]
+                a0y[j] = address[1, lane]
+                al[j] = address[2, lane]
+            else:
+                a0x[j] = 0
+                a0y[j] = 0
+                al[j] = 0
+            if given_flags:
+                cmpx[j] = cmp[0, lane]
+                cmpy[j] = cmp[1, lane]
+            else:
+                cmpx[j] = False
+                cmpy[j] = False
             executed[j] = 0
             st[j] = 0
             live[j] = True
@@ -435,10 +447,11 @@ def interpret(lo, hi, entry, table, rows, written, f24, inputs, temporaries, out
                             output[base + j, c] = regs[row, c, j]
         for j in range(m):
             lane = base + j
-            if st[j] == 0:
+            if st[j] == 0 and given_address:
                 address[0, lane] = a0x[j]
                 address[1, lane] = a0y[j]
                 address[2, lane] = al[j]
+            if st[j] == 0 and given_flags:
                 cmp[0, lane] = cmpx[j]
                 cmp[1, lane] = cmpy[j]
             status[lane] = st[j]

@@ -59,6 +59,11 @@ _recent: tuple = (None, None)
 UNUSED = np.zeros((0, 4), np.float32)
 UNUSED_READ_ONLY = UNUSED.view()
 UNUSED_READ_ONLY.flags.writeable = False
+#: Stand-ins for the address registers and the flags when every lane starts with zeros /
+#: false and nobody will look at their final values: kernels then neither load nor
+#: store them (10^6 lanes of address registers are 24 MB read and written for nothing).
+ZERO_ADDRESS = np.zeros((3, 0), np.int64)
+ZERO_FLAGS = np.zeros((2, 0), np.bool_)
 
 
 def analysis(program: DecodedProgram) -> Analysis:

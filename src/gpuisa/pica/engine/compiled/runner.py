@@ -54,7 +54,7 @@ from ..state import RegisterFile, ShaderState
 from .codegen import KernelSource
 from .kernels import UNUSED as _UNUSED
 from .kernels import UNUSED_READ_ONLY as _UNUSED_READ_ONLY
-from .kernels import Memo, needs_reference
+from .kernels import ZERO_ADDRESS, ZERO_FLAGS, Memo, needs_reference
 from .kernels import analysis as _analysis
 from .kernels import compile_source as _compile
 from .kernels import on_disk as _on_disk
@@ -87,9 +87,6 @@ _cache_lock = threading.Lock()
 _tables: OrderedDict[tuple, tuple] = OrderedDict()
 _sources = Memo()
 _pool: ThreadPoolExecutor | None = None
-#: Stand-ins for the address registers and flags (the layout of ShaderState's).
-_UNUSED_ADDRESS = np.zeros((2, 3), np.int64).T
-_UNUSED_FLAGS = np.zeros((2, 2), bool).T
 #: Status and steps for kernels that write neither (straight-line kernels).
 _NO_STATUS = np.zeros(0, np.int8)
 _NO_STEPS = np.zeros(0, np.int64)
@@ -265,14 +262,17 @@ def run_lanes_jit(program: DecodedProgram, state: ShaderState, entry: int, *,
         used = analysis.registers
         uniforms = state.uniforms
         fresh = kernel.overwrites
+        seen = RESULT_TEMPORARIES.get()
         # Temporaries the kernel never loads: no storage (not stored) unless the caller
-        # sees them.
-        unseen = frozenset() if RESULT_TEMPORARIES.get() else kernel.optional
+        # sees them; address registers and flags likewise, unless they start non-zero.
+        unseen = frozenset() if seen else kernel.optional
+        holds_address, holds_flags = state.holds_control
         arrays = (_registers(state.inputs, "v", used),
                   _registers(state.temporaries, "r", used - unseen, fresh),
                   _registers(state.outputs[state.bank], "o", used, fresh),
-                  state.address if kernel.address else _UNUSED_ADDRESS,
-                  state.cmp if kernel.flags else _UNUSED_FLAGS,
+                  state.address if kernel.address and (seen or holds_address)
+                  else ZERO_ADDRESS,
+                  state.cmp if kernel.flags and (seen or holds_flags) else ZERO_FLAGS,
                   np.ascontiguousarray(uniforms.floats, dtype=np.float32),
                   uniforms.float_given, np.ascontiguousarray(uniforms.ints, dtype=np.int64),
                   uniforms.bools, np.int64(max_steps), status, steps, NATIVE_LOOPS)
