@@ -105,6 +105,20 @@ def test_an_interpreter_still_to_compile_counts_as_interpreting():
     assert not choice.kernel_pays(10, 5, 27, N, 0.0, interpreter=N)
 
 
+@pytest.mark.parametrize(("lanes", "steps", "interpreter", "again"), [
+    # reference: 60 us + lanes * (5 + 10 * 3.5) us; interpreter: getting it ready
+    # (loaded 0, on disk 50 ms, compiling 10 s) + 60 us + lanes * 10 * 10 ns
+    (1, 10, P, True),  # 100 us against 60.1 us
+    (1000, 10, P, True),  # 40.06 ms against 0.16 ms
+    (1000, 10, D, False),  # 40.06 ms against 50.16 ms
+    (10**4, 10, D, True),  # 0.4 s against 51 ms
+    (10**4, 10, N, False),  # 0.4 s against 10 s
+    (10**6, 10, N, True),  # 40 s against 10.1 s
+])
+def test_lanes_a_kernel_hands_back_go_where_they_cost_least(lanes, steps, interpreter, again):
+    assert choice.rerun_on_interpreter(lanes, steps, interpreter) is again
+
+
 def test_repeated_runs_move_from_the_interpreter_to_the_kernel(monkeypatch):
     """The compiled engine (its interpreter loaded) interprets a program's runs and
     records what that cost beyond the kernel; once it adds up to loading the kernel, the

@@ -287,6 +287,66 @@ def test_compare_equals_jit_rule():
                                                           strict=True)] == got[0].tolist()
 
 
+# -- in-range arithmetic (the kernels over blocks of lanes; codegen.IN_RANGE) ----------------
+
+#: From here on float24 rounding gives an infinity (2^64 - half an ulp rounds up).
+F24_LAST = 2.0**64 - 2.0**46
+
+
+def _check_in_range(got, want, inside):
+    """In range: the same bits as the exact rule; outside: never a finite number."""
+    same_bits(got[inside], want[inside])
+    assert not np.isfinite(got[~inside]).any(), got[~inside][np.isfinite(got[~inside])][:5]
+
+
+@pytest.mark.parametrize("offset", ["exact", "tie", "above", "below"])
+def test_round24_in_range_equals_round24_on_every_float24_pattern_and_its_boundaries(offset):
+    """Every float24 value (as float32), half an ulp above it, just above and below:
+    round24_in_range equals primitives.round24 wherever the value is finite and below
+    2^64 - 2^46; elsewhere it is an infinity or a NaN."""
+    for values32 in f24_patterns():
+        values = values32.astype(np.float64)
+        exponent = np.frexp(values)[1].astype(np.float64)
+        half = np.ldexp(1.0, (exponent - 18).astype(np.int64))
+        factor = {"exact": 0.0, "tie": 1.0, "above": 1.0 + 2.0**-20, "below": 1.0 - 2.0**-20}
+        with np.errstate(all="ignore"):
+            x = np.where(np.isfinite(values), values + half * factor[offset], values)
+            inside = np.abs(x) < F24_LAST
+        _check_in_range(run(R.round24_in_range, x), run(P.round24, x), inside)
+
+
+def test_round24_in_range_on_random_float64_patterns_and_by_hand():
+    x = np.random.default_rng(5).integers(0, 2**64, 1 << 20, dtype=np.uint64).view(np.float64)
+    x = np.concatenate([x, [F24_LAST, np.nextafter(F24_LAST, 0), -F24_LAST, 2.0**64, -0.0,
+                            2.0**-62, -(2.0**-63), 5e-324, np.inf, -np.inf, np.nan]])
+    with np.errstate(invalid="ignore"):
+        inside = np.abs(x) < F24_LAST
+    got = run(R.round24_in_range, x)
+    _check_in_range(got, run(P.round24, x), inside)
+    assert got[-11:-9].tolist() == [np.inf, 2.0**64 - 2.0**47]  # the boundary, by hand
+    assert got[-7:-4].tolist() == [0.0, 2.0**-62, 0.0] and math.copysign(1, got[-7]) == 1
+
+
+@pytest.mark.parametrize(("rule", "in_range"), [(R.mul64, R.mul64_in_range),
+                                                (R.add64, R.add64_in_range)],
+                         ids=["mul64", "add64"])
+def test_mul_and_add_in_range_equal_the_rules_on_finite_working_values(rule, in_range):
+    """On the working values of float32 registers (flushed: the kernels' R.work24):
+    the same bits wherever both operands are finite (no NaN, no 0 * inf: the float64
+    products and sums of float32 values cannot overflow); with an infinite or NaN
+    operand an infinity or a NaN."""
+    a, b = pairs()
+    a, b = run(P.flush24, widen(a)), run(P.flush24, widen(b))
+    _check_in_range(run(in_range, a, b), run(rule, a, b), np.isfinite(a) & np.isfinite(b))
+
+
+def test_nonfinite32_is_one_exactly_for_infinities_and_nans():
+    values = np.concatenate([RANDOM32, VALUES, np.array([np.inf, -np.inf], np.float32)])
+    flags = np.empty(values.shape, np.int8)
+    _map(compiled(R.nonfinite32), values, flags)
+    assert flags.tolist() == (~np.isfinite(values)).astype(np.int8).tolist()
+
+
 def test_binary_by_hand():
     inf = math.inf
     assert P.pica_mul(0.0, inf) == 0.0 and P.pica_mul(-inf, 0.0) == 0.0

@@ -111,6 +111,17 @@ def kernel_cost(lanes: int, steps: float, words: int, kernel: Kept, numba: bool)
     return start + get + lanes * steps * COMPILED_STEP
 
 
+def _getting(interpreter: Kept) -> float:
+    """Seconds to get the interpreter kernel ready, Numba imported."""
+    return {Kept.PROCESS: 0.0, Kept.DISK: LOAD_INTERPRETER,
+            Kept.NONE: COMPILE_INTERPRETER}[interpreter]
+
+
+def _interpreting(lanes: int, steps: float, interpreter: Kept) -> float:
+    """Seconds the interpreter kernel needs for a run, getting it ready included."""
+    return _getting(interpreter) + INTERPRETER_CALL + lanes * steps * INTERPRETER_STEP
+
+
 def interpreter_extra(lanes: int, steps: float) -> float:
     """Seconds the interpreter kernel needs for a run beyond the program's own kernel."""
     return INTERPRETER_CALL + lanes * steps * (INTERPRETER_STEP - COMPILED_STEP)
@@ -127,9 +138,14 @@ def kernel_pays(lanes: int, steps: float, words: int, kernel: Kept,
     if kernel is Kept.PROCESS:
         return True
     get = kernel_cost(0, steps, words, kernel, numba=True)
-    ready = {Kept.PROCESS: 0.0, Kept.DISK: LOAD_INTERPRETER,
-             Kept.NONE: COMPILE_INTERPRETER}[interpreter]
-    return interpreted + ready + interpreter_extra(lanes, steps) >= get
+    return interpreted + _getting(interpreter) + interpreter_extra(lanes, steps) >= get
+
+
+def rerun_on_interpreter(lanes: int, steps: float, interpreter: Kept) -> bool:
+    """Whether ``lanes`` lanes a program's kernel handed back (run again from their
+    initial registers) cost less on the interpreter kernel, got ready as ``interpreter``
+    says, than on the reference engine."""
+    return _interpreting(lanes, steps, interpreter) < reference_cost(lanes, steps)
 
 
 def compiled_cost(lanes: int, steps: float, words: int, ready: Readiness) -> float:
@@ -138,9 +154,7 @@ def compiled_cost(lanes: int, steps: float, words: int, ready: Readiness) -> flo
     if kernel_pays(lanes, steps, words, ready.kernel, ready.interpreted, ready.interpreter):
         return kernel_cost(lanes, steps, words, ready.kernel, ready.numba)
     start = 0.0 if ready.numba else NUMBA_IMPORT
-    load = {Kept.PROCESS: 0.0, Kept.DISK: LOAD_INTERPRETER,
-            Kept.NONE: COMPILE_INTERPRETER}[ready.interpreter]
-    return start + load + INTERPRETER_CALL + lanes * steps * INTERPRETER_STEP
+    return start + _interpreting(lanes, steps, ready.interpreter)
 
 
 def best_case(lanes: int, steps: float, numba: bool, interpreter: bool = True) -> float:
@@ -150,7 +164,7 @@ def best_case(lanes: int, steps: float, numba: bool, interpreter: bool = True) -
     costs = [kernel_cost(lanes, steps, 0, Kept.DISK, numba)]
     if interpreter:
         start = 0.0 if numba else NUMBA_IMPORT
-        costs.append(start + INTERPRETER_CALL + lanes * steps * INTERPRETER_STEP)
+        costs.append(start + _interpreting(lanes, steps, Kept.PROCESS))
     return min(costs)
 
 

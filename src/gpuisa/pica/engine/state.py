@@ -173,19 +173,23 @@ class RegisterFile:
         for number in range(len(self._storage)):
             self.storage(number)[...] = values[number].T
 
-    def take(self, lanes: slice) -> RegisterFile:
-        """A copy of the registers of ``lanes`` (a slice of this file's lanes)."""
-        count = len(range(*lanes.indices(self.lanes)))
+    def take(self, lanes: slice | np.ndarray) -> RegisterFile:
+        """A copy of the registers of ``lanes`` (a slice of this file's lanes, or their
+        indices)."""
+        count = (len(range(*lanes.indices(self.lanes))) if isinstance(lanes, slice)
+                 else len(lanes))
         other = RegisterFile(len(self._storage), count)
         for number, array in enumerate(self._storage):
             if array is not None:
                 other._storage[number] = array[lanes].copy()
         return other
 
-    def put(self, lanes: slice, other: RegisterFile) -> None:
-        """Write ``other``'s used registers into ``lanes`` of this file."""
+    def put(self, lanes: slice | np.ndarray, other: RegisterFile,
+            allocated_only: bool = False) -> None:
+        """Write ``other``'s used registers into ``lanes`` of this file (with
+        ``allocated_only``: only into registers this file has storage for)."""
         for number, array in enumerate(other._storage):
-            if array is not None:
+            if array is not None and not (allocated_only and self._storage[number] is None):
                 self.storage(number)[lanes] = array
 
 
@@ -254,17 +258,33 @@ class ShaderState:
 
     def lane(self, index: int) -> ShaderState:
         """A one-lane copy of lane ``index`` (uniforms shared, not copied)."""
-        s = slice(index, index + 1)
-        one = ShaderState(1, self.uniforms, bank=self.bank)
-        one.inputs = self.inputs.take(s)
-        one.input_given[...] = self.input_given
-        one.temporaries = self.temporaries.take(s)
-        one.outputs = (self.outputs[0].take(s), self.outputs[1].take(s))
+        return self.take_lanes(slice(index, index + 1))
+
+    def take_lanes(self, lanes: slice | np.ndarray) -> ShaderState:
+        """A copy of ``lanes`` (a slice, or lane indices; uniforms shared, not copied)."""
+        inputs = self.inputs.take(lanes)
+        some = ShaderState(inputs.lanes, self.uniforms, bank=self.bank)
+        some.inputs = inputs
+        some.input_given[...] = self.input_given
+        some.temporaries = self.temporaries.take(lanes)
+        some.outputs = (self.outputs[0].take(lanes), self.outputs[1].take(lanes))
         if self._address is not None:
-            one.address[...] = self._address[:, s]
+            some.address[...] = self._address[:, lanes]
         if self._cmp is not None:
-            one.cmp[...] = self._cmp[:, s]
-        return one
+            some.cmp[...] = self._cmp[:, lanes]
+        return some
+
+    def put_lanes(self, lanes: np.ndarray, some: ShaderState) -> None:
+        """Write :meth:`take_lanes`'s copy back into lanes ``lanes``: into the registers,
+        address registers and flags this state has storage for (a run allocates what its
+        caller will see)."""
+        self.temporaries.put(lanes, some.temporaries, allocated_only=True)
+        for bank in (0, 1):
+            self.outputs[bank].put(lanes, some.outputs[bank], allocated_only=True)
+        if self._address is not None and some._address is not None:
+            self._address[:, lanes] = some._address
+        if self._cmp is not None and some._cmp is not None:
+            self._cmp[:, lanes] = some._cmp
 
     def store_lane(self, index: int, one: ShaderState) -> None:
         """Write a one-lane state back into lane ``index``."""

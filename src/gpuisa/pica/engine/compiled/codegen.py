@@ -24,17 +24,22 @@ runs the same way over all lanes with writes masked to those lanes, then each of
 takes the block's flow instruction and the stack check; lanes are independent, so the
 order only affects speed.
 
-The math of each instruction is :mod:`.intrinsics`; nothing here computes a value.
+The math of each instruction is :mod:`.intrinsics`; nothing here computes a value.  In
+f24, the kernels over blocks of lanes compute ADD, MUL, MAD and the dot products in
+range (:data:`IN_RANGE`): without the hardware's infinity and NaN cases, which are most
+of the cost, and with a check of every component written that hands a lane whose value
+is not finite to an exact engine.
 ADD, MUL, MAD and the dot products are spelled out as one expression of its inlined
 building blocks (the bodies of ``R.add24``, ``R.dp4_32`` etc.), so that the kernel has
 no call in its inner loop; the other opcodes call their rule.
 
 Whatever the kernel cannot finish exactly the way the reference engine would (a hang, a
-fault, a read of a register that was not given, the step limit) sets the lane's status
-to :data:`NEEDS_REFERENCE`; :mod:`.runner` then runs that lane on the reference engine,
-which raises the error with its exact message (or, for the step limit checked per
-block, finishes the lane).  Straight-line kernels write no status: every lane runs the
-same instructions, and :mod:`.runner` checks their count against the step limit.
+fault, a read of a register that was not given, the step limit, a value out of range)
+sets the lane's status to :data:`NEEDS_REFERENCE`; :mod:`.runner` then runs that lane
+again on an exact engine, which raises the error with its exact message (or, for the
+step limit checked per block, finishes the lane).  Straight-line kernels write no
+steps (every lane runs the same instructions, and :mod:`.runner` checks their count
+against the step limit), and a status only if they compute in range.
 
 Pure Python: this module does not need Numba.
 """
@@ -80,11 +85,21 @@ DONE = 0
 NEEDS_REFERENCE = 1
 
 XYZW = "xyzw"
+#: The exact f24 rules of :mod:`.intrinsics` and their in-range realisations
+#: (``intrinsics.round24_in_range`` ...): f24 instructions of kernels over blocks of lanes
+#: that call nothing but these and :data:`SAME_IN_RANGE` use the latter and check what
+#: they write (:meth:`_Generator.in_range`).
+IN_RANGE = {"round24": "round24_in_range", "mul64": "mul64_in_range",
+            "add64": "add64_in_range"}
+#: Rules that turn infinities and NaNs into infinities and NaNs, and are exact anyway.
+SAME_IN_RANGE = frozenset({"work24", "negate24"})
 #: The rules of :mod:`.intrinsics` that are LLVM-IR intrinsics (expanded in place, no
 #: call), and the rule names a line of kernel source calls.
 INLINE_RULES = frozenset({"round24", "work24", "negate24", "negate32", "quiet32", "mul64",
-                          "add64", "mul32", "add32", "pica_max", "pica_min", "sge", "slt"})
+                          "add64", "mul32", "add32", "pica_max", "pica_min", "sge", "slt",
+                          *IN_RANGE.values(), "nonfinite32"})
 _CALLED = re.compile(r"\bR\.(\w+)\(")
+_IN_RANGE_CALL = re.compile(rf"\bR\.({'|'.join(IN_RANGE)})\(")
 #: The names :meth:`_Generator.read` gives source values.
 _NAME = re.compile(r"\bs\d+\b")
 #: The kernel argument holding each register bank.
@@ -264,6 +279,9 @@ class KernelSource:
     #: Temporaries the kernel never loads: they may be handed in as zero-length
     #: stand-ins, and are then not stored.
     optional: frozenset[tuple[str, int]] = frozenset()
+    #: Whether some instruction computes in range (:data:`IN_RANGE`): then a
+    #: straight-line kernel writes the lane status (not the steps) after all.
+    checks: bool = False
 
 
 def generate(program: DecodedProgram, analysis: Analysis, entries: tuple[int, ...],
@@ -323,6 +341,10 @@ class _Generator:
         self.lane_status = False
         #: Rows of ``G`` the kernels of uniform control gather uniform rows into.
         self.gather_rows = 0
+        # In f24 kernels over blocks of lanes: eligible instructions compute in range
+        # (:meth:`in_range`), and whether one did.
+        self.in_range_allowed = False
+        self.checks = False
         # Geometry kernels (:mod:`.geometry`): output registers live in the rows of
         # ``OB``, one per bank, and this names the active bank.
         self.output_bank: str | None = None
@@ -369,7 +391,8 @@ class _Generator:
             steps = blocks[0][1]
             address, flags = self.a.address, self.a.flags
             source = self.straight_kernel(steps, address, flags)
-            return KernelSource(source, len(steps), address, flags, *self.overwritten())
+            return KernelSource(source, len(steps), address, flags, *self.overwritten(),
+                                checks=self.checks)
         if self.uniform_control():
             source = self.uniform_kernel(self.entry_first(blocks))
             return KernelSource(source, None, self.a.address, self.a.flags,
@@ -548,6 +571,8 @@ class _Generator:
         self.rows = {}
         self.flag_names = ("F[0, j]", "F[1, j]")
         self.address_names = ("A[0, j]", "A[1, j]", "A[2, j]")
+        self.in_range_allowed = self.precision == "f24"
+        self.lane_status = True
         body = _Source(depth=2)
         fused = False
         for step in steps[:-1]:
@@ -568,9 +593,22 @@ class _Generator:
         # stored: an output register costs no read of its fresh (not yet mapped) pages.
         self.unloaded = frozenset(key for key, kind in self.first_access.items()
                                   if kind == "write")
-        out = self.block_kernel_head(LANE_BLOCK, address, flags, self.loaded)
+        if not self.checks:
+            out = self.block_kernel_head(LANE_BLOCK, address, flags, self.loaded)
+            self.lanes_after(out, body)
+            self.emit_lane_store(out, address, flags, self.stored)
+            return out.text()
+        # Lanes whose values left the in-range arithmetic keep their registers and are
+        # run again by an exact engine (:mod:`.runner`); steps stay one number.
+        out = self.block_kernel_head(LANE_BLOCK, address, flags, self.loaded, (
+            f"ST = np.zeros({LANE_BLOCK}, np.int8)",))
+        out("ST[j] = 0")
         self.lanes_after(out, body)
+        out("if ST[j] == 0:")
+        out.depth += 1
         self.emit_lane_store(out, address, flags, self.stored)
+        out.depth -= 1
+        out("status[base + j] = ST[j]")
         return out.text()
 
     def block_kernel_head(self, block: int, address: bool, flags: bool,
@@ -672,6 +710,7 @@ class _Generator:
         self.rows = {}
         self.flag_names = ("F[0, j]", "F[1, j]")
         self.address_names = ("A[0, j]", "A[1, j]", "al")
+        self.in_range_allowed = self.precision == "f24"
         body = _Source(depth=3)
         self.out = body
         accesses: dict[int, list] = {}
@@ -745,6 +784,7 @@ class _Generator:
         block's last instruction and the stack check one at a time."""
         self.rows = {}
         self.masked = True
+        self.in_range_allowed = self.precision == "f24"
         self.flag_names = ("F[0, j]", "F[1, j]")
         self.address_names = ("A[0, j]", "A[1, j]", "A[2, j]")
         body = _Source(depth=2)
@@ -1078,6 +1118,27 @@ class _Generator:
         for key in writes:
             self.first_access.setdefault(key, "write")
             self.accesses.append((key, "write"))
+        if result.flags is None and result.address is None and writes:
+            self.in_range(start, writes)
+
+    def in_range(self, start: int, writes: list[tuple[str, int, int]]) -> None:
+        """If allowed, turn the f24 instruction whose code begins at line ``start`` of
+        the output into the in-range arithmetic of :data:`.intrinsics.IN_RANGE` (when it
+        calls nothing else) and hand the lanes where a component it wrote is not finite
+        to an exact engine (the lane status)."""
+        lines = self.out.lines[start:]
+        called = set(_CALLED.findall("\n".join(lines)))
+        if not (self.in_range_allowed and called & IN_RANGE.keys()
+                and called <= IN_RANGE.keys() | SAME_IN_RANGE):
+            return
+        self.out.lines[start:] = [_IN_RANGE_CALL.sub(
+            lambda match: f"R.{IN_RANGE[match.group(1)]}(", line) for line in lines]
+        for key in writes:
+            self.out(f"if R.nonfinite32({self.register(*key)}):")
+            self.out.depth += 1
+            self.flag()
+            self.out.depth -= 1
+        self.checks = True
 
     def bind(self, expression: str) -> str:
         """Emit ``name = expression`` for a value used more than once; returns the name."""

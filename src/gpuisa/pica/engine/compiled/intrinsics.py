@@ -294,6 +294,62 @@ mul32 = _inline(types.float32, types.float32, 2,
 add32 = _inline(types.float32, types.float32, 2, _add_ir(_quiet32_ir))
 
 
+
+# -- f24 arithmetic in range -------------------------------------------------------------------
+#
+# The kernels over blocks of lanes compute ADD, MUL, MAD and the dot products with these
+# instead: without the selects that give infinities, NaNs and 0 * inf their hardware
+# results, which are most of the f24 arithmetic's cost.  Each equals its exact rule
+# whenever the operands are finite and every result rounds to a finite float24 ("in
+# range"); otherwise the value they compute is an infinity or a NaN, never a finite
+# number (an infinity or NaN operand makes every sum and product, and so every later
+# rounding, infinite or NaN).  A kernel checks every register component such an
+# instruction writes (``nonfinite32``) and hands the lanes where one is not finite to
+# an exact engine (``codegen.IN_RANGE`` names these rules).
+# ``tests/pica/engine/test_rules.py`` proves both properties.
+
+_F24_LAST_64 = 2.0**64 - 2.0**46  # from here on, float24 rounding gives infinity
+
+
+def _round24_in_range_ir(builder, x):
+    u = builder.bitcast(x, _I64)
+    odd = builder.and_(builder.lshr(u, ir.Constant(_I64, int(_DROP))), ir.Constant(_I64, 1))
+    rounded = builder.add(builder.add(u, odd), ir.Constant(_I64, int(_HALF_MINUS_ONE)))
+    rounded = builder.and_(rounded, ir.Constant(_I64, int(~_DROP_MASK & _U64_ABS | _U64_SIGN)))
+    magnitude = builder.and_(rounded, ir.Constant(_I64, int(_U64_ABS)))
+    small = builder.icmp_unsigned("<", magnitude, ir.Constant(_I64, int(_F24_MIN_64)))
+    finite = builder.bitcast(builder.select(small, ir.Constant(_I64, 0), rounded), _F64)
+    size = builder.bitcast(builder.and_(u, ir.Constant(_I64, int(_U64_ABS))), _F64)
+    out = builder.fcmp_unordered(">=", size, ir.Constant(_F64, _F24_LAST_64))
+    return builder.select(out, builder.fmul(x, ir.Constant(_F64, float("inf"))), finite)
+
+
+def _fmul_ir(builder, a, b):
+    return builder.fmul(a, b)
+
+
+def _fadd_ir(builder, a, b):
+    return builder.fadd(a, b)
+
+
+def _nonfinite32_ir(builder, x):
+    exponent = builder.and_(builder.bitcast(x, _I32), ir.Constant(_I32, int(_U32_INF)))
+    infinite = builder.icmp_unsigned("==", exponent, ir.Constant(_I32, int(_U32_INF)))
+    return builder.zext(infinite, ir.IntType(8))
+
+
+#: ``primitives.round24`` in range (the same rounding on the bits, without the NaN
+#: case); a NaN, an infinity or a magnitude from 2^64 - 2^46 on (which float24 rounds
+#: to infinity) gives x * inf.
+round24_in_range = _inline(types.float64, types.float64, 1, _round24_in_range_ir)
+#: ``primitives.pica_mul`` on finite working values (plain float64 multiplication).
+mul64_in_range = _inline(types.float64, types.float64, 2, _fmul_ir)
+#: ``primitives.pica_add`` on finite working values (plain float64 addition).
+add64_in_range = _inline(types.float64, types.float64, 2, _fadd_ir)
+#: 1 if a float32 register value is an infinity or a NaN, else 0.
+nonfinite32 = _inline(types.float32, types.int8, 1, _nonfinite32_ir)
+
+
 @_leaf
 def store(x):
     """float64 -> float32 (the recipes' ``m.store`` in f24); exact for every rounded f24

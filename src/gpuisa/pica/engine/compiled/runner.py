@@ -18,9 +18,11 @@ every program): :func:`.choice.kernel_pays`, rent or buy over the runs of the pr
 :func:`ready` tells whether running a program would compile anything.
 
 Results are bit-identical to the reference engine: a lane that the kernel cannot finish
-exactly as the reference engine would (a hang, a fault, a read of a register that was
-not given, the step limit) is run again from its initial registers on the reference
-engine, which gives the result or raises the error with its exact message.  Programs
+exactly as the reference engine would (a value outside the range of the f24 arithmetic
+in range, a hang, a fault, a read of a register that was not given, the step limit) is
+run again from its initial registers: on the interpreter kernel when there are enough
+of them to pay (:func:`.choice.rerun_on_interpreter`), then on the reference engine,
+which gives the result or raises the error with its exact message.  Programs
 using EX2/LG2 run on the reference engine if NumPy's inner loops cannot be called
 directly (see :mod:`.intrinsics`).
 
@@ -72,7 +74,7 @@ _CACHE_SIZE = 64
 @dataclass(frozen=True, slots=True)
 class Kernel:
     """A compiled kernel and what its :class:`.codegen.KernelSource` says about it
-    (``steps``, ``address``, ``flags``, ``overwrites``, ``optional``)."""
+    (``steps``, ``address``, ``flags``, ``overwrites``, ``optional``, ``checks``)."""
 
     function: Callable[..., None]
     steps: int | None
@@ -80,6 +82,9 @@ class Kernel:
     flags: bool = True
     overwrites: frozenset = frozenset()
     optional: frozenset = frozenset()
+    checks: bool = False
+    #: The interpreter kernel (:func:`_interpreter`), not the program's own.
+    interpreted: bool = False
 
 
 _cache: OrderedDict[tuple, Kernel] = OrderedDict()
@@ -131,7 +136,7 @@ def kernel_for(program: DecodedProgram, entry: int, precision: Precision,
         return kernel
     source = _source(program, key)
     kernel = Kernel(_compile(source.source), source.steps, source.address, source.flags,
-                    source.overwrites, source.optional)
+                    source.overwrites, source.optional, source.checks)
     with _cache_lock:
         _cache[key] = kernel
         while len(_cache) > _CACHE_SIZE:
@@ -247,44 +252,70 @@ def run_lanes_jit(program: DecodedProgram, state: ShaderState, entry: int, *,
         else:
             kernel = _interpreter(program, analysis, precision, missing)
             choice.record(("interpreted", key), choice.interpreter_extra(lanes, estimated))
+    status, steps = _launch(kernel, program, state, entry, max_steps)
+    if status is None:
+        return steps
+    again = np.flatnonzero(status)
+    if again.size and not kernel.interpreted and _interpret_again(
+            len(again), choice.estimated_steps(program, entry, state.uniforms)):
+        # Many lanes to run again (values out of the in-range arithmetic's range, often
+        # all of a run's): the interpreter kernel costs a fraction of the reference engine.
+        some = state.take_lanes(again)
+        interpreter = _interpreter(program, analysis, precision, missing)
+        their_status, their_steps = _launch(interpreter, program, some, entry, max_steps)
+        state.put_lanes(again, some)
+        if steps.flags.writeable:
+            steps[again] = their_steps
+        again = again[their_status != 0]
+    for lane in again:
+        counted = run_lane(program, state, entry, int(lane), precision=precision,
+                           max_steps=max_steps)
+        if steps.flags.writeable:
+            steps[lane] = counted
+    return steps
+
+
+def _launch(kernel: Kernel, program: DecodedProgram, state: ShaderState, entry: int,
+            max_steps: int) -> tuple[np.ndarray | None, np.ndarray]:
+    """Run ``kernel`` over ``state``'s lanes: the lane status (None if no lane can need
+    another engine) and the steps (read-only if one number for every lane)."""
     from .intrinsics import NATIVE_LOOPS
 
+    lanes = state.lanes
     if kernel.steps is not None and kernel.steps > max_steps:
-        status = np.ones(lanes, dtype=np.int8)  # every lane stops at the step limit
-        steps = np.zeros(lanes, dtype=np.int64)
-    else:
-        uniform = kernel.steps is not None  # the kernel writes no status and no steps
-        if uniform:
-            status, steps = _NO_STATUS, _NO_STEPS
-        else:
-            status = lane_array(lanes, 1, np.int8, fill=False).reshape(-1)
-            steps = lane_array(lanes, 1, np.int64, fill=False).reshape(-1)
-        used = analysis.registers
-        uniforms = state.uniforms
-        fresh = kernel.overwrites
-        seen = RESULT_TEMPORARIES.get()
-        # Temporaries the kernel never loads: no storage (not stored) unless the caller
-        # sees them; address registers and flags likewise, unless they start non-zero.
-        unseen = frozenset() if seen else kernel.optional
-        holds_address, holds_flags = state.holds_control
-        arrays = (_registers(state.inputs, "v", used),
-                  _registers(state.temporaries, "r", used - unseen, fresh),
-                  _registers(state.outputs[state.bank], "o", used, fresh),
-                  state.address if kernel.address and (seen or holds_address)
-                  else ZERO_ADDRESS,
-                  state.cmp if kernel.flags and (seen or holds_flags) else ZERO_FLAGS,
-                  np.ascontiguousarray(uniforms.floats, dtype=np.float32),
-                  uniforms.float_given, np.ascontiguousarray(uniforms.ints, dtype=np.int64),
-                  uniforms.bools, np.int64(max_steps), status, steps, NATIVE_LOOPS)
-        function = kernel.function
-        in_parallel(lambda lo, hi: function(lo, hi, entry, *arrays), lanes,
-                    _MIN_LANES_PER_THREAD)
-        if uniform:
-            return _same_steps(kernel.steps, lanes)
-    for lane in np.flatnonzero(status):
-        steps[lane] = run_lane(program, state, entry, int(lane), precision=precision,
-                               max_steps=max_steps)
-    return steps
+        # every lane stops at the step limit
+        return np.ones(lanes, dtype=np.int8), np.zeros(lanes, dtype=np.int64)
+    uniform = kernel.steps is not None  # the kernel writes no steps
+    status = (_NO_STATUS if uniform and not kernel.checks
+              else lane_array(lanes, 1, np.int8, fill=False).reshape(-1))
+    steps = _NO_STEPS if uniform else lane_array(lanes, 1, np.int64, fill=False).reshape(-1)
+    used = _analysis(program).registers
+    uniforms = state.uniforms
+    fresh = kernel.overwrites
+    seen = RESULT_TEMPORARIES.get()
+    # Temporaries the kernel never loads: no storage (not stored) unless the caller sees
+    # them; address registers and flags likewise, unless they start non-zero.
+    unseen = frozenset() if seen else kernel.optional
+    holds_address, holds_flags = state.holds_control
+    arrays = (_registers(state.inputs, "v", used),
+              _registers(state.temporaries, "r", used - unseen, fresh),
+              _registers(state.outputs[state.bank], "o", used, fresh),
+              state.address if kernel.address and (seen or holds_address) else ZERO_ADDRESS,
+              state.cmp if kernel.flags and (seen or holds_flags) else ZERO_FLAGS,
+              np.ascontiguousarray(uniforms.floats, dtype=np.float32),
+              uniforms.float_given, np.ascontiguousarray(uniforms.ints, dtype=np.int64),
+              uniforms.bools, np.int64(max_steps), status, steps, NATIVE_LOOPS)
+    function = kernel.function
+    in_parallel(lambda lo, hi: function(lo, hi, entry, *arrays), lanes, _MIN_LANES_PER_THREAD)
+    if uniform:
+        return (status if kernel.checks else None), _same_steps(kernel.steps, lanes)
+    return status, steps
+
+
+def _interpret_again(lanes: int, steps: float) -> bool:
+    """Whether lanes a kernel hands back go to the interpreter kernel (then the reference
+    engine for those it hands back) rather than straight to the reference engine."""
+    return choice.rerun_on_interpreter(lanes, steps, choice.interpreter_kept())
 
 
 @functools.lru_cache(maxsize=16)
@@ -337,7 +368,7 @@ def _interpreter(program: DecodedProgram, analysis, precision: Precision,
     def kernel(lo: int, hi: int, entry: int, *arrays: object) -> None:
         interpreter.interpret(lo, hi, entry, *encoded, f24, *arrays)
 
-    return Kernel(kernel, None)
+    return Kernel(kernel, None, interpreted=True)
 
 
 def load_jit(values: np.ndarray, precision: Precision, out: np.ndarray) -> None:

@@ -99,7 +99,8 @@ def round24(x):
 
     In range, Veltkamp's splitting (Dekker 1971) rounds: with c = x * (2^36 + 1),
     c - (c - x) is x to nearest even at 17 bits.  Compiled: ``intrinsics.round24`` (the
-    same rounding on the bits); array realisation: :func:`gpuisa.floats.round_f24`.
+    same rounding on the bits), and for finite x below 2^64 - 2^46 in magnitude
+    ``intrinsics.round24_in_range``; array realisation: :func:`gpuisa.floats.round_f24`.
     """
     c = x * _SPLIT
     r = c - (c - x)
@@ -151,7 +152,8 @@ def pica_mul(a, b):
     notes §3.1).  A NaN operand gives the first NaN operand, quieted (what an x86 FPU
     does; the hardware's NaN payloads are unknown).  Exact for f24 working values and
     for float32 values.  Compiled: ``intrinsics.mul64`` (f24 working values, already
-    quiet) and the product inside ``intrinsics.mul32``."""
+    quiet) and the product inside ``intrinsics.mul32``; for finite operands also
+    ``intrinsics.mul64_in_range``."""
     p = a * b
     if p != p:
         if a != a:
@@ -165,7 +167,7 @@ def pica_mul(a, b):
 def pica_add(a, b):
     """IEEE addition; a NaN operand gives the first NaN operand, quieted (inf - inf gives
     the FPU's default NaN).  Compiled: ``intrinsics.add64`` and the sum inside
-    ``intrinsics.add32``."""
+    ``intrinsics.add32``; for finite operands also ``intrinsics.add64_in_range``."""
     s = a + b
     if s != s:
         if a != a:
