@@ -323,7 +323,7 @@ def test_round24_in_range_on_random_float64_patterns_and_by_hand():
         inside = np.abs(x) < F24_LAST
     got = run(R.round24_in_range, x)
     _check_in_range(got, run(P.round24, x), inside)
-    assert got[-11:-9].tolist() == [np.inf, 2.0**64 - 2.0**47]  # the boundary, by hand
+    assert np.isnan(got[-11]) and got[-10] == 2.0**64 - 2.0**47  # the boundary, by hand
     assert got[-7:-4].tolist() == [0.0, 2.0**-62, 0.0] and math.copysign(1, got[-7]) == 1
 
 

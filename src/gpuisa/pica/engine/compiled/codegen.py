@@ -1133,11 +1133,14 @@ class _Generator:
             return
         self.out.lines[start:] = [_IN_RANGE_CALL.sub(
             lambda match: f"R.{IN_RANGE[match.group(1)]}(", line) for line in lines]
-        for key in writes:
-            self.out(f"if R.nonfinite32({self.register(*key)}):")
-            self.out.depth += 1
-            self.flag()
-            self.out.depth -= 1
+        # What such an instruction writes is a finite float24 (below 2^64 in magnitude)
+        # or not finite: the float32 sum of the components is finite exactly when all
+        # of them are.
+        total = " + ".join(self.register(*key) for key in writes)
+        self.out(f"if R.nonfinite32({total}):")
+        self.out.depth += 1
+        self.flag()
+        self.out.depth -= 1
         self.checks = True
 
     def bind(self, expression: str) -> str:

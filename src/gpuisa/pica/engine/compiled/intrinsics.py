@@ -308,20 +308,17 @@ add32 = _inline(types.float32, types.float32, 2, _add_ir(_quiet32_ir))
 # an exact engine (``codegen.IN_RANGE`` names these rules).
 # ``tests/pica/engine/test_rules.py`` proves both properties.
 
-_F24_LAST_64 = 2.0**64 - 2.0**46  # from here on, float24 rounding gives infinity
-
-
 def _round24_in_range_ir(builder, x):
-    u = builder.bitcast(x, _I64)
-    odd = builder.and_(builder.lshr(u, ir.Constant(_I64, int(_DROP))), ir.Constant(_I64, 1))
-    rounded = builder.add(builder.add(u, odd), ir.Constant(_I64, int(_HALF_MINUS_ONE)))
-    rounded = builder.and_(rounded, ir.Constant(_I64, int(~_DROP_MASK & _U64_ABS | _U64_SIGN)))
-    magnitude = builder.and_(rounded, ir.Constant(_I64, int(_U64_ABS)))
-    small = builder.icmp_unsigned("<", magnitude, ir.Constant(_I64, int(_F24_MIN_64)))
-    finite = builder.bitcast(builder.select(small, ir.Constant(_I64, 0), rounded), _F64)
-    size = builder.bitcast(builder.and_(u, ir.Constant(_I64, int(_U64_ABS))), _F64)
-    out = builder.fcmp_unordered(">=", size, ir.Constant(_F64, _F24_LAST_64))
-    return builder.select(out, builder.fmul(x, ir.Constant(_F64, float("inf"))), finite)
+    # Veltkamp's splitting, as primitives.round24 rounds (cheaper here than the integer
+    # rounding of round24, which also keeps NaN payloads)
+    c = builder.fmul(x, ir.Constant(_F64, P.VELTKAMP_SPLIT))
+    rounded = builder.fsub(c, builder.fsub(c, x))
+    size = builder.bitcast(builder.and_(builder.bitcast(rounded, _I64),
+                                        ir.Constant(_I64, int(_U64_ABS))), _F64)
+    small = builder.fcmp_ordered("<", size, ir.Constant(_F64, P.F24_MIN))
+    out = builder.fcmp_unordered(">=", size, ir.Constant(_F64, P.F24_OVER))
+    rounded = builder.select(small, ir.Constant(_F64, 0.0), rounded)
+    return builder.select(out, ir.Constant(_F64, float("nan")), rounded)
 
 
 def _fmul_ir(builder, a, b):
@@ -338,9 +335,9 @@ def _nonfinite32_ir(builder, x):
     return builder.zext(infinite, ir.IntType(8))
 
 
-#: ``primitives.round24`` in range (the same rounding on the bits, without the NaN
-#: case); a NaN, an infinity or a magnitude from 2^64 - 2^46 on (which float24 rounds
-#: to infinity) gives x * inf.
+#: ``primitives.round24`` in range (the primitive's own Veltkamp splitting, without
+#: its NaN and infinity cases); a NaN, an infinity or a magnitude from 2^64 - 2^46 on
+#: (which float24 rounds to infinity) gives a NaN.
 round24_in_range = _inline(types.float64, types.float64, 1, _round24_in_range_ir)
 #: ``primitives.pica_mul`` on finite working values (plain float64 multiplication).
 mul64_in_range = _inline(types.float64, types.float64, 2, _fmul_ir)

@@ -42,7 +42,7 @@ _U64 = struct.Struct("<Q")
 F24_MIN = F24_MIN_NORMAL
 F24_OVER = 2.0**64
 #: Veltkamp's splitting constant: float64 keeps 53 bits, float24 17; 2^(53-17) + 1.
-_SPLIT = 2.0**36 + 1.0
+VELTKAMP_SPLIT = 2.0**36 + 1.0
 _INF64 = 0x7FF0000000000000
 _QUIET64 = 1 << 51
 #: The float64 NaN payload bits a float24 NaN keeps (its 16 mantissa bits).
@@ -102,7 +102,7 @@ def round24(x):
     same rounding on the bits), and for finite x below 2^64 - 2^46 in magnitude
     ``intrinsics.round24_in_range``; array realisation: :func:`gpuisa.floats.round_f24`.
     """
-    c = x * _SPLIT
+    c = x * VELTKAMP_SPLIT
     r = c - (c - x)
     if F24_MIN <= r < F24_OVER or -F24_OVER < r <= -F24_MIN:
         return r
