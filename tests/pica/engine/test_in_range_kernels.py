@@ -1,12 +1,12 @@
-"""f24 kernels over blocks of lanes compute ADD, MUL, MAD and the dot products in range
+"""f24 vertex kernels compute ADD, MUL, MAD and the dot products in range
 (``codegen.IN_RANGE``): lanes where a value leaves the range are run again by an exact
 engine (the interpreter kernel, or the reference engine for a few lanes).
 
-Each kind of kernel (straight-line, uniform control, divergent blocks) runs a program of
-those instructions over lanes of ordinary values mixed with lanes holding infinities,
-NaNs with payloads, magnitudes whose products pass 2^64 and ones whose products fall
-below 2^-62; the results must equal the reference engine's bit for bit, whichever
-engine runs the lanes again."""
+Each kind of kernel (straight-line, uniform control, divergent blocks, lane by lane) runs
+a program of those instructions over lanes of ordinary values mixed with lanes holding
+infinities, NaNs with payloads, magnitudes whose products pass 2^64 and ones whose
+products fall below 2^-62; the results must equal the reference engine's bit for bit,
+whichever engine runs the lanes again."""
 
 import numpy as np
 import pytest
@@ -59,8 +59,21 @@ def divergent():
     return a.program()
 
 
+def lane_by_lane():
+    a = Asm()
+    a.op("mov", "r0", "v1")  # 0
+    a.op("cmp", None, "c2", "v0", cmpx=CompareOp.GT, cmpy=CompareOp.GT)  # 1
+    a.flow("callc", dst=6, num=1, condop=CondOp.X, refx=1)  # 2: lanes with v0.x < 0
+    a.op("dp4", "o0.x", "c0", "r0")  # 3
+    a.op("mul", "o1", "c1", "r0")  # 4
+    a.end()  # 5
+    a.op("mad", "r0", "r0", "c0", "v0")  # 6
+    return a.program()
+
+
 KINDS = {"straight": (straight, "straight"), "uniform": (uniform, "uniform control"),
-         "divergent": (divergent, "divergent blocks")}
+         "divergent": (divergent, "divergent blocks"),
+         "lane by lane": (lane_by_lane, "lane by lane")}
 
 
 def _inputs(rng):

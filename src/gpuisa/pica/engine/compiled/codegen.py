@@ -24,14 +24,14 @@ runs the same way over all lanes with writes masked to those lanes, then each of
 takes the block's flow instruction and the stack check; lanes are independent, so the
 order only affects speed.
 
-The math of each instruction is :mod:`.intrinsics`; nothing here computes a value.  In
-f24, the kernels over blocks of lanes compute ADD, MUL, MAD and the dot products in
-range (:data:`IN_RANGE`): without the hardware's infinity and NaN cases, which are most
-of the cost, and with a check of every component written that hands a lane whose value
-is not finite to an exact engine.
+The math of each instruction is :mod:`.intrinsics`; nothing here computes a value.
 ADD, MUL, MAD and the dot products are spelled out as one expression of its inlined
 building blocks (the bodies of ``R.add24``, ``R.dp4_32`` etc.), so that the kernel has
-no call in its inner loop; the other opcodes call their rule.
+no call in its inner loop; the other opcodes call their rule.  In f24, vertex kernels
+compute ADD, MUL, MAD and the dot products in range (:data:`IN_RANGE`): without the
+hardware's infinity and NaN cases, which are most of the cost, and with a check of what
+such an instruction writes that hands a lane whose value is not finite to an exact
+engine.
 
 Whatever the kernel cannot finish exactly the way the reference engine would (a hang, a
 fault, a read of a register that was not given, the step limit, a value out of range)
@@ -86,8 +86,8 @@ NEEDS_REFERENCE = 1
 
 XYZW = "xyzw"
 #: The exact f24 rules of :mod:`.intrinsics` and their in-range realisations
-#: (``intrinsics.round24_in_range`` ...): f24 instructions of kernels over blocks of lanes
-#: that call nothing but these and :data:`SAME_IN_RANGE` use the latter and check what
+#: (``intrinsics.round24_in_range`` ...): f24 instructions of vertex kernels that call
+#: nothing but these and :data:`SAME_IN_RANGE` use the latter and check what
 #: they write (:meth:`_Generator.in_range`).
 IN_RANGE = {"round24": "round24_in_range", "mul64": "mul64_in_range",
             "add64": "add64_in_range"}
@@ -100,8 +100,9 @@ INLINE_RULES = frozenset({"round24", "work24", "negate24", "negate32", "quiet32"
                           *IN_RANGE.values(), "nonfinite32"})
 _CALLED = re.compile(r"\bR\.(\w+)\(")
 _IN_RANGE_CALL = re.compile(rf"\bR\.({'|'.join(IN_RANGE)})\(")
-#: The names :meth:`_Generator.read` gives source values.
+#: The names :meth:`_Generator.read` gives source values, and a line reading one.
 _NAME = re.compile(r"\bs\d+\b")
+_READ = re.compile(r"\s*(s\d+) = ")
 #: The kernel argument holding each register bank.
 _ARRAYS = {"v": "inputs", "r": "temporaries", "o": "outputs"}
 
@@ -341,8 +342,8 @@ class _Generator:
         self.lane_status = False
         #: Rows of ``G`` the kernels of uniform control gather uniform rows into.
         self.gather_rows = 0
-        # In f24 kernels over blocks of lanes: eligible instructions compute in range
-        # (:meth:`in_range`), and whether one did.
+        # In f24 vertex kernels: eligible instructions compute in range (:meth:`in_range`),
+        # and whether one did.
         self.in_range_allowed = False
         self.checks = False
         # Geometry kernels (:mod:`.geometry`): output registers live in the rows of
@@ -386,6 +387,7 @@ class _Generator:
     def kernel(self) -> KernelSource:
         body = _Source(depth=3)
         self.out = body
+        self.in_range_allowed = self.precision == "f24"
         blocks = [(leader, self.block_steps(leader)) for leader in self.leaders]
         if self.straight(blocks):
             steps = blocks[0][1]
@@ -571,7 +573,6 @@ class _Generator:
         self.rows = {}
         self.flag_names = ("F[0, j]", "F[1, j]")
         self.address_names = ("A[0, j]", "A[1, j]", "A[2, j]")
-        self.in_range_allowed = self.precision == "f24"
         self.lane_status = True
         body = _Source(depth=2)
         fused = False
@@ -710,7 +711,6 @@ class _Generator:
         self.rows = {}
         self.flag_names = ("F[0, j]", "F[1, j]")
         self.address_names = ("A[0, j]", "A[1, j]", "al")
-        self.in_range_allowed = self.precision == "f24"
         body = _Source(depth=3)
         self.out = body
         accesses: dict[int, list] = {}
@@ -784,7 +784,6 @@ class _Generator:
         block's last instruction and the stack check one at a time."""
         self.rows = {}
         self.masked = True
-        self.in_range_allowed = self.precision == "f24"
         self.flag_names = ("F[0, j]", "F[1, j]")
         self.address_names = ("A[0, j]", "A[1, j]", "A[2, j]")
         body = _Source(depth=2)
@@ -1086,6 +1085,7 @@ class _Generator:
         the uniform rows :meth:`gather` copied for relative sources."""
         gathered = gathered or {}
         self.pending = {}
+        reads = len(self.out.lines)
         src = [self.read(operand, gathered.get(k)) for k, operand in enumerate(step.sources)]
         start = len(self.out.lines)
         writes = []
@@ -1120,6 +1120,10 @@ class _Generator:
             self.accesses.append((key, "write"))
         if result.flags is None and result.address is None and writes:
             self.in_range(start, writes)
+        # Unused source components are not read at all (less for Numba to compile).
+        self.out.lines[reads:start] = [
+            line for line in self.out.lines[reads:start]
+            if (match := _READ.match(line)) is None or match.group(1) in used]
 
     def in_range(self, start: int, writes: list[tuple[str, int, int]]) -> None:
         """If allowed, turn the f24 instruction whose code begins at line ``start`` of

@@ -297,7 +297,7 @@ add32 = _inline(types.float32, types.float32, 2, _add_ir(_quiet32_ir))
 
 # -- f24 arithmetic in range -------------------------------------------------------------------
 #
-# The kernels over blocks of lanes compute ADD, MUL, MAD and the dot products with these
+# Vertex kernels compute ADD, MUL, MAD and the dot products with these
 # instead: without the selects that give infinities, NaNs and 0 * inf their hardware
 # results, which are most of the f24 arithmetic's cost.  Each equals its exact rule
 # whenever the operands are finite and every result rounds to a finite float24 ("in
