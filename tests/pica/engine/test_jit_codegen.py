@@ -7,6 +7,7 @@ from picaemu_kit import Asm
 
 from gpuisa.pica.engine.compiled.codegen import INLINE_RULES, analyse, generate
 from gpuisa.pica.engine.decode import decode_program
+from gpuisa.pica.isa import CompareOp, CondOp
 
 
 def test_straight_line_instructions_of_inline_code_share_one_loop_over_lanes():
@@ -75,3 +76,49 @@ def test_block_successors_include_every_transfer_the_reference_engine_makes(prof
                 else:
                     assert step.next_pc == step.pc + 1, (seed, step)
     assert transfers > 1000
+
+
+def _writes_nothing(a, mnemonic, *operands):
+    """Append an instruction whose destination mask is empty (its own descriptor)."""
+    a.op(mnemonic, *operands)
+    a.opdescs[-1] &= ~0xF
+
+
+def _empty_mask_programs():
+    straight = Asm()
+    _writes_nothing(straight, "mad", "r1", "v0", "c0", "v0.wzyx")
+    straight.op("mov", "o0", "v0")
+    straight.end()
+    uniform = Asm()
+    uniform.flow("loop", dst=1, id=0)  # 0
+    _writes_nothing(uniform, "mad", "r1", "v0", "c0", "v0.wzyx")  # 1: a block of its own
+    uniform.op("mov", "o0", "v0")  # 2
+    uniform.end()  # 3
+    forward = Asm()
+    forward.op("cmp", None, "c0", "v0", cmpx=CompareOp.GT, cmpy=CompareOp.GT)  # 0
+    forward.flow("jmpc", dst=3, condop=CondOp.X, refx=1)  # 1
+    _writes_nothing(forward, "mad", "r1", "v0", "c0", "v0.wzyx")  # 2
+    forward.op("mov", "o0", "v0")  # 3
+    forward.end()  # 4
+    lanes = Asm()
+    lanes.op("cmp", None, "c0", "v0", cmpx=CompareOp.GT, cmpy=CompareOp.GT)  # 0
+    lanes.flow("callc", dst=4, num=1, condop=CondOp.X, refx=1)  # 1
+    lanes.op("mov", "o0", "v0")  # 2
+    lanes.end()  # 3
+    _writes_nothing(lanes, "add", "r1", "c0", "v0.wzyx")  # 4
+    return {"straight": straight, "uniform control": uniform, "divergent blocks": forward,
+            "lane by lane": lanes}
+
+
+@pytest.mark.parametrize("kind", ["straight", "uniform control", "divergent blocks",
+                                  "lane by lane"])
+def test_an_instruction_that_writes_nothing_leaves_valid_source(kind):
+    """An ALU instruction with an empty destination mask has no code once its unused
+    reads are dropped: every kind of kernel must still be valid Python (a random
+    uniform program on its own kernel once failed with an IndentationError)."""
+    from differential import kernel_kind
+
+    program = decode_program(_empty_mask_programs()[kind].program())
+    source = generate(program, analyse(program), (), "f24", frozenset(), 0).source
+    assert kernel_kind(source) == kind
+    compile(source, "<kernel>", "exec")

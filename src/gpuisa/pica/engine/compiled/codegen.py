@@ -1124,6 +1124,8 @@ class _Generator:
         self.out.lines[reads:start] = [
             line for line in self.out.lines[reads:start]
             if (match := _READ.match(line)) is None or match.group(1) in used]
+        if len(self.out.lines) == reads:
+            self.out("pass")  # nothing to do (an empty mask): still a statement
 
     def in_range(self, start: int, writes: list[tuple[str, int, int]]) -> None:
         """If allowed, turn the f24 instruction whose code begins at line ``start`` of
