@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 
 import differential as D
 import numpy as np
@@ -187,6 +188,35 @@ def test_each_kind_of_kernel_matches_the_reference_engine(compiled, kind, profil
         short = dataclasses.replace(found, max_steps=3)
         assert isinstance(D.outcome(short, "reference"), D.GpuIsaError)
         check(short, f"(kernel: {kind})", SHRINK_COMPILED)
+
+
+def _valid_kernel_source(found: D.Case) -> None:
+    """The source of ``found``'s own kernel parses, and names only rules that exist."""
+    from gpuisa.pica.engine.compiled import intrinsics, stacks
+
+    source = D.kernel_source(found)
+    if source is None:
+        return
+    try:
+        compile(source, "<kernel>", "exec")
+    except SyntaxError as error:
+        pytest.fail(f"{found.profile} seed {found.seed} (geometry {found.geometry}): "
+                    f"{error}\n{D.reproducer(found, None)}", pytrace=False)
+    for module, name in re.findall(r"\b([RS])\.(\w+)\b", source):
+        assert hasattr(intrinsics if module == "R" else stacks, name), (found.seed, name)
+
+
+@pytest.mark.parametrize(("profile", "geometry", "count"), [
+    ("mixed", False, PROGRAMS), ("straight", False, 300), ("forward", False, 300),
+    ("uniform", False, 300), ("mixed", True, 300), ("straight", True, 300)])
+def test_every_program_gets_a_kernel_source_that_compiles(profile, geometry, count):
+    """Compiling each random program's own kernel takes seconds, so the suite compiles
+    one per kind (above; every one with GPUISA_DIFFERENTIAL_PROGRAMS).  Generating its
+    source takes milliseconds: for every program of the suite it must be valid Python
+    calling only rules that exist (an instruction that wrote nothing once left a loop
+    without a body)."""
+    for seed in range(count):
+        _valid_kernel_source(D.case(seed, profile, geometry))
 
 
 #: Geometry seeds (mixed): 10 faults, 39 reads a uniform that was not given.

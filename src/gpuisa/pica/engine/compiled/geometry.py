@@ -211,6 +211,7 @@ class _GeometryGenerator(_Generator):
         out("npr = 0")
         out("for inv in range(count):")
         out.depth = 2
+        out("pass")  # a path without SETEMIT or EMIT leaves nothing else here
         emitted = 0
         for step in path:
             if step.op is Opcode.SETEMIT:
