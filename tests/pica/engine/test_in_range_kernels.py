@@ -87,19 +87,21 @@ def _inputs(rng):
     return {"v0": ordinary[0], "v1": ordinary[1]}
 
 
+@pytest.mark.parametrize("precision", ["f24", "f32"])
 @pytest.mark.parametrize("again", ["interpreter", "reference"])
 @pytest.mark.parametrize("kind", sorted(KINDS))
-def test_lanes_out_of_range_are_run_again_exactly(kind, again, monkeypatch):
+def test_lanes_out_of_range_are_run_again_exactly(kind, again, precision, monkeypatch):
     from gpuisa.pica.engine import choice
     from gpuisa.pica.engine.compiled import runner
 
     make, header = KINDS[kind]
     program = make()
     decoded = decode_program(program)
-    source = generate(decoded, analyse(decoded), (), "f24", frozenset(), 0).source
+    source = generate(decoded, analyse(decoded), (), precision, frozenset(), 0).source
     assert kernel_kind(source) == header
-    assert "R.round24_in_range(" in source and "R.nonfinite32(" in source
-    assert "R.round24(" not in source  # every rounding here is in range
+    exact = ("round24", "mul64", "add64") if precision == "f24" else ("mul32", "add32")
+    assert f"R.{exact[0]}_in_range(" in source and "R.nonfinite32(" in source
+    assert not any(f"R.{rule}(" in source for rule in exact)  # all of it in range
     monkeypatch.setattr(runner, "KERNELS", "always")
     monkeypatch.setattr(choice, "rerun_on_interpreter",
                         lambda lanes, steps, interpreter: again == "interpreter")
@@ -111,15 +113,18 @@ def test_lanes_out_of_range_are_run_again_exactly(kind, again, monkeypatch):
                         lambda *args, **kw: referenced.append(1) or original_lane(*args, **kw))
     rng = np.random.default_rng(sorted(KINDS).index(kind))
     inputs = _inputs(rng)
-    uniforms = {"c0": [0.5, -1.25, 3.0, 1e-20], "c1": [1e20, 2.0, -0.75, 1.5],
+    # c1.x puts every lane's x out of range (f24: products past 2^64; f32: infinite)
+    far = 1e20 if precision == "f24" else np.inf
+    uniforms = {"c0": [0.5, -1.25, 3.0, 1e-20], "c1": [far, 2.0, -0.75, 1.5],
                 "c2": [0.0, 0.0, 0.0, 0.0], "i0": [2, 0, 1, 0]}
-    got = run(program, inputs, uniforms=uniforms, engine="jit", registers=True)
-    want = run(program, inputs, uniforms=uniforms, engine="reference", registers=True)
+    got = run(program, inputs, uniforms=uniforms, engine="jit", registers=True,
+              precision=precision)
+    want = run(program, inputs, uniforms=uniforms, engine="reference", registers=True,
+               precision=precision)
     for registers in ("outputs", "temporaries"):
         for name, values in getattr(want, registers).items():
             assert np.array_equal(getattr(got, registers)[name].view(np.uint32),
                                   values.view(np.uint32)), name
     assert np.array_equal(got.steps, want.steps)
-    # c1.x = 1e20 puts every lane's x past 2^64: all of them run again
     assert (len(interpreted), len(referenced)) == ((1, 0) if again == "interpreter"
                                                    else (0, LANES))

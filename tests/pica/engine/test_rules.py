@@ -340,6 +340,19 @@ def test_mul_and_add_in_range_equal_the_rules_on_finite_working_values(rule, in_
     _check_in_range(run(in_range, a, b), run(rule, a, b), np.isfinite(a) & np.isfinite(b))
 
 
+@pytest.mark.parametrize(("rule", "in_range"), [(R.mul32, R.mul32_in_range),
+                                                (R.add32, R.add32_in_range)],
+                         ids=["mul32", "add32"])
+def test_mul_and_add_in_range_equal_the_rules_on_finite_float32_values(rule, in_range):
+    """f32 mode: the same bits wherever both operands are finite (an overflow gives the
+    same infinity); with an infinite or NaN operand an infinity or a NaN."""
+    a, b = pairs()
+    got, want = np.empty(a.shape, np.float32), np.empty(a.shape, np.float32)
+    _map2(compiled(in_range), a, b, got)
+    _map2(compiled(rule), a, b, want)
+    _check_in_range(got, want, np.isfinite(a) & np.isfinite(b))
+
+
 def test_nonfinite32_is_one_exactly_for_infinities_and_nans():
     values = np.concatenate([RANDOM32, VALUES, np.array([np.inf, -np.inf], np.float32)])
     flags = np.empty(values.shape, np.int8)

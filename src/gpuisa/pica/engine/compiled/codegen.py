@@ -27,7 +27,7 @@ order only affects speed.
 The math of each instruction is :mod:`.intrinsics`; nothing here computes a value.
 ADD, MUL, MAD and the dot products are spelled out as one expression of its inlined
 building blocks (the bodies of ``R.add24``, ``R.dp4_32`` etc.), so that the kernel has
-no call in its inner loop; the other opcodes call their rule.  In f24, vertex kernels
+no call in its inner loop; the other opcodes call their rule.  Vertex kernels
 compute ADD, MUL, MAD and the dot products in range (:data:`IN_RANGE`): without the
 hardware's infinity and NaN cases, which are most of the cost, and with a check of what
 such an instruction writes that hands a lane whose value is not finite to an exact
@@ -85,14 +85,14 @@ DONE = 0
 NEEDS_REFERENCE = 1
 
 XYZW = "xyzw"
-#: The exact f24 rules of :mod:`.intrinsics` and their in-range realisations
-#: (``intrinsics.round24_in_range`` ...): f24 instructions of vertex kernels that call
+#: The exact rules of :mod:`.intrinsics` and their in-range realisations
+#: (``intrinsics.round24_in_range`` ...): instructions of vertex kernels that call
 #: nothing but these and :data:`SAME_IN_RANGE` use the latter and check what
 #: they write (:meth:`_Generator.in_range`).
 IN_RANGE = {"round24": "round24_in_range", "mul64": "mul64_in_range",
-            "add64": "add64_in_range"}
+            "add64": "add64_in_range", "mul32": "mul32_in_range", "add32": "add32_in_range"}
 #: Rules that turn infinities and NaNs into infinities and NaNs, and are exact anyway.
-SAME_IN_RANGE = frozenset({"work24", "negate24"})
+SAME_IN_RANGE = frozenset({"work24", "negate24", "negate32"})
 #: The rules of :mod:`.intrinsics` that are LLVM-IR intrinsics (expanded in place, no
 #: call), and the rule names a line of kernel source calls.
 INLINE_RULES = frozenset({"round24", "work24", "negate24", "negate32", "quiet32", "mul64",
@@ -342,8 +342,8 @@ class _Generator:
         self.lane_status = False
         #: Rows of ``G`` the kernels of uniform control gather uniform rows into.
         self.gather_rows = 0
-        # In f24 vertex kernels: eligible instructions compute in range (:meth:`in_range`),
-        # and whether one did.
+        # In vertex kernels (not geometry ones): eligible instructions compute in range
+        # (:meth:`in_range`), and whether one did.
         self.in_range_allowed = False
         self.checks = False
         # Geometry kernels (:mod:`.geometry`): output registers live in the rows of
@@ -387,7 +387,7 @@ class _Generator:
     def kernel(self) -> KernelSource:
         body = _Source(depth=3)
         self.out = body
-        self.in_range_allowed = self.precision == "f24"
+        self.in_range_allowed = True
         blocks = [(leader, self.block_steps(leader)) for leader in self.leaders]
         if self.straight(blocks):
             steps = blocks[0][1]
@@ -1128,9 +1128,9 @@ class _Generator:
             self.out("pass")  # nothing to do (an empty mask): still a statement
 
     def in_range(self, start: int, writes: list[tuple[str, int, int]]) -> None:
-        """If allowed, turn the f24 instruction whose code begins at line ``start`` of
-        the output into the in-range arithmetic of :data:`.intrinsics.IN_RANGE` (when it
-        calls nothing else) and hand the lanes where a component it wrote is not finite
+        """If allowed, turn the instruction whose code begins at line ``start`` of the
+        output into the in-range arithmetic of :data:`IN_RANGE` (when it calls nothing
+        else) and hand the lanes where a component it wrote is not finite
         to an exact engine (the lane status)."""
         lines = self.out.lines[start:]
         called = set(_CALLED.findall("\n".join(lines)))
@@ -1139,9 +1139,10 @@ class _Generator:
             return
         self.out.lines[start:] = [_IN_RANGE_CALL.sub(
             lambda match: f"R.{IN_RANGE[match.group(1)]}(", line) for line in lines]
-        # What such an instruction writes is a finite float24 (below 2^64 in magnitude)
-        # or not finite: the float32 sum of the components is finite exactly when all
-        # of them are.
+        # The float32 sum of the components written is not finite if one of them is
+        # not (f24: each finite one is below 2^64, so the sum is finite exactly when all
+        # are; f32: a sum of finite ones may overflow, and the lane is run again for
+        # nothing).
         total = " + ".join(self.register(*key) for key in writes)
         self.out(f"if R.nonfinite32({total}):")
         self.out.depth += 1

@@ -295,18 +295,18 @@ add32 = _inline(types.float32, types.float32, 2, _add_ir(_quiet32_ir))
 
 
 
-# -- f24 arithmetic in range -------------------------------------------------------------------
+# -- arithmetic in range ----------------------------------------------------------------------
 #
-# Vertex kernels compute ADD, MUL, MAD and the dot products with these
-# instead: without the selects that give infinities, NaNs and 0 * inf their hardware
-# results, which are most of the f24 arithmetic's cost.  Each equals its exact rule
-# whenever the operands are finite and every result rounds to a finite float24 ("in
-# range"); otherwise the value they compute is an infinity or a NaN, never a finite
-# number (an infinity or NaN operand makes every sum and product, and so every later
-# rounding, infinite or NaN).  A kernel checks every register component such an
-# instruction writes (``nonfinite32``) and hands the lanes where one is not finite to
-# an exact engine (``codegen.IN_RANGE`` names these rules).
-# ``tests/pica/engine/test_rules.py`` proves both properties.
+# Vertex kernels compute ADD, MUL, MAD and the dot products with these instead: without
+# the selects that give infinities, NaNs and 0 * inf their hardware results, which are
+# most of the arithmetic's cost.  Each equals its exact rule whenever the operands are
+# finite and (f24) every result rounds to a finite float24 ("in range"); otherwise the
+# value they compute is an infinity or a NaN, never a finite number (an infinity or NaN
+# operand makes every sum and product, and so every later rounding, infinite or NaN).
+# A kernel checks what such an instruction writes (``nonfinite32``) and hands the lanes
+# where a value is not finite to an exact engine (``codegen.IN_RANGE`` names these
+# rules).  ``tests/pica/engine/test_rules.py`` proves both properties.
+
 
 def _round24_in_range_ir(builder, x):
     # Veltkamp's splitting, as primitives.round24 rounds (cheaper here than the integer
@@ -343,6 +343,11 @@ round24_in_range = _inline(types.float64, types.float64, 1, _round24_in_range_ir
 mul64_in_range = _inline(types.float64, types.float64, 2, _fmul_ir)
 #: ``primitives.pica_add`` on finite working values (plain float64 addition).
 add64_in_range = _inline(types.float64, types.float64, 2, _fadd_ir)
+#: ``primitives.mul32`` on finite float32 operands (plain float32 multiplication; an
+#: overflow gives the same infinity).
+mul32_in_range = _inline(types.float32, types.float32, 2, _fmul_ir)
+#: ``primitives.add32`` on finite float32 operands (plain float32 addition).
+add32_in_range = _inline(types.float32, types.float32, 2, _fadd_ir)
 #: 1 if a float32 register value is an infinity or a NaN, else 0.
 nonfinite32 = _inline(types.float32, types.int8, 1, _nonfinite32_ir)
 
