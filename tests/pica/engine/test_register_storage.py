@@ -327,11 +327,13 @@ def test_address_registers_and_flags_nobody_sees_get_no_storage(kernels, registe
     them; registers=True: they hold what the program leaves (a0.x = v0.x, the flags
     of the CMP, aL = 0 + (1 + 1) * 1 after a loop of two trips from y = 0 by z = 1).
     Also from given, non-zero initial values (which are then loaded).  The outputs
-    are the same: r0 = 2 * c[1 + a0.x]."""
+    are the same: r0 = 2 * c[1 + a0.x].  The stand-ins have the layout of the real
+    arrays: a kernel compiles once for all of these runs."""
     from gpuisa.pica.engine.compiled import runner as jit
     from gpuisa.pica.engine.state import ShaderState
 
     monkeypatch.setattr(jit, "KERNELS", kernels)
+    monkeypatch.setattr(jit, "_cache", type(jit._cache)())  # this test's kernels only
     allocated = []
     original = ShaderState._allocate
 
@@ -355,3 +357,13 @@ def test_address_registers_and_flags_nobody_sees_get_no_storage(kernels, registe
         if registers:
             assert result.address.tolist() == [[x, address[1], 2] for x in v0[:, 0]]
             assert result.cmp.tolist() == [[x < 0, y == 0] for x, y, _, _ in v0]
+    from numba import typeof
+
+    from gpuisa.pica.engine.compiled.kernels import ZERO_ADDRESS, ZERO_FLAGS
+
+    state = ShaderState(len(v0))
+    assert typeof(state.address) == typeof(ZERO_ADDRESS)
+    assert typeof(state.cmp) == typeof(ZERO_FLAGS)
+    if kernels == "always":
+        (kernel,) = jit._cache.values()
+        assert len(kernel.function.signatures) == 1

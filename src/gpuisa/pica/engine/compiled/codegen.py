@@ -236,10 +236,11 @@ def _ends_block(step: Step, analysis: Analysis) -> bool:
 def _transfer_control(out: _Source, array: str, pairs: list[tuple[str, str]], zero: str,
                       store: bool) -> None:
     """Copy address registers or flags between the caller's ``array`` and the kernel's
-    names (``pairs``: array element, name); to the array with ``store``.  A zero-lane
-    ``array`` (:data:`.kernels.ZERO_ADDRESS`, :data:`.kernels.ZERO_FLAGS`) means every
-    lane starts with ``zero`` and nobody sees the results: nothing is stored."""
-    out(f"if {array}.shape[1] != 0:")
+    names (``pairs``: array element, name); to the array with ``store``.  The stand-ins
+    :data:`.kernels.ZERO_ADDRESS`, :data:`.kernels.ZERO_FLAGS` (told by their first
+    dimension) mean every lane starts with ``zero`` and nobody sees the results: nothing
+    is stored."""
+    out(f"if {array}.shape[0] == {len(pairs)}:")
     for element, name in pairs:
         out(f"    {element} = {name}" if store else f"    {name} = {element}")
     if not store:

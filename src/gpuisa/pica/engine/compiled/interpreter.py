@@ -221,9 +221,9 @@ def interpret(lo, hi, entry, table, rows, written, f24, inputs, temporaries, out
     loops_t = np.zeros(S.LOOP_SIZE, np.int64)
     scratch = R.make_scratch(natives)
     length = table.shape[0]
-    # zero-lane stand-ins (kernels.ZERO_ADDRESS, ZERO_FLAGS): start at 0, store nothing
-    given_address = address.shape[1] != 0
-    given_flags = cmp.shape[1] != 0
+    # the stand-ins kernels.ZERO_ADDRESS, ZERO_FLAGS: start at 0, store nothing
+    given_address = address.shape[0] == 3
+    given_flags = cmp.shape[0] == 2
     for base in range(lo, hi, LANES):
         m = min(LANES, hi - base)
         for row in rows:

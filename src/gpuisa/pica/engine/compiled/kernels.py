@@ -62,8 +62,11 @@ UNUSED_READ_ONLY.flags.writeable = False
 #: Stand-ins for the address registers and the flags when every lane starts with zeros /
 #: false and nobody will look at their final values: kernels then neither load nor
 #: store them (10^6 lanes of address registers are 24 MB read and written for nothing).
-ZERO_ADDRESS = np.zeros((3, 0), np.int64)
-ZERO_FLAGS = np.zeros((2, 0), np.bool_)
+#: A kernel tells them from ShaderState's ``(3, lanes)`` / ``(2, lanes)`` arrays by their
+#: first dimension; like those they are transposed C arrays (Numba's layout "F"), so that
+#: a kernel compiles one signature for both (a zero-size array would be "C").
+ZERO_ADDRESS = np.zeros((2, 4), np.int64).T
+ZERO_FLAGS = np.zeros((2, 3), np.bool_).T
 
 
 def analysis(program: DecodedProgram) -> Analysis:
