@@ -18,11 +18,11 @@ every program): :func:`.choice.kernel_pays`, rent or buy over the runs of the pr
 :func:`ready` tells whether running a program would compile anything.
 
 Results are bit-identical to the reference engine: a lane that the kernel cannot finish
-exactly as the reference engine would (a value outside the range of the f24 arithmetic
-in range, a hang, a fault, a read of a register that was not given, the step limit) is
-run again from its initial registers: on the interpreter kernel when there are enough
-of them to pay (:func:`.choice.rerun_on_interpreter`), then on the reference engine,
-which gives the result or raises the error with its exact message.  Programs
+exactly as the reference engine would (a value outside the range of the kernels'
+arithmetic in range, a hang, a fault, a read of a register that was not given, the step
+limit) is run again from its initial registers: on the interpreter kernel when there
+are enough of them to pay (:func:`.choice.rerun_on_interpreter`), then on the reference
+engine, which gives the result or raises the error with its exact message.  Programs
 using EX2/LG2 run on the reference engine if NumPy's inner loops cannot be called
 directly (see :mod:`.intrinsics`).
 
