@@ -274,28 +274,21 @@ class ShaderState:
             some.cmp[...] = self._cmp[:, lanes]
         return some
 
-    def put_lanes(self, lanes: np.ndarray, some: ShaderState) -> None:
-        """Write :meth:`take_lanes`'s copy back into lanes ``lanes``: into the registers,
-        address registers and flags this state has storage for (a run allocates what its
-        caller will see)."""
-        self.temporaries.put(lanes, some.temporaries, allocated_only=True)
+    def put_lanes(self, lanes: slice | np.ndarray, some: ShaderState,
+                  allocated_only: bool = False) -> None:
+        """Write :meth:`take_lanes`'s copy back into ``lanes``; with ``allocated_only``
+        only into the registers, address registers and flags this state has storage for
+        (a run of the compiled engine allocates what its caller will see)."""
+        self.temporaries.put(lanes, some.temporaries, allocated_only)
         for bank in (0, 1):
-            self.outputs[bank].put(lanes, some.outputs[bank], allocated_only=True)
-        if self._address is not None and some._address is not None:
-            self._address[:, lanes] = some._address
-        if self._cmp is not None and some._cmp is not None:
-            self._cmp[:, lanes] = some._cmp
+            self.outputs[bank].put(lanes, some.outputs[bank], allocated_only)
+        for name, array in (("_address", some._address), ("_cmp", some._cmp)):
+            if array is not None and not (allocated_only and getattr(self, name) is None):
+                getattr(self, name[1:])[:, lanes] = array
 
     def store_lane(self, index: int, one: ShaderState) -> None:
         """Write a one-lane state back into lane ``index``."""
-        s = slice(index, index + 1)
-        self.temporaries.put(s, one.temporaries)
-        for bank in (0, 1):
-            self.outputs[bank].put(s, one.outputs[bank])
-        if one._address is not None:
-            self.address[:, s] = one._address
-        if one._cmp is not None:
-            self.cmp[:, s] = one._cmp
+        self.put_lanes(slice(index, index + 1), one)
 
 
 @functools.lru_cache(maxsize=8)

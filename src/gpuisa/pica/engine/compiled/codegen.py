@@ -105,6 +105,8 @@ _NAME = re.compile(r"\bs\d+\b")
 _READ = re.compile(r"\s*(s\d+) = ")
 #: The kernel argument holding each register bank.
 _ARRAYS = {"v": "inputs", "r": "temporaries", "o": "outputs"}
+#: Where kernels over blocks of lanes keep lane j's address registers and flags.
+_BLOCK_CONTROL = (("A[0, j]", "A[1, j]", "A[2, j]"), ("F[0, j]", "F[1, j]"))
 
 
 def _opcodes(keep: Callable[[OpcodeInfo], bool]) -> frozenset[Opcode]:
@@ -497,22 +499,25 @@ class _Generator:
                 if target not in reached:
                     reached.add(target)
                     pending.append(target)
+
+        def at_start(leader: int) -> set[tuple[str, int, int]]:
+            if leader == self.entry:
+                return set()  # the first block starts with nothing written
+            return set(frozenset.intersection(
+                *(written[p] for p in predecessors[leader] if p in reached)))
+
         changed = True
         while changed:
             changed = False
             for leader in sorted(reached):
-                ins = [written[p] for p in predecessors[leader] if p in reached]
-                if leader == self.entry:
-                    ins.append(frozenset())  # the first block starts with nothing written
-                done = set(frozenset.intersection(*ins))
+                done = at_start(leader)
                 done.update(key for key, kind in accesses[leader] if kind == "write")
                 if done != written[leader]:
                     written[leader] = frozenset(done)
                     changed = True
         needed: set[tuple[str, int, int]] = set()
         for leader in reached:
-            ins = [written[p] for p in predecessors[leader] if p in reached]
-            done = set(frozenset.intersection(*ins)) if leader != self.entry else set()
+            done = at_start(leader)
             for key, kind in accesses[leader]:
                 if kind == "write":
                     done.add(key)
@@ -572,8 +577,7 @@ class _Generator:
         its registers in rows of ``W`` (flags in ``F``, address registers in ``A``), so
         that LLVM vectorizes the arithmetic across lanes."""
         self.rows = {}
-        self.flag_names = ("F[0, j]", "F[1, j]")
-        self.address_names = ("A[0, j]", "A[1, j]", "A[2, j]")
+        self.address_names, self.flag_names = _BLOCK_CONTROL
         self.lane_status = True
         body = _Source(depth=2)
         fused = False
@@ -668,14 +672,17 @@ class _Generator:
         self.emit_lane_control(out, address, flags, store=False)
 
     @staticmethod
-    def emit_lane_control(out: _Source, address: bool, flags: bool, store: bool) -> None:
+    def emit_lane_control(out: _Source, address: bool, flags: bool, store: bool,
+                          names: tuple[tuple[str, ...], tuple[str, ...]] = _BLOCK_CONTROL
+                          ) -> None:
         """Copy lane ``lane``'s address registers and flags between the caller's arrays
-        and the block's ``A``, ``F`` (to the caller's with ``store``)."""
-        for used, local, array, count, zero in ((address, "A", "address", 3, "0"),
-                                                (flags, "F", "cmp", 2, "False")):
+        and the kernel's ``names`` for them (to the caller's with ``store``): the
+        block's ``A``, ``F`` unless said otherwise."""
+        for used, array, locals_, zero in ((address, "address", names[0], "0"),
+                                           (flags, "cmp", names[1], "False")):
             if used:
-                _transfer_control(out, array, [(f"{array}[{k}, lane]", f"{local}[{k}, j]")
-                                               for k in range(count)], zero, store)
+                _transfer_control(out, array, [(f"{array}[{k}, lane]", local)
+                                               for k, local in enumerate(locals_)], zero, store)
 
     def emit_lane_store(self, out: _Source, address: bool, flags: bool,
                         wanted: Callable[[tuple[str, int, int]], bool]) -> None:
@@ -785,8 +792,7 @@ class _Generator:
         block's last instruction and the stack check one at a time."""
         self.rows = {}
         self.masked = True
-        self.flag_names = ("F[0, j]", "F[1, j]")
-        self.address_names = ("A[0, j]", "A[1, j]", "A[2, j]")
+        self.address_names, self.flag_names = _BLOCK_CONTROL
         body = _Source(depth=2)
         self.out = body
         body("while True:")
@@ -1214,13 +1220,8 @@ class _Generator:
         # (aL also goes through the stack check).
         address = stacks or self.a.address
         flags = self.a.flags
-        address_pairs = [(f"address[{k}, lane]", name)
-                         for k, name in enumerate(("a0x", "a0y", "al"))]
-        flag_pairs = [(f"cmp[{k}, lane]", name) for k, name in enumerate(("cmpx", "cmpy"))]
-        if address:
-            _transfer_control(out, "address", address_pairs, "0", store=False)
-        if flags:
-            _transfer_control(out, "cmp", flag_pairs, "False", store=False)
+        names = (self.address_names, self.flag_names)
+        self.emit_lane_control(out, address, flags, store=False, names=names)
         out("st = 0")
         out("executed = 0")
         out("jump = -1")
@@ -1239,10 +1240,7 @@ class _Generator:
         for bank, number in sorted(self.written_regs):
             for c in range(4):
                 out(f"{_ARRAYS[bank]}[{number}][lane, {c}] = {bank}{number}_{c}")
-        if address:
-            _transfer_control(out, "address", address_pairs, "0", store=True)
-        if flags:
-            _transfer_control(out, "cmp", flag_pairs, "False", store=True)
+        self.emit_lane_control(out, address, flags, store=True, names=names)
         out.depth = 2
         out("status[lane] = st")
         out("steps[lane] = executed")

@@ -256,14 +256,15 @@ def run_lanes_jit(program: DecodedProgram, state: ShaderState, entry: int, *,
     if status is None:
         return steps
     again = np.flatnonzero(status)
-    if again.size and not kernel.interpreted and _interpret_again(
-            len(again), choice.estimated_steps(program, entry, state.uniforms)):
+    if again.size and not kernel.interpreted and choice.rerun_on_interpreter(
+            len(again), choice.estimated_steps(program, entry, state.uniforms),
+            choice.interpreter_kept()):
         # Many lanes to run again (values out of the in-range arithmetic's range, often
         # all of a run's): the interpreter kernel costs a fraction of the reference engine.
         some = state.take_lanes(again)
         interpreter = _interpreter(program, analysis, precision, missing)
         their_status, their_steps = _launch(interpreter, program, some, entry, max_steps)
-        state.put_lanes(again, some)
+        state.put_lanes(again, some, allocated_only=True)
         if steps.flags.writeable:
             steps[again] = their_steps
         again = again[their_status != 0]
@@ -310,12 +311,6 @@ def _launch(kernel: Kernel, program: DecodedProgram, state: ShaderState, entry: 
     if uniform:
         return (status if kernel.checks else None), _same_steps(kernel.steps, lanes)
     return status, steps
-
-
-def _interpret_again(lanes: int, steps: float) -> bool:
-    """Whether lanes a kernel hands back go to the interpreter kernel (then the reference
-    engine for those it hands back) rather than straight to the reference engine."""
-    return choice.rerun_on_interpreter(lanes, steps, choice.interpreter_kept())
 
 
 @functools.lru_cache(maxsize=16)
