@@ -14,18 +14,24 @@ cold cache, a geometry kernel 5-25 s, so the default suite cannot compile 2,000)
   programs of every shape ("mixed" profile, seeds 0-1999) plus 100 of each restricted
   profile ("straight", "forward", "uniform"), f24 for even seeds, f32 for odd ones.
   This part never compiles or loads a per-program kernel (no disk-cache lookup).
-- Per-program kernels (``compiled.codegen``, ``compiled.geometry``): 14 programs.  One per kind
-  of kernel and precision (straight-line blocks, uniform control, divergent blocks,
-  lane by lane; geometry vectorized and ordered), each the first seed of its profile
-  that gets that kind (found from the generated source, without compiling; the f24
-  lane-by-lane one hangs or faults, the vectorized geometry ones and the f32 ordered
-  one emit primitives), and two more geometry programs (a fault; a read of a uniform
-  that was not given).  Geometry shaders have no interpreter kernel: only these reach
-  the compiled engine by default.
+- Per-program kernels, their text run by CPython (:mod:`kernel_model`: the generated text
+  as it is, each rule by its primitive, proven equal to the compiled rule by
+  ``test_kernel_model.py``): every program's own kernel, 2,000 "mixed" vertex programs
+  and 300 of each other vertex and geometry profile, vertex programs over 100 lanes
+  (full and partial blocks).  This checks what the code generators write; how Numba
+  compiles that text is what the next part checks.
+- Per-program kernels compiled by Numba (``compiled.codegen``, ``compiled.geometry``): 14
+  programs.  One per kind of kernel and precision (straight-line blocks, uniform
+  control, divergent blocks, lane by lane; geometry vectorized and ordered), each the
+  first seed of its profile that gets that kind (found from the generated source,
+  without compiling; the f24 lane-by-lane one hangs or faults, the vectorized geometry
+  ones and the f32 ordered one emit primitives), and two more geometry programs (a
+  fault; a read of a uniform that was not given).  Geometry shaders have no interpreter
+  kernel: only these (and their text, above) reach the compiled engine by default.
 - Release check: ``GPUISA_DIFFERENTIAL_PROGRAMS=N`` also runs the first N "mixed"
   vertex programs, and the first N // 10 of each other profile and of the "mixed" and
-  "straight" geometry programs, through their own kernels (N = 2000 compiles 3,000
-  kernels: hours on a 2-core machine with a cold cache).
+  "straight" geometry programs, through their own kernels compiled by Numba (N = 2000
+  compiles 3,000 kernels: hours on a 2-core machine with a cold cache).
 
 Kernels are cached on disk as usual (a warm cache only saves compile time; every kernel
 is still loaded and run).  A failure shrinks the case (:func:`differential.shrink`:
@@ -38,9 +44,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 
 import differential as D
+import kernel_model as M
 import numpy as np
 import pytest
 
@@ -87,20 +93,29 @@ def interpreted(monkeypatch):
     return runs
 
 
-@pytest.fixture
-def compiled(monkeypatch):
-    """Every run compiles (or loads from the disk cache) the program's own kernel.
-    Returns the sources of the kernels made."""
+def _own_kernels(monkeypatch, make) -> list[str]:
+    """Every run makes its program's own kernel with ``make`` (source -> kernel).  Returns
+    the sources of the kernels made."""
     monkeypatch.setattr(jit, "KERNELS", "always")
     monkeypatch.setattr(jit_geometry, "COMPILE_THRESHOLD", 0)
     monkeypatch.setattr(jit, "_cache", type(jit._cache)())
     monkeypatch.setattr(jit_geometry, "_kernels", type(jit_geometry._kernels)())
     sources: list[str] = []
-    vertex, geometry = jit._compile, jit_geometry.compile_source
-    monkeypatch.setattr(jit, "_compile", lambda s: sources.append(s) or vertex(s))
-    monkeypatch.setattr(jit_geometry, "compile_source",
-                        lambda s: sources.append(s) or geometry(s))
+
+    def made(source: str):
+        sources.append(source)
+        return make(source)
+
+    monkeypatch.setattr(jit, "_compile", made)
+    monkeypatch.setattr(jit_geometry, "compile_source", made)
     return sources
+
+
+@pytest.fixture
+def compiled(monkeypatch):
+    """Every run compiles (or loads from the disk cache) the program's own kernel.
+    Returns the sources of the kernels made."""
+    return _own_kernels(monkeypatch, jit._compile)
 
 
 # -- the interpreter kernel: 2,300 programs -------------------------------------------------
@@ -190,33 +205,56 @@ def test_each_kind_of_kernel_matches_the_reference_engine(compiled, kind, profil
         check(short, f"(kernel: {kind})", SHRINK_COMPILED)
 
 
-def _valid_kernel_source(found: D.Case) -> None:
-    """The source of ``found``'s own kernel parses, and names only rules that exist."""
-    from gpuisa.pica.engine.compiled import intrinsics, stacks
-
-    source = D.kernel_source(found)
-    if source is None:
-        return
-    try:
-        compile(source, "<kernel>", "exec")
-    except SyntaxError as error:
-        pytest.fail(f"{found.profile} seed {found.seed} (geometry {found.geometry}): "
-                    f"{error}\n{D.reproducer(found, None)}", pytrace=False)
-    for module, name in re.findall(r"\b([RS])\.(\w+)\b", source):
-        assert hasattr(intrinsics if module == "R" else stacks, name), (found.seed, name)
+# -- per-program kernels, their text run by CPython: every program ------------------------
 
 
-@pytest.mark.parametrize(("profile", "geometry", "count"), [
-    ("mixed", False, PROGRAMS), ("straight", False, 300), ("forward", False, 300),
-    ("uniform", False, 300), ("mixed", True, 300), ("straight", True, 300)])
-def test_every_program_gets_a_kernel_source_that_compiles(profile, geometry, count):
-    """Compiling each random program's own kernel takes seconds, so the suite compiles
-    one per kind (above; every one with GPUISA_DIFFERENTIAL_PROGRAMS).  Generating its
-    source takes milliseconds: for every program of the suite it must be valid Python
-    calling only rules that exist (an instruction that wrote nothing once left a loop
-    without a body)."""
-    for seed in range(count):
-        _valid_kernel_source(D.case(seed, profile, geometry))
+@pytest.fixture
+def modelled(monkeypatch):
+    """Every run makes the program's own kernel and runs its text in CPython, with the rules
+    of :mod:`kernel_model` (nothing compiled by Numba, nothing on disk).  Returns the
+    sources of the kernels made."""
+    return _own_kernels(monkeypatch, M.compile_source)
+
+
+#: Lanes of a vertex program whose kernel text runs in CPython: two full blocks of 32
+#: lanes and a partial one (one full block of 64 and a partial one).
+TEXT_LANES = 100
+#: The other profiles' programs whose kernel text runs in CPython (vertex and geometry).
+TEXT_PROGRAMS = 300
+TEXT_PROFILES = [("straight", False), ("forward", False), ("uniform", False),
+                 ("mixed", True), ("straight", True), ("forward", True), ("uniform", True)]
+
+
+def _text_check(found: D.Case) -> None:
+    if not found.geometry:
+        found = dataclasses.replace(found, lanes=np.resize(found.lanes, TEXT_LANES))
+    check(found, "(own kernel, its text run by CPython: tests/pica/engine/kernel_model.py)",
+          SHRINK_INTERPRETED)
+
+
+@pytest.mark.parametrize("first", range(0, PROGRAMS, PER_TEST))
+def test_every_program_on_its_own_kernel_text(modelled, first):
+    """Numba would take hours to compile these 2,000 kernels; their text runs in seconds.
+    (An instruction that wrote nothing once left a loop without a body.)"""
+    for seed in range(first, first + PER_TEST):
+        _text_check(D.case(seed))
+    assert modelled  # the runs did make their kernels
+
+
+@pytest.mark.parametrize("first", range(0, TEXT_PROGRAMS, PER_TEST))
+@pytest.mark.parametrize(("profile", "geometry"), TEXT_PROFILES)
+def test_every_profile_program_on_its_own_kernel_text(modelled, profile, geometry, first):
+    """The straight, divergent-block, uniform-control and geometry kernels, which few
+    "mixed" vertex programs get."""
+    for seed in range(first, first + PER_TEST):
+        _text_check(D.case(seed, profile, geometry))
+    assert modelled
+
+
+@pytest.mark.parametrize(("kind", "profile", "geometry"), KINDS, ids=[k[0] for k in KINDS])
+def test_the_kernel_text_runs_reach_every_kind_of_kernel(kind, profile, geometry):
+    for precision in ("f24", "f32"):
+        assert first_seed(kind, profile, geometry, precision) < TEXT_PROGRAMS
 
 
 #: Geometry seeds (mixed): 10 faults, 39 reads a uniform that was not given.
