@@ -345,18 +345,27 @@ def test_address_registers_and_flags_nobody_sees_get_no_storage(kernels, registe
     v0 = np.array([[0, 1, 0, 0], [1, 0, 0, 0], [2, 0, 0, 0], [1, 5, 0, 0]] * 300, float)
     uniforms = {"c0": [0.0] * 4, "c1": [1.0] * 4, "c2": [10.0] * 4, "c3": [100.0] * 4,
                 "i0": [1, 0, 1, 0]}
-    expected = 2 * np.array([1.0, 10.0, 100.0])[v0[:, 0].astype(int)]
-    for address in ((0, 0, 0), (0, 7, 0)):
+    from gpuisa.pica.engine.compiled.interpreter import interpret
+
+    signatures = None
+    # A run of 1,200 lanes, then of one lane (whose (3, 1) and (2, 1) arrays are C- as
+    # well as F-contiguous: they must not compile a second signature).
+    for rows, address in ((v0, (0, 0, 0)), (v0, (0, 7, 0)), (v0[2:3], (0, 0, 0)),
+                          (v0[3:4], (0, 7, 0))):
         allocated.clear()
-        result = run(addressing_loop_program(), {"v0": v0}, uniforms=uniforms, engine="jit",
-                     registers=registers, address=address)
+        result = run(addressing_loop_program(), {"v0": rows}, uniforms=uniforms,
+                     engine="jit", registers=registers, address=address)
+        expected = 2 * np.array([1.0, 10.0, 100.0])[rows[:, 0].astype(int)]
         assert result.outputs["o0"].tolist() == [[x] * 4 for x in expected]
         given = address != (0, 0, 0)
         assert ("_address" in allocated) is (registers or given)
         assert "_cmp" not in allocated or registers
         if registers:
-            assert result.address.tolist() == [[x, address[1], 2] for x in v0[:, 0]]
-            assert result.cmp.tolist() == [[x < 0, y == 0] for x, y, _, _ in v0]
+            assert result.address.tolist() == [[x, address[1], 2] for x in rows[:, 0]]
+            assert result.cmp.tolist() == [[x < 0, y == 0] for x, y, _, _ in rows]
+        kernel = interpret if kernels == "never" else next(iter(jit._cache.values())).function
+        signatures = signatures or len(kernel.signatures)
+        assert len(kernel.signatures) == signatures
     from numba import typeof
 
     from gpuisa.pica.engine.compiled.kernels import ZERO_ADDRESS, ZERO_FLAGS

@@ -298,19 +298,37 @@ def _launch(kernel: Kernel, program: DecodedProgram, state: ShaderState, entry: 
     # them; address registers and flags likewise, unless they start non-zero.
     unseen = frozenset() if seen else kernel.optional
     holds_address, holds_flags = state.holds_control
+    chosen = (state.address if kernel.address and (seen or holds_address) else ZERO_ADDRESS,
+              state.cmp if kernel.flags and (seen or holds_flags) else ZERO_FLAGS)
+    address, cmp = passed = [_column_major(array) for array in chosen]
     arrays = (_registers(state.inputs, "v", used),
               _registers(state.temporaries, "r", used - unseen, fresh),
               _registers(state.outputs[state.bank], "o", used, fresh),
-              state.address if kernel.address and (seen or holds_address) else ZERO_ADDRESS,
-              state.cmp if kernel.flags and (seen or holds_flags) else ZERO_FLAGS,
+              address, cmp,
               np.ascontiguousarray(uniforms.floats, dtype=np.float32),
               uniforms.float_given, np.ascontiguousarray(uniforms.ints, dtype=np.int64),
               uniforms.bools, np.int64(max_steps), status, steps, NATIVE_LOOPS)
     function = kernel.function
     in_parallel(lambda lo, hi: function(lo, hi, entry, *arrays), lanes, _MIN_LANES_PER_THREAD)
+    for array, copy in zip(chosen, passed, strict=True):
+        if copy is not array:  # made by _column_major: its lanes go back
+            array[...] = copy[:, :array.shape[1]]
     if uniform:
         return (status if kernel.checks else None), _same_steps(kernel.steps, lanes)
     return status, steps
+
+
+def _column_major(array: np.ndarray) -> np.ndarray:
+    """``array`` (a component per row, a lane per column: ShaderState's address registers
+    or flags, or a stand-in) as Numba's layout "F", the one every kernel is compiled for.
+    With one lane (or none) such an array is C-contiguous too, and Numba would type it
+    "C" and compile a second signature of the kernel (seconds, for a one-vertex run):
+    it goes in as a new two-column array instead, whose lanes the caller copies back."""
+    if not array.flags.c_contiguous:
+        return array
+    wide = np.zeros((2, array.shape[0]), array.dtype).T
+    wide[:, :array.shape[1]] = array
+    return wide
 
 
 @functools.lru_cache(maxsize=16)
