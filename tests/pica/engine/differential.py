@@ -14,7 +14,9 @@ jumps only: the divergent-block kernels) and "uniform" (branches on uniforms onl
 kernels of uniform control).
 
 Inputs (:func:`case`) include infinities, NaNs with payloads, +-0, float24 subnormal
-patterns and float32 denormals.  Vertex shaders run on 64 lanes that repeat 8 distinct
+patterns, float32 denormals and the bounds of the bounded arithmetic; uniforms are
+ordinary or as wild, so that f24 runs get kernels of both kinds of in-range
+arithmetic.  Vertex shaders run on 64 lanes that repeat 8 distinct
 input rows in shuffled order: the reference engine runs only the distinct rows, the
 engine under test sees divergence, reconvergence and duplicate lanes everywhere.
 Geometry shaders run 24 invocations on one persistent unit.
@@ -65,7 +67,10 @@ TEMPS = 8
 # float32 values entering as numbers (rounded to float24 in f24 mode when loaded)
 SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, 1.0, -1.0, 0.5, 2.0, 3.0, -3.5, 1e-40,
                     -1e-45, 2.0**-62, 2.0**-63, 1.5 * 2.0**-62, 2.0**63, 2.0**64, 3.4e38,
-                    127.99609375, 128.0, -129.0, 1e20, -1e-20], dtype=np.float32)
+                    127.99609375, 128.0, -129.0, 1e20, -1e-20,
+                    # the bounds of f24 kernels' bounded arithmetic (primitives.bounded24)
+                    2.0**-16, 2.0**-23, -(2.0**-24), 2.0**-30, -(2.0**-31), 2.0**-39,
+                    2.0**-40, 2.0**30, -(2.0**30 - 2.0**13)], dtype=np.float32)
 NAN_PATTERNS = np.array([0x7FC00000, 0xFFC00000, 0x7F800080, 0x7FC12300, 0xFFBFFF80],
                         dtype=np.uint32)
 # float24 patterns entering exactly (F24Bits): zeros, subnormals, extremes, NaNs
@@ -457,7 +462,8 @@ def case(seed: int, profile: str = "mixed", geometry: bool = False) -> Case:
     program = Generator(rng, False, profile).program()
     wild = bool(rng.random() < 0.6)
     rows = _rows(rng, precision, wild)
-    uniforms, names = _uniforms(rng, wild)
+    # half the wild inputs meet ordinary uniforms: f24 runs get bounded kernels then
+    uniforms, names = _uniforms(rng, wild and rng.random() < 0.5)
     dvle = Dvle(main_offset=0, endmain_offset=len(program.code), uniforms=names)
     order = np.concatenate([np.arange(DISTINCT), rng.integers(0, DISTINCT, LANES - DISTINCT)])
     rng.shuffle(order)

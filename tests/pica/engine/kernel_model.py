@@ -93,6 +93,20 @@ def _round24_in_range(x):
     return _finite_or_nan(P.round24(_as64(x)))
 
 
+def _round24_bounded(x):
+    """Veltkamp's splitting as the compiled rule computes it, bit for bit everywhere (not
+    only on its domain, where it equals ``P.round24``): a lane that the operand checks
+    let through with a value outside that domain shows as a difference from the
+    reference engine."""
+    x = _as64(x)
+    c = x * P.VELTKAMP_SPLIT
+    return (x - c) + c
+
+
+def _unbounded24(x, k):
+    return np.int8(not P.bounded24(widen(_as32(x)), k))
+
+
 def _mul64_in_range(a, b):
     return _as64(a) * _as64(b)
 
@@ -137,6 +151,7 @@ RULES = SimpleNamespace(
     round24_in_range=_round24_in_range, mul64_in_range=_mul64_in_range,
     add64_in_range=_add64_in_range, mul32_in_range=_mul32_in_range,
     add32_in_range=_add32_in_range, nonfinite32=_nonfinite32,
+    round24_bounded=_round24_bounded, unbounded24=_unbounded24,
     compare=P.compare, relative_row=P.relative_row, address_from_float=P.address_from_float,
 )
 

@@ -213,7 +213,7 @@ def test_run_passes_what_it_runs_to_the_choice(monkeypatch):
     monkeypatch.setattr(choice, "interpreter_kept", lambda: Kept.NONE)
     monkeypatch.setattr(choice, "_spent", type(choice._spent)())
     assert api.choose_engine("auto", 10, run) == "reference"
-    jit.kernel_for(exe.program, 0, "f24", frozenset())
+    jit.kernel_for(exe.program, 0, "f24", frozenset(), bounded=True)
     assert api.choose_engine("auto", 10, run) == "jit"
 
 

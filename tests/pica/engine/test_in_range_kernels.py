@@ -1,12 +1,15 @@
-"""f24 vertex kernels compute ADD, MUL, MAD and the dot products in range
-(``codegen.IN_RANGE``): lanes where a value leaves the range are run again by an exact
-engine (the interpreter kernel, or the reference engine for a few lanes).
+"""Vertex kernels compute ADD, MUL, MAD and the dot products in range
+(``codegen.IN_RANGE``; f24 runs with bounded uniforms: those of inputs and uniforms
+bounded, ``codegen.BOUNDED``): lanes where a value leaves the range, or an operand the
+bounds, are run again by an exact engine (the interpreter kernel, or the reference engine
+for a few lanes).
 
 Each kind of kernel (straight-line, uniform control, divergent blocks, lane by lane) runs
 a program of those instructions over lanes of ordinary values mixed with lanes holding
 infinities, NaNs with payloads, magnitudes whose products pass 2^64 and ones whose
-products fall below 2^-62; the results must equal the reference engine's bit for bit,
-whichever engine runs the lanes again."""
+products fall below 2^-62, and magnitudes at and beyond the bounded arithmetic's
+bounds; the results must equal the reference engine's bit for bit, whichever engine
+runs the lanes again."""
 
 import numpy as np
 import pytest
@@ -43,7 +46,8 @@ def uniform():
     a.op("dph", "r1.x", "c0", "r0")  # 3
     a.op("dp4", "o0.x", "c0", "r0")  # 4
     a.op("mul", "o1", "r0", "r1.xxxx")  # 5
-    a.end()  # 6
+    a.op("dp4", "o2.x", "c0", "v0")  # 6
+    a.end()  # 7
     return a.program()
 
 
@@ -63,11 +67,12 @@ def lane_by_lane():
     a = Asm()
     a.op("mov", "r0", "v1")  # 0
     a.op("cmp", None, "c2", "v0", cmpx=CompareOp.GT, cmpy=CompareOp.GT)  # 1
-    a.flow("callc", dst=6, num=1, condop=CondOp.X, refx=1)  # 2: lanes with v0.x < 0
+    a.flow("callc", dst=7, num=1, condop=CondOp.X, refx=1)  # 2: lanes with v0.x < 0
     a.op("dp4", "o0.x", "c0", "r0")  # 3
     a.op("mul", "o1", "c1", "r0")  # 4
-    a.end()  # 5
-    a.op("mad", "r0", "r0", "c0", "v0")  # 6
+    a.op("dph", "o2", "c0", "v1")  # 5
+    a.end()  # 6
+    a.op("mad", "r0", "r0", "c0", "v0")  # 7
     return a.program()
 
 
@@ -128,3 +133,78 @@ def test_lanes_out_of_range_are_run_again_exactly(kind, again, precision, monkey
     assert np.array_equal(got.steps, want.steps)
     assert (len(interpreted), len(referenced)) == ((1, 0) if again == "interpreter"
                                                    else (0, LANES))
+
+
+#: Inputs at and beyond the bounds of the bounded arithmetic (primitives.bounded24): a
+#: factor times a uniform from 2^-30 on, an added value from 2^-39, every one below 2^30.
+EDGES = np.array([2.0**-30, -(2.0**-31), 2.0**-39, 2.0**-40, 2.0**-62, 1.5 * 2.0**-63,
+                  2.0**30, -(2.0**30 - 2.0**13), 2.0**-23, 1e-12], np.float32)
+
+
+@pytest.mark.parametrize("again", ["interpreter", "reference"])
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_bounded_kernels_run_lanes_out_of_bounds_again_exactly(kind, again, monkeypatch):
+    from gpuisa.pica.engine import choice
+    from gpuisa.pica.engine.compiled import runner
+
+    program = KINDS[kind][0]()
+    monkeypatch.setattr(runner, "KERNELS", "always")
+    monkeypatch.setattr(runner, "_cache", type(runner._cache)())  # the kernel is made here
+    monkeypatch.setattr(choice, "rerun_on_interpreter",
+                        lambda lanes, steps, interpreter: again == "interpreter")
+    sources, referenced = [], []
+    original_compile, original_lane = runner._compile, runner.run_lane
+    monkeypatch.setattr(runner, "_compile",
+                        lambda text: sources.append(text) or original_compile(text))
+    monkeypatch.setattr(runner, "run_lane",
+                        lambda *args, **kw: referenced.append(1) or original_lane(*args, **kw))
+    rng = np.random.default_rng(7 + sorted(KINDS).index(kind))
+    inputs = _inputs(rng)
+    lanes = rng.choice(LANES, LANES // 10, replace=False)
+    for values in inputs.values():
+        values[lanes] = rng.choice(EDGES, (len(lanes), 4)) * rng.choice([-1, 1], (len(lanes), 4))
+    # bounded uniforms (from 2^-16 on, below 2^30), so the run gets a bounded kernel
+    uniforms = {"c0": [0.5, -1.25, 3.0, 2.0**-16], "c1": [2.0**29, 2.0, -0.75, 1.5],
+                "c2": [0.0, 0.0, 0.0, 0.0], "i0": [2, 0, 1, 0]}
+    got = run(program, inputs, uniforms=uniforms, engine="jit", registers=True)
+    want = run(program, inputs, uniforms=uniforms, engine="reference", registers=True)
+    assert len(sources) == 1 and "R.round24_bounded(" in sources[0]
+    assert "R.unbounded24(" in sources[0]
+    for registers in ("outputs", "temporaries"):
+        for name, values in getattr(want, registers).items():
+            assert np.array_equal(getattr(got, registers)[name].view(np.uint32),
+                                  values.view(np.uint32)), name
+    assert np.array_equal(got.steps, want.steps)
+    if again == "reference":
+        assert 0 < len(referenced) < LANES // 2
+
+
+@pytest.mark.parametrize(("precision", "extra", "bounded"), [
+    ("f24", {}, True),
+    ("f24", {"c0": [0.5, -1.25, 3.0, 1e-10]}, False),  # a uniform the program reads
+    ("f24", {"c1": [2.0**30, 2.0, -0.75, 1.5]}, False),
+    ("f24", {"c7": [1e-10, np.inf, 0.0, 0.0]}, True),  # one it never reads
+    ("f32", {}, False),
+], ids=["bounded", "tiny-read", "large-read", "unread", "f32"])
+def test_the_uniforms_choose_the_kind_of_in_range_arithmetic(precision, extra, bounded,
+                                                             monkeypatch):
+    """A run gets the bounded kernel (runner._run_key) only in f24 and when every uniform
+    the program can read is bounded (primitives.BOUND_UNIFORM); its results are exact
+    either way."""
+    from gpuisa.pica.engine.compiled import runner
+
+    monkeypatch.setattr(runner, "KERNELS", "always")
+    monkeypatch.setattr(runner, "_cache", type(runner._cache)())
+    sources = []
+    original_compile = runner._compile
+    monkeypatch.setattr(runner, "_compile",
+                        lambda text: sources.append(text) or original_compile(text))
+    uniforms = {"c0": [0.5, -1.25, 3.0, 2.0], "c1": [4.0, 2.0, -0.75, 1.5],
+                "c2": [0.0, 0.0, 0.0, 0.0], **extra}
+    inputs = _inputs(np.random.default_rng(3))
+    got = run(straight(), inputs, uniforms=uniforms, engine="jit", precision=precision)
+    want = run(straight(), inputs, uniforms=uniforms, engine="reference",
+               precision=precision)
+    assert ("R.round24_bounded(" in sources[0]) == bounded
+    for name, values in want.outputs.items():
+        assert np.array_equal(got.outputs[name].view(np.uint32), values.view(np.uint32))

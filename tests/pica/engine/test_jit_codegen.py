@@ -122,3 +122,20 @@ def test_an_instruction_that_writes_nothing_leaves_valid_source(kind):
     source = generate(program, analyse(program), (), "f24", frozenset(), 0).source
     assert kernel_kind(source) == kind
     compile(source, "<kernel>", "exec")
+
+
+def test_operand_bounds_by_hand():
+    """A factor's bound is 46 minus its partner's (a uniform 16, a register value 23, DPH's
+    constant 0); any other operand's 39; a uniform's 16 (primitives.bounded24)."""
+    from gpuisa.pica.engine.compiled.codegen import operand_bounds
+
+    mad = "R.round24(R.add64(R.round24(R.mul64(R.work24(s1), R.work24(s2))), R.work24(s3)))"
+    assert operand_bounds(mad, {"s1": True, "s2": False, "s3": False}) == {
+        "s1": 16, "s2": 30, "s3": 39}
+    assert operand_bounds(mad, {"s1": False, "s2": False, "s3": True}) == {
+        "s1": 23, "s2": 23, "s3": 16}
+    dph = "R.round24(R.add64(v1, R.round24(R.mul64(1.0, R.work24(s4)))))"
+    assert operand_bounds(dph, {"s4": False}) == {"s4": 39}
+    square = "R.round24(R.mul64(R.work24(s5), R.work24(s5)))"
+    assert operand_bounds(square, {"s5": False}) == {"s5": 23}
+    assert operand_bounds(" + ".join([square] * 5), {"s5": False}) is None  # past the proof

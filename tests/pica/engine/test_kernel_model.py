@@ -26,7 +26,10 @@ from gpuisa.pica.engine.reference.values import narrow as values_narrow
 from gpuisa.pica.engine.reference.values import widen as values_widen
 from gpuisa.pica.engine.rules import primitives as P
 
-#: (rule, argument types, result type, in range)
+#: The bounds the kernels pass to unbounded24 (codegen.operand_bounds).
+BOUNDS = sorted({P.BOUND_UNIFORM, P.BOUND_FACTOR, P.PRODUCT_BOUND - P.BOUND_UNIFORM,
+                 P.PRODUCT_BOUND - P.BOUND_FACTOR, P.BOUND_ADDEND, P.PRODUCT_BOUND})
+#: (rule, argument types (kN: the integer constant N), result type, in range)
 TABLE = [
     ("work24", "32", "64", False),
     ("store", "64", "32", False),
@@ -57,6 +60,8 @@ TABLE = [
     ("mul32_in_range", "32 32", "32", True),
     ("add32_in_range", "32 32", "32", True),
     ("nonfinite32", "32", "8", False),
+    ("round24_bounded", "64", "64", False),
+    *(("unbounded24", f"32 k{k}", "8", False) for k in BOUNDS),
 ]
 #: Entries that are the compiled code's own objects (the primitives' text, which Numba
 #: compiles as it is), and what the model does without: constants and EX2/LG2's buffers.
@@ -67,6 +72,9 @@ SPECIAL = np.concatenate([
     np.array([0.0, -0.0, np.inf, -np.inf, 1.0, -1.0, 0.5, 3.0, -3.5, 1e-40, -1e-45,
               2.0**-62, -(2.0**-63), 1.5 * 2.0**-62, 2.0**63, 2.0**64, -3.4e38, 127.99609375,
               128.0, -129.0, 1e20, 0.1], np.float32),
+    # the bounded arithmetic's limits (primitives.bounded24), and their neighbours
+    *(np.array([bound, -np.nextafter(bound, np.float32(0))], np.float32)
+      for bound in [np.float32(2.0**-k) for k in BOUNDS] + [np.float32(2.0**30)]),
     np.array([0x7FC00000, 0xFFC00000, 0x7F800080, 0xFFA00001, 0x7FC12300, 0xFFBFFF80],
              np.uint32).view(np.float32)])
 
@@ -110,7 +118,8 @@ def _compiled_source() -> str:
         given = {"32": ["a32[i]", "b32[i]"], "64": ["a64[i]", "b64[i]"]}
         args = []
         for kind in arguments.split():
-            args.append("scratch" if kind == "scratch" else given[kind].pop(0))
+            args.append("scratch" if kind == "scratch" else kind[1:] if kind[0] == "k"
+                        else given[kind].pop(0))
         lines.append(f"        out{result}[{row}, i] = R.{name}({', '.join(args)})")
     return "\n".join(lines)
 
@@ -118,7 +127,8 @@ def _compiled_source() -> str:
 def _modelled(name, arguments, a32, b32, a64, b64):
     rule = getattr(M.RULES, name)
     given = {"32": [a32, b32], "64": [a64, b64]}
-    columns = [None if kind == "scratch" else given[kind].pop(0) for kind in arguments.split()]
+    columns = [None if kind == "scratch" else [int(kind[1:])] * a32.size if kind[0] == "k"
+               else given[kind].pop(0) for kind in arguments.split()]
     with np.errstate(all="ignore"):
         return [rule(*(None if c is None else c[i] for c in columns)) for i in range(a32.size)]
 

@@ -86,18 +86,24 @@ def f24_patterns(step=1):
         yield f24_to_f32(ALL_F24[start:start + CHUNK:step])
 
 
+def f24_neighbours(offset):
+    """Every float24 value as float64, ``offset``: as it is ("exact"), half an ulp above
+    ("tie"), just above or just below that; infinities and NaNs as they are."""
+    factor = {"exact": 0.0, "tie": 1.0, "above": 1.0 + 2.0**-20, "below": 1.0 - 2.0**-20}
+    for values32 in f24_patterns():
+        values = values32.astype(np.float64)
+        exponent = np.frexp(values)[1].astype(np.float64)
+        half = np.ldexp(1.0, (exponent - 18).astype(np.int64))  # half a float24 ulp
+        with np.errstate(all="ignore"):
+            yield np.where(np.isfinite(values), values + half * factor[offset], values)
+
+
 # -- rounding ----------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("offset", ["exact", "tie", "above", "below"])
 def test_round24_equals_jit_rules_on_every_float24_pattern_and_its_boundaries(offset):
-    for values32 in f24_patterns():
-        values = values32.astype(np.float64)
-        exponent = np.frexp(values)[1].astype(np.float64)
-        half = np.ldexp(1.0, (exponent - 18).astype(np.int64))  # half a float24 ulp
-        factor = {"exact": 0.0, "tie": 1.0, "above": 1.0 + 2.0**-20, "below": 1.0 - 2.0**-20}
-        with np.errstate(all="ignore"):
-            x = np.where(np.isfinite(values), values + half * factor[offset], values)
+    for x in f24_neighbours(offset):
         same_bits(run(P.round24, x), run(R.round24, x))
 
 
@@ -304,13 +310,8 @@ def test_round24_in_range_equals_round24_on_every_float24_pattern_and_its_bounda
     """Every float24 value (as float32), half an ulp above it, just above and below:
     round24_in_range equals primitives.round24 wherever the value is finite and below
     2^64 - 2^46; elsewhere it is an infinity or a NaN."""
-    for values32 in f24_patterns():
-        values = values32.astype(np.float64)
-        exponent = np.frexp(values)[1].astype(np.float64)
-        half = np.ldexp(1.0, (exponent - 18).astype(np.int64))
-        factor = {"exact": 0.0, "tie": 1.0, "above": 1.0 + 2.0**-20, "below": 1.0 - 2.0**-20}
-        with np.errstate(all="ignore"):
-            x = np.where(np.isfinite(values), values + half * factor[offset], values)
+    for x in f24_neighbours(offset):
+        with np.errstate(invalid="ignore"):
             inside = np.abs(x) < F24_LAST
         _check_in_range(run(R.round24_in_range, x), run(P.round24, x), inside)
 
@@ -596,3 +597,169 @@ def test_the_interpreters_alu_equals_the_scalar_recipes(precision):
                 assert tuple(flags[:, lane]) == tuple(want.flags), (opcode, values[:, lane])
             if want.address is not None:
                 assert tuple(address[:, lane]) == tuple(want.address), (opcode, lane)
+
+
+# -- the bounded arithmetic (f24 kernels of runs with bounded uniforms; codegen.BOUNDED) -----
+
+#: Every bound codegen.operand_bounds gives.
+BOUNDS = sorted({P.BOUND_UNIFORM, P.BOUND_FACTOR, P.PRODUCT_BOUND - P.BOUND_UNIFORM,
+                 P.PRODUCT_BOUND - P.BOUND_FACTOR, P.BOUND_ADDEND, P.PRODUCT_BOUND})
+
+
+@pytest.mark.parametrize("offset", ["exact", "tie", "above", "below"])
+def test_round24_bounded_equals_round24_on_its_domain(offset):
+    """Every float24 value (as float32) and half an ulp away: round24_bounded equals
+    primitives.round24 wherever that rounds to 0 from a zero or to a finite magnitude from
+    2^-62 on (the values the bounded arithmetic rounds, primitives.bounded24), -0
+    included (+0, as round24 gives)."""
+    for x in f24_neighbours(offset):
+        want = run(P.round24, x)
+        with np.errstate(invalid="ignore"):
+            domain = (x == 0) | ((np.abs(want) >= P.F24_MIN) & np.isfinite(want))
+        assert domain.mean() > 0.9
+        same_bits(run(R.round24_bounded, x)[domain], want[domain])
+    assert math.copysign(1.0, run(R.round24_bounded, np.array([-0.0]))[0]) == 1.0
+
+
+def _unbounded_flags(values: np.ndarray, k: int) -> np.ndarray:
+    namespace = {"R": R}
+    exec(f"def flags(v, out):\n    for i in range(v.size):\n"
+         f"        out[i] = R.unbounded24(v[i], {k})", namespace)
+    out = np.empty(values.size, np.int8)
+    njit(namespace["flags"])(values, out)
+    return out
+
+
+def _near_bounds() -> np.ndarray:
+    edges = [2.0**-k for k in BOUNDS] + [2.0**30, P.F24_MIN, 0.0]
+    near = [np.nextafter(np.float32(e), np.float32(s)) for e in edges for s in (0, np.inf)]
+    values = np.array(edges + near, np.float32)
+    return np.concatenate([values, -values, VALUES])
+
+
+@pytest.mark.parametrize("k", BOUNDS)
+def test_unbounded24_is_not_bounded24(k):
+    """The compiled check equals the primitive on every float24 pattern, random float32
+    patterns and the values at and next to each bound; runner.bounded_values (the array
+    realisation) on a sample and on those values."""
+    from gpuisa.pica.engine.compiled.runner import bounded_values
+
+    edges = _near_bounds()
+    for values in (*f24_patterns(), RANDOM32, edges):
+        want = np.array([not P.bounded24(x, k) for x in widen(values).tolist()], np.int8)
+        assert _unbounded_flags(values, k).tolist() == want.tolist()
+    sample = np.concatenate([edges, RANDOM32[:2000]])
+    assert [bounded_values(sample[i:i + 1], k) for i in range(sample.size)] == [
+        P.bounded24(x, k) for x in widen(sample).tolist()]
+    assert bounded_values(np.array([[1.0, 0.0, -2.0**-k, 1e-40]], np.float32), k)
+
+
+def test_bounded24_by_hand():
+    assert P.bounded24(0.0, 23) and P.bounded24(-0.0, 23) and P.bounded24(2.0**-63, 23)
+    assert P.bounded24(2.0**-23, 23) and not P.bounded24(2.0**-24, 23)
+    assert P.bounded24(-(2.0**30 - 2.0**6), 16) and not P.bounded24(2.0**30, 16)
+    assert not P.bounded24(math.inf, 46) and not P.bounded24(math.nan, 46)
+
+
+def _bounded_opcodes() -> list[Opcode]:
+    """The opcodes whose f24 code the kernels may compute bounded (codegen.in_range: it
+    calls nothing but the rules of IN_RANGE and SAME_IN_RANGE)."""
+    from gpuisa.pica.engine.compiled import codegen
+
+    found = []
+    for opcode in ALU:
+        names = [[f"{s}{c}" for c in range(4)] for s in "abc"]
+        result = source.expressions(opcode, "f24", names, lambda name: 0)
+        called = set(codegen._CALLED.findall("\n".join(result.value or ())))
+        if (result.flags is None and result.address is None and called & codegen.IN_RANGE.keys()
+                and called <= codegen.IN_RANGE.keys() | codegen.SAME_IN_RANGE):
+            found.append(opcode)
+    return found
+
+
+BOUNDED_OPCODES = _bounded_opcodes()
+
+
+def test_the_bounded_opcodes_are_the_arithmetic_ones():
+    assert set(BOUNDED_OPCODES) == {Opcode.ADD, Opcode.MUL, Opcode.MAD, Opcode.DP3,
+                                    Opcode.DP4, Opcode.DPH, Opcode.DST}
+
+
+def _bounded_kernel(opcode, uniform):
+    """The recipe's f24 value compiled bounded (codegen.in_range_text), and the bound
+    codegen.operand_bounds gives each of the 12 source components (None: unused);
+    ``uniform[k]``: whether source k is a uniform."""
+    from gpuisa.pica.engine.compiled import codegen
+
+    lines = []
+
+    def bind(expression):
+        name = f"t{len(lines)}"
+        lines.append(f"        {name} = {expression}")
+        return name
+
+    names = [[f"s{4 * k + c}" for c in range(4)] for k in range(3)]
+    result = source.expressions(opcode, "f24", names, lambda name: 0, bind)
+    stores = [f"        value[{k}, i] = {x}" for k, x in enumerate(result.value)]
+    text = "\n".join([*lines, *stores])
+    used = {name for name in codegen._NAME.findall(text)}
+    bounds = codegen.operand_bounds(text, {name: uniform[int(name[1:]) // 4]
+                                           for name in sorted(used)})
+    loads = [f"        s{k} = v[{k}, i]" for k in range(12)]
+    kernel = "\n".join(["def kernel(v, value):", "    for i in range(v.shape[1]):", *loads,
+                        codegen.in_range_text(text, True)])
+    namespace = {"R": R, "np": np}
+    exec(compile(kernel, f"<{opcode.name} bounded>", "exec"), namespace)
+    per_component = [bounds.get(f"s{k}") for k in range(12)]
+    return njit(error_model="numpy")(namespace["kernel"]), per_component
+
+
+def _bounded_values(rng, n, bounds):
+    """Float24 operands (12 components by n lanes) for components with these bounds,
+    drawn to hit the bounded arithmetic's limits: zeros, magnitudes at and just above
+    each component's lower bound and just below BOUNDED_HIGH, and dot products whose products
+    nearly cancel (the second factors of neighbouring products of one sign opposite and
+    a few ulps apart)."""
+    values = np.zeros((12, n))
+    for k, bound in enumerate(bounds):
+        low = 2.0 ** -(bound if bound is not None else P.BOUND_ADDEND)
+        pick = rng.random(n)
+        ulps = 1.0 + rng.integers(0, 8, n) * 2.0**-16
+        spread = np.exp2(rng.uniform(np.log2(low), np.log2(P.BOUNDED_HIGH), n))
+        high = P.BOUNDED_HIGH * (1 - ulps * 2.0**-17)
+        values[k] = np.where(pick < 0.15, 0.0, np.where(
+            pick < 0.45, low * ulps, np.where(pick < 0.55, high, spread)))
+    values *= rng.choice([-1.0, 1.0], values.shape)
+    near = rng.random(n) < 0.4  # products nearly cancelling: a_k = a_0, b_k = -b_0 * (1 + e)
+    for k in range(1, 4):
+        values[k, near] = values[0, near]
+        values[4 + k, near] = -values[4 + k - 1, near] * (
+            1.0 + rng.integers(-4, 5, near.sum()) * 2.0**-16)
+    return np.asarray(round_f24(values.astype(np.float32)), np.float32)
+
+
+@pytest.mark.parametrize("uniform", [(False, False, False), (True, False, False),
+                                     (False, True, False), (False, False, True)],
+                         ids=["registers", "src1-uniform", "src2-uniform", "src3-uniform"])
+@pytest.mark.parametrize("opcode", BOUNDED_OPCODES, ids=[op.name for op in BOUNDED_OPCODES])
+def test_bounded_recipes_equal_the_exact_ones_on_bounded_operands(opcode, uniform):
+    """The lemma of primitives.bounded24, run: wherever every source component meets the
+    bound codegen.operand_bounds gives it (uniforms BOUND_UNIFORM), the recipe computed
+    with round24_bounded and plain products and sums equals the scalar recipe (round24
+    with its flushing and overflow) bit for bit."""
+    kernel, bounds = _bounded_kernel(opcode, uniform)
+    rng = np.random.default_rng(int(opcode) * 8 + sum(k * u for k, u in enumerate(uniform)))
+    values = _bounded_values(rng, 4000, bounds)
+    value = np.zeros((4, values.shape[1]), np.float32)
+    kernel(values, value)
+    wide = widen(values)
+    recipe = recipe_for(opcode)
+    kept = 0
+    for lane in range(values.shape[1]):
+        w = wide[:, lane].tolist()
+        if not all(bound is None or P.bounded24(w[k], bound) for k, bound in enumerate(bounds)):
+            continue
+        kept += 1
+        want = recipe(scalar.F24, w[0:4], w[4:8], w[8:12], lambda name: 0)
+        same_bits(value[:, lane], narrow(np.array(want.value)))
+    assert kept > 0.6 * values.shape[1]

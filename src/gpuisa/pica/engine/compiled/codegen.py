@@ -31,7 +31,9 @@ no call in its inner loop; the other opcodes call their rule.  Vertex kernels
 compute ADD, MUL, MAD and the dot products in range (:data:`IN_RANGE`): without the
 hardware's infinity and NaN cases, which are most of the cost, and with a check of what
 such an instruction writes that hands a lane whose value is not finite to an exact
-engine.
+engine.  In f24 runs whose uniforms are bounded, those of inputs and uniforms are
+bounded instead (:data:`BOUNDED`, ``primitives.bounded24``): rounded without any range
+case, their operands checked once per lane (inputs) or per call (uniforms).
 
 Whatever the kernel cannot finish exactly the way the reference engine would (a hang, a
 fault, a read of a register that was not given, the step limit, a value out of range)
@@ -63,6 +65,7 @@ from ...isa import (
 )
 from ..decode import DecodedProgram, Operand, Step
 from ..loading import Precision
+from ..rules import primitives as P
 from ..rules.recipes import RECIPES
 from ..rules.source import expressions
 
@@ -91,15 +94,58 @@ XYZW = "xyzw"
 #: they write (:meth:`_Generator.in_range`).
 IN_RANGE = {"round24": "round24_in_range", "mul64": "mul64_in_range",
             "add64": "add64_in_range", "mul32": "mul32_in_range", "add32": "add32_in_range"}
-#: Rules that turn infinities and NaNs into infinities and NaNs, and are exact anyway.
+#: f24 kernels of runs whose uniforms are bounded (``primitives.bounded24``): the same
+#: instructions round with Veltkamp's splitting alone, and their operands are checked
+#: instead of their results (:meth:`_Generator.in_range`).
+BOUNDED = {**IN_RANGE, "round24": "round24_bounded"}
+#: Rules that turn infinities and NaNs into infinities and NaNs, and are exact anyway
+#: (and keep bounded operands bounded).
 SAME_IN_RANGE = frozenset({"work24", "negate24", "negate32"})
 #: The rules of :mod:`.intrinsics` that are LLVM-IR intrinsics (expanded in place, no
 #: call), and the rule names a line of kernel source calls.
 INLINE_RULES = frozenset({"round24", "work24", "negate24", "negate32", "quiet32", "mul64",
                           "add64", "mul32", "add32", "pica_max", "pica_min", "sge", "slt",
-                          *IN_RANGE.values(), "nonfinite32"})
+                          *IN_RANGE.values(), *BOUNDED.values(), "nonfinite32",
+                          "unbounded24"})
 _CALLED = re.compile(r"\bR\.(\w+)\(")
 _IN_RANGE_CALL = re.compile(rf"\bR\.({'|'.join(IN_RANGE)})\(")
+
+
+_PRODUCT = re.compile(r"R\.mul64\((R\.work24\((s\d+)\)|1\.0), (R\.work24\((s\d+)\)|1\.0)\)")
+
+
+def operand_bounds(text: str, uniform: dict[str, bool]) -> dict[str, int] | None:
+    """The bound k of each source value of an instruction's code ``text`` (exact rules,
+    before :func:`in_range_text`) that the bounded arithmetic needs:
+    ``primitives.bounded24(x, k)``.  ``uniform`` maps the names of the source values the
+    code uses to whether each is a uniform.  A uniform's bound is
+    ``primitives.BOUND_UNIFORM`` (what a bounded kernel's run guarantees), a register
+    value's ``primitives.BOUND_ADDEND``, tightened for a factor so that the bounds of
+    the two factors of every product add up to at most ``primitives.PRODUCT_BOUND``
+    (the partner a uniform, another register value bounded by
+    ``primitives.BOUND_FACTOR``, or DPH's constant 1.0).  None for code summing more
+    than four products (the proof of ``primitives.bounded24`` covers at most four)."""
+    bounds = {name: P.BOUND_UNIFORM if is_uniform else P.BOUND_ADDEND
+              for name, is_uniform in uniform.items()}
+    products = list(_PRODUCT.finditer(text))
+    if len(products) > 4:
+        return None
+    for product in products:
+        a, b = product.group(2), product.group(4)
+        for name, partner in ((a, b), (b, a)):
+            if name is None or uniform[name]:
+                continue
+            partner_bound = (0 if partner is None else P.BOUND_UNIFORM if uniform[partner]
+                             else P.BOUND_FACTOR)
+            bounds[name] = min(bounds[name], P.PRODUCT_BOUND - partner_bound)
+    return bounds
+
+
+def in_range_text(text: str, bounded: bool) -> str:
+    """Kernel text with the exact rules of :data:`IN_RANGE` replaced by their in-range
+    realisations (``bounded``: those of :data:`BOUNDED`)."""
+    table = BOUNDED if bounded else IN_RANGE
+    return _IN_RANGE_CALL.sub(lambda match: f"R.{table[match.group(1)]}(", text)
 #: The names :meth:`_Generator.read` gives source values, and a line reading one.
 _NAME = re.compile(r"\bs\d+\b")
 _READ = re.compile(r"\s*(s\d+) = ")
@@ -168,6 +214,10 @@ class Analysis:
     #: indexed by a0.x/a0.y/aL) / the condition flags (written or tested).
     address: bool
     flags: bool
+    #: The float uniform rows read by name, and whether some instruction reads uniforms
+    #: through an address register (what a bounded kernel's uniforms are checked on).
+    uniform_rows: tuple[int, ...] = ()
+    relative_uniforms: bool = False
 
     def pops_after(self, pc: int) -> tuple[bool, bool, bool]:
         """Which stages of the stack check can pop after the instruction at ``pc``."""
@@ -220,6 +270,7 @@ def analyse(program: DecodedProgram) -> Analysis:
                         frozenset(reads), opcodes, frozenset(registers),
                         relative or bool(opcodes & _ADDRESSING),
                         bool(opcodes & _FLAG_OPCODES))
+    rows = tuple(sorted(number for bank, number in reads if bank == "c"))
     leaders = set(targets)
     for step in steps:
         if _ends_block(step, analysis):
@@ -227,7 +278,8 @@ def analyse(program: DecodedProgram) -> Analysis:
     leaders = {pc for pc in leaders if 0 <= pc < length}
     return Analysis(length, analysis.if_triggers, analysis.call_triggers,
                     analysis.loop_triggers, tuple(sorted(leaders)), analysis.reads,
-                    analysis.opcodes, analysis.registers, analysis.address, analysis.flags)
+                    analysis.opcodes, analysis.registers, analysis.address, analysis.flags,
+                    rows, relative)
 
 
 def _ends_block(step: Step, analysis: Analysis) -> bool:
@@ -290,7 +342,7 @@ class KernelSource:
 
 def generate(program: DecodedProgram, analysis: Analysis, entries: tuple[int, ...],
              precision: Precision, missing: frozenset[tuple[str, int]],
-             entry: int | None = None) -> KernelSource:
+             entry: int | None = None, bounded: bool = False) -> KernelSource:
     """The source of ``kernel(lo, hi, entry, inputs, temporaries, outputs, address, cmp,
     floats, float_given, ints, bools, max_steps, status, steps, natives)`` for
     ``program``: ``inputs``, ``temporaries``, ``outputs`` are tuples of 16 lane-major
@@ -303,15 +355,33 @@ def generate(program: DecodedProgram, analysis: Analysis, entries: tuple[int, ..
     will be run from (then kernels over blocks of lanes load no register component the
     entry block writes before reading it, and may be handed no storage for temporaries
     they overwrite, :attr:`KernelSource.overwrites`); None: any of the leaders.
+    ``bounded``: an f24 vertex kernel computes in range on bounded operands
+    (:data:`BOUNDED`; for runs whose uniforms are all ``primitives.bounded24``).
     """
-    return _Generator(program, analysis, entries, precision, missing, entry).kernel()
+    return _Generator(program, analysis, entries, precision, missing, entry,
+                      bounded).kernel()
 
 
 class _Generator:
     def __init__(self, program: DecodedProgram, analysis: Analysis,
                  entries: tuple[int, ...], precision: Precision,
-                 missing: frozenset[tuple[str, int]], entry: int | None = None):
+                 missing: frozenset[tuple[str, int]], entry: int | None = None,
+                 bounded: bool = False):
         self.steps = program.steps
+        self.bounded = bounded and precision == "f24"
+        # Where each source value name comes from: "c" a uniform read by name, "g" one
+        # read through an address register, else the register bank.
+        self.origin: dict[str, str] = {}
+        # Whether a bounded instruction reads uniforms through an address register (the
+        # kernel then checks every given uniform row once, :meth:`hoist_uniforms`).
+        self.bounded_relative = False
+        # The bound each input component (number, component) must meet (the tightest
+        # over the bounded instructions reading it).
+        self.input_bounds: dict[tuple[int, int], int] = {}
+        # The uniform components (number, component) bounded instructions read by name,
+        # and the name of each source value read from one.
+        self.bounded_uniforms: set[tuple[int, int]] = set()
+        self.uniform_components: dict[str, tuple[int, int]] = {}
         self.entry = entry
         self.a = analysis
         self.precision = precision
@@ -621,7 +691,7 @@ class _Generator:
         # run again by an exact engine (:mod:`.runner`); steps stay one number.
         out = self.block_kernel_head(LANE_BLOCK, address, flags, self.loaded, (
             f"ST = np.zeros({LANE_BLOCK}, np.int8)",))
-        out("ST[j] = 0")
+        out(f"ST[j] = {self.input_checks()}")
         self.lanes_after(out, body)
         out("if ST[j] == 0:")
         out.depth += 1
@@ -754,7 +824,7 @@ class _Generator:
             f"G = np.empty(({max(1, self.gather_rows)}, {block}), np.float32)",
             "ifs = np.zeros(S.IF_SIZE, np.int64)", "calls = np.zeros(S.CALL_SIZE, np.int64)",
             "loops = np.zeros(S.LOOP_SIZE, np.int64)"))
-        out("ST[j] = 0")
+        out(f"ST[j] = {self.input_checks()}")
         out.depth = 2
         for line in ("st = 0", "executed = 0", "jump = -1", "brk = False", "n_if = 0",
                      "n_call = 0", "n_loop = 0", "pc = entry"):
@@ -896,7 +966,7 @@ class _Generator:
         out = self.block_kernel_head(block, self.a.address, self.a.flags, self.loaded, (
             *prologue, f"IFS = np.zeros(({block}, S.IF_SIZE), np.int64)",
             "CALLS = np.zeros(S.CALL_SIZE, np.int64)", "LOOPS = np.zeros(S.LOOP_SIZE, np.int64)"))
-        out("ST[j] = 0")
+        out(f"ST[j] = {self.input_checks()}")
         out("PC[j] = entry")
         out("EX[j] = 0")
         out("NIF[j] = 0")
@@ -911,13 +981,34 @@ class _Generator:
         out("steps[lane] = EX[j]")
         return out.text()
 
+    def input_checks(self) -> str:
+        """The initial status of a lane: 1 if one of its input components that bounded
+        instructions read, or a uniform they read (``ub``), is not bounded
+        (:meth:`in_range`), else 0."""
+        checks = [f"R.unbounded24({self.register('v', number, c)}, {bound})"
+                  for (number, c), bound in sorted(self.input_bounds.items())]
+        if self.bounded_uniforms or self.bounded_relative:
+            checks.append("ub")
+        return " | ".join(checks) or "0"
+
     def hoist_uniforms(self, out: _Source, uniforms: bool = True,
                        scratch: bool = True) -> None:
-        """Load the uniforms read by name (and make EX2/LG2's scratch buffers) once."""
+        """Load the uniforms read by name (and make EX2/LG2's scratch buffers) once; if
+        bounded instructions read uniforms, set ``ub`` to 1 if one of those they read by
+        name, or (reading some through an address register) of any given row, is not
+        bounded (:meth:`in_range`), else 0."""
         if uniforms:
             for _, number in sorted(r for r in self.a.reads if r[0] == "c"):
                 for c in range(4):
                     out(f"c{number}_{c} = floats[{number}, {c}]")
+        if self.bounded_uniforms or self.bounded_relative:
+            out("ub = " + (" | ".join(f"R.unbounded24(c{number}_{c}, {P.BOUND_UNIFORM})"
+                                      for number, c in sorted(self.bounded_uniforms)) or "0"))
+        if self.bounded_relative:
+            out("for row in range(floats.shape[0]):")
+            out("    if float_given[row]:")
+            out("        for c in range(4):")
+            out(f"            ub |= R.unbounded24(floats[row, c], {P.BOUND_UNIFORM})")
         if scratch and self.a.opcodes & UFUNC_OPCODES:
             out("scratch = R.make_scratch(natives)")
 
@@ -1041,6 +1132,8 @@ class _Generator:
                 raw = [self.register(bank, number, c) for c in range(4)]
             else:
                 raw = [f"c{number}_{c}" for c in range(4)]
+        origin = ("g" if gathered is not None or operand.relative is not None else "c"
+                  ) if bank == "c" else bank
         values = []
         for c in operand.swizzle.tolist():
             value = raw[c]
@@ -1049,6 +1142,9 @@ class _Generator:
             name = self.fresh("s")
             self.out(f"{name} = {value}")
             values.append(name)
+            self.origin[name] = origin
+            if origin == "c":
+                self.uniform_components[name] = (number, c)
             if bank != "c":
                 self.pending[name] = (bank, number, c)
         return values
@@ -1107,6 +1203,7 @@ class _Generator:
         self.pending = {}
         reads = len(self.out.lines)
         src = [self.read(operand, gathered.get(k)) for k, operand in enumerate(step.sources)]
+        src_names = [name for names in src for name in names]
         start = len(self.out.lines)
         writes = []
         mask = step.mask.tolist()
@@ -1139,7 +1236,7 @@ class _Generator:
             self.first_access.setdefault(key, "write")
             self.accesses.append((key, "write"))
         if result.flags is None and result.address is None and writes:
-            self.in_range(start, writes)
+            self.in_range(start, writes, sorted(used & set(src_names), key=src_names.index))
         # Unused source components are not read at all (less for Numba to compile).
         self.out.lines[reads:start] = [
             line for line in self.out.lines[reads:start]
@@ -1147,25 +1244,48 @@ class _Generator:
         if len(self.out.lines) == reads:
             self.out("pass")  # nothing to do (an empty mask): still a statement
 
-    def in_range(self, start: int, writes: list[tuple[str, int, int]]) -> None:
+    def in_range(self, start: int, writes: list[tuple[str, int, int]],
+                 operands: list[str]) -> None:
         """If allowed, turn the instruction whose code begins at line ``start`` of the
         output into the in-range arithmetic of :data:`IN_RANGE` (when it calls nothing
-        else) and hand the lanes where a component it wrote is not finite
-        to an exact engine (the lane status)."""
+        else) and hand the lanes where a component it wrote is not finite to an exact
+        engine (the lane status).  In a bounded kernel, an instruction whose
+        ``operands`` (the names of the source values its code uses) are all inputs and
+        uniforms computes that of :data:`BOUNDED` instead and hands over the lanes where
+        one of them is not bounded (:func:`operand_bounds`): inputs and uniforms are
+        never written, so these checks are shared by every instruction reading them
+        (LLVM hoists a uniform's out of the loop over lanes); a temporary's would cost as
+        much as the checks they save."""
         lines = self.out.lines[start:]
-        called = set(_CALLED.findall("\n".join(lines)))
+        text = "\n".join(lines)
+        called = set(_CALLED.findall(text))
         if not (self.in_range_allowed and called & IN_RANGE.keys()
                 and called <= IN_RANGE.keys() | SAME_IN_RANGE):
             return
-        self.out.lines[start:] = [_IN_RANGE_CALL.sub(
-            lambda match: f"R.{IN_RANGE[match.group(1)]}(", line) for line in lines]
+        bounds = None
+        if self.bounded and all(self.origin[name] in ("v", "c", "g") for name in operands):
+            bounds = operand_bounds(text, {n: self.origin[n] in ("c", "g") for n in operands})
+        self.out.lines[start:] = [in_range_text(line, bounds is not None) for line in lines]
+        self.checks = True
+        if bounds is not None:
+            # Inputs and uniforms are never written: their checks are made once, the
+            # uniforms' per kernel call (hoist_uniforms), a lane's inputs when they are
+            # loaded (input_checks).
+            for name, bound in bounds.items():
+                if self.origin[name] == "v":
+                    key = self.pending[name][1:]
+                    self.input_bounds[key] = min(self.input_bounds.get(key, bound), bound)
+                elif self.origin[name] == "g":
+                    self.bounded_relative = True
+                else:
+                    self.bounded_uniforms.add(self.uniform_components[name])
+            return
         # The float32 sum of the components written is not finite if one of them is
         # not (f24: each finite one is below 2^64, so the sum is finite exactly when all
         # are; f32: a sum of finite ones may overflow, and the lane is run again for
         # nothing).
         total = " + ".join(self.register(*key) for key in writes)
         self.flag_if(f"R.nonfinite32({total})")
-        self.checks = True
 
     def bind(self, expression: str) -> str:
         """Emit ``name = expression`` for a value used more than once; returns the name."""
@@ -1232,7 +1352,7 @@ class _Generator:
         flags = self.a.flags
         names = (self.address_names, self.flag_names)
         self.emit_lane_control(out, address, flags, store=False, names=names)
-        out("st = 0")
+        out(f"st = {self.input_checks()}")
         out("executed = 0")
         out("jump = -1")
         out("brk = False")

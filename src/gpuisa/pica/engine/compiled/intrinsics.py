@@ -352,6 +352,55 @@ add32_in_range = _inline(types.float32, types.float32, 2, _fadd_ir)
 nonfinite32 = _inline(types.float32, types.int8, 1, _nonfinite32_ir)
 
 
+# -- bounded operands ------------------------------------------------------------------------
+#
+# f24 vertex kernels whose uniforms are bounded (``primitives.bounded24``) check the
+# operands of ADD, MUL, MAD and the dot products instead of their results, and round with
+# Veltkamp's splitting alone: on bounded operands no value rounded is one that round24
+# flushes or overflows (primitives.bounded24 says why).  A lane with an operand that is
+# not bounded is run again exactly.  ``tests/pica/engine/test_rules.py`` proves
+# round24_bounded equal to primitives.round24 on every value of that domain, unbounded24
+# equal to ``not primitives.bounded24``, and every recipe made of them equal to the exact
+# one on bounded operands.
+
+_BOUNDED_FLUSHED = int(np.float32(P.F24_MIN).view(np.uint32))
+_BOUNDED_HIGH = int(np.float32(P.BOUNDED_HIGH).view(np.uint32))
+
+
+def _round24_bounded_ir(builder, x):
+    # (x - c) + c is c - (c - x) exactly (IEEE rounding is symmetric), except that a zero
+    # comes out +0, as round24 gives it
+    c = builder.fmul(x, ir.Constant(_F64, P.VELTKAMP_SPLIT))
+    return builder.fadd(builder.fsub(x, c), c)
+
+
+@intrinsic
+def unbounded24(typingctx, x, k):
+    """1 if a float32 register value is not ``primitives.bounded24(x, k)``, else 0 (``k``
+    an integer constant in the kernel text: LLVM folds the bounds)."""
+    if not isinstance(x, types.Float) or not isinstance(k, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        value = context.cast(builder, args[0], signature.args[0], types.float32)
+        shift = context.cast(builder, args[1], signature.args[1], types.int32)
+        magnitude = builder.and_(builder.bitcast(value, _I32),
+                                 ir.Constant(_I32, int(_U32_ABS)))
+        # the bits of 2^-k: exponent field 127 - k
+        low = builder.shl(builder.sub(ir.Constant(_I32, 127), shift), ir.Constant(_I32, 23))
+        flushed = builder.icmp_unsigned("<", magnitude, ir.Constant(_I32, _BOUNDED_FLUSHED))
+        inside = builder.icmp_unsigned("<", builder.sub(magnitude, low),
+                                       builder.sub(ir.Constant(_I32, _BOUNDED_HIGH), low))
+        return builder.zext(builder.not_(builder.or_(flushed, inside)), ir.IntType(8))
+
+    return types.int8(x, k), codegen
+
+
+#: ``primitives.round24`` of the values the arithmetic of bounded operands rounds: 0, or
+#: a value whose rounding is at least 2^-62 and below 2^64 - 2^46 in magnitude.
+round24_bounded = _inline(types.float64, types.float64, 1, _round24_bounded_ir)
+
+
 @_leaf
 def store(x):
     """float64 -> float32 (the recipes' ``m.store`` in f24); exact for every rounded f24

@@ -52,6 +52,7 @@ from ..decode import DecodedProgram
 from ..loading import Precision
 from ..memory import lane_array
 from ..reference import run_lane, run_lanes
+from ..rules import primitives
 from ..state import RegisterFile, ShaderState
 from .codegen import KernelSource
 from .kernels import UNUSED as _UNUSED
@@ -105,9 +106,46 @@ def _missing(reads: frozenset[tuple[str, int]], state: ShaderState) -> frozenset
 
 
 def _key(program: DecodedProgram, entry: int, precision: Precision,
-         missing: frozenset) -> tuple:
+         missing: frozenset, bounded: bool = False) -> tuple:
     extra = () if entry in _analysis(program).leaders else (entry,)
-    return (program.program, precision, extra, missing, entry)
+    return (program.program, precision, extra, missing, entry, bounded)
+
+
+def _run_key(program: DecodedProgram, state: ShaderState, entry: int,
+             precision: Precision) -> tuple:
+    """The key of the kernel that runs ``state``: its missing registers, and whether it
+    is a bounded kernel (:func:`.codegen.generate`): f24, and every float uniform the
+    program can read ``primitives.bounded24`` with ``primitives.BOUND_UNIFORM``
+    (otherwise a bounded kernel would send every lane reading such a uniform to an
+    exact engine, and the kernel that checks results instead runs it faster)."""
+    analysis = _analysis(program)
+    missing = _missing(analysis.reads, state)
+    bounded = False
+    if precision == "f24":
+        uniforms = state.uniforms
+        rows = (uniforms.floats[uniforms.float_given] if analysis.relative_uniforms
+                else uniforms.floats[_rows_index(analysis.uniform_rows)])
+        bounded = bounded_values(rows, primitives.BOUND_UNIFORM)
+    return _key(program, entry, precision, missing, bounded)
+
+
+@functools.lru_cache(maxsize=64)
+def _rows_index(rows: tuple[int, ...]) -> np.ndarray:
+    return np.array(rows, np.intp)
+
+
+_ABS = np.uint32(0x7FFFFFFF)
+_FLUSHED = np.uint32(np.float32(primitives.F24_MIN).view(np.uint32))
+_HIGH = np.uint32(np.float32(primitives.BOUNDED_HIGH).view(np.uint32))
+
+
+def bounded_values(values: np.ndarray, k: int) -> bool:
+    """Whether every value of a float32 array is ``primitives.bounded24(x, k)`` (an
+    array realisation of that rule; ``tests/pica/engine/test_rules.py`` proves them
+    equal)."""
+    magnitude = np.ascontiguousarray(values, np.float32).view(np.uint32) & _ABS
+    low = np.uint32((127 - k) << 23)
+    return not ((magnitude >= _FLUSHED) & (magnitude - low >= _HIGH - low)).any()
 
 
 def _cached(key: tuple) -> Kernel | None:
@@ -123,14 +161,15 @@ def _source(program: DecodedProgram, key: tuple) -> KernelSource:
     from .codegen import generate
 
     return _sources.make(key, lambda: generate(program, _analysis(program), key[2], key[1],
-                                               key[3], key[4]))
+                                               key[3], key[4], key[5]))
 
 
 def kernel_for(program: DecodedProgram, entry: int, precision: Precision,
-               missing: frozenset = frozenset()) -> Kernel:
+               missing: frozenset = frozenset(), bounded: bool = False) -> Kernel:
     """The compiled kernel for ``program`` (cached per program, precision, the entry if it
-    is not a block start anyway, and the set of missing registers)."""
-    key = _key(program, entry, precision, missing)
+    is not a block start anyway, the set of missing registers, and whether it is a
+    bounded kernel, :func:`_run_key`)."""
+    key = _key(program, entry, precision, missing, bounded)
     kernel = _cached(key)
     if kernel is not None:
         return kernel
@@ -151,8 +190,7 @@ def ready(program: DecodedProgram, state: ShaderState, entry: int,
     to the reference engine, which compiles nothing either)."""
     if needs_reference(program):
         return True
-    missing = _missing(_analysis(program).reads, state)
-    key = _key(program, entry, precision, missing)
+    key = _run_key(program, state, entry, precision)
     return _cached(key) is not None or _on_disk(_source(program, key).source)
 
 
@@ -220,8 +258,7 @@ def interpreted(program: DecodedProgram, state: ShaderState, entry: int,
                 precision: Precision) -> float:
     """Seconds interpreting ``program`` has cost in this process beyond what its kernel
     would have needed (for :class:`.choice.Readiness`)."""
-    missing = _missing(_analysis(program).reads, state)
-    return choice.spent(("interpreted", _key(program, entry, precision, missing)))
+    return choice.spent(("interpreted", _run_key(program, state, entry, precision)))
 
 
 def compiled(program: DecodedProgram, state: ShaderState, entry: int,
@@ -231,8 +268,7 @@ def compiled(program: DecodedProgram, state: ShaderState, entry: int,
     from the disk cache takes longer than the reference engine needs for a few lanes).
     Cheap, and imports no Numba: programs the JIT hands to the reference engine never
     have a kernel in the cache."""
-    missing = _missing(_analysis(program).reads, state)
-    return _cached(_key(program, entry, precision, missing)) is not None
+    return _cached(_run_key(program, state, entry, precision)) is not None
 
 
 def run_lanes_jit(program: DecodedProgram, state: ShaderState, entry: int, *,
@@ -241,14 +277,14 @@ def run_lanes_jit(program: DecodedProgram, state: ShaderState, entry: int, *,
     if needs_reference(program):
         return run_lanes(program, state, entry, precision=precision, max_steps=max_steps)
     analysis = _analysis(program)
-    missing = _missing(analysis.reads, state)
     lanes = state.lanes
-    key = _key(program, entry, precision, missing)
+    key = _run_key(program, state, entry, precision)
+    missing = key[3]
     kernel = None if KERNELS == "never" else _cached(key)
     if kernel is None:
         estimated = choice.estimated_steps(program, entry, state.uniforms)
         if _kernel_pays(program, key, lanes, estimated):
-            kernel = kernel_for(program, entry, precision, missing)
+            kernel = kernel_for(program, entry, precision, missing, key[5])
         else:
             kernel = _interpreter(program, analysis, precision, missing)
             choice.record(("interpreted", key), choice.interpreter_extra(lanes, estimated))

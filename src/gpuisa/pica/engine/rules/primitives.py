@@ -99,8 +99,10 @@ def round24(x):
 
     In range, Veltkamp's splitting (Dekker 1971) rounds: with c = x * (2^36 + 1),
     c - (c - x) is x to nearest even at 17 bits.  Compiled: ``intrinsics.round24`` (the
-    same rounding on the bits), and for finite x below 2^64 - 2^46 in magnitude
-    ``intrinsics.round24_in_range``; array realisation: :func:`gpuisa.floats.round_f24`.
+    same rounding on the bits), for finite x below 2^64 - 2^46 in magnitude
+    ``intrinsics.round24_in_range``, and for the values the arithmetic of
+    :func:`bounded24` operands rounds ``intrinsics.round24_bounded``; array realisation:
+    :func:`gpuisa.floats.round_f24`.
     """
     c = x * VELTKAMP_SPLIT
     r = c - (c - x)
@@ -124,6 +126,41 @@ def flush24(x):
     if x != x:
         return quiet(x)
     return x
+
+
+#: The bounded arithmetic (:func:`bounded24`): operands below 2^30 in magnitude; every
+#: product 0 or at least 2^-46 (its factors' bounds add up to at most 46); uniforms at
+#: least 2^-16, register values at least 2^-39, a register value multiplied by another
+#: at least 2^-23.
+BOUNDED_HIGH = 2.0**30
+PRODUCT_BOUND = 46
+BOUND_UNIFORM = 16
+BOUND_FACTOR = 23
+BOUND_ADDEND = 39
+
+
+def bounded24(x, k):
+    """Whether a register value is an operand of the bounded arithmetic with bound ``k``:
+    one that :func:`flush24` makes +0, or a magnitude in [2^-k, 2^30) (no NaN, no
+    infinity).  Compiled: ``intrinsics.unbounded24`` (its negation).
+
+    f24 vertex kernels compute ADD, MUL, MAD, DP3, DP4, DPH and DST of inputs and
+    uniforms in range without :func:`round24`'s range cases (Veltkamp's splitting alone,
+    ``intrinsics.round24_bounded``), after checking every operand x with bounds chosen
+    by its role (``compiled.codegen.operand_bounds``): the two factors of each product
+    have bounds adding up to at most :data:`PRODUCT_BOUND`, and every other operand is
+    bounded by :data:`BOUND_ADDEND`.  Then no value rounded is one that round24 flushes
+    or overflows:
+
+    * a product is 0 or in [2^-46, 2^60), so rounded it is a multiple of 2^-62 (a
+      float24 of magnitude 2^-46 or more has an ulp of 2^-62 or more); an operand that
+      is added is a multiple of 2^-62 too (a float32 from 2^-39 on);
+    * sums of multiples of 2^-62 are multiples of 2^-62, and rounding keeps them so
+      (below 2^-45 such a value has at most 17 significant bits: it is exact), so every
+      value rounded is 0 or at least 2^-62, never one that round24 flushes;
+    * every sum of at most four products is at most 2^62, and MAD's at most 2^60 + 2^30:
+      below 2^64 - 2^46, where round24 overflows."""
+    return -F24_MIN < x < F24_MIN or 2.0**-k <= abs(x) < BOUNDED_HIGH
 
 
 def negate24(x):
