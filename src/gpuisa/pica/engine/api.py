@@ -503,6 +503,10 @@ def _lane_major(register: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(view)
 
 
+#: Semantic name -> (first slot, count), made once (enum names cost a call each).
+_SEMANTIC_RANGES = {semantic.name.lower(): span for semantic, span in SEMANTIC_SLOTS.items()}
+
+
 class SemanticOutputs(Mapping[str, np.ndarray]):
     """Semantic name -> ``(lanes, k)`` float32, each assembled on first access: building
     all eight for 10^7 vertices costs more than running a small shader."""
@@ -512,7 +516,7 @@ class SemanticOutputs(Mapping[str, np.ndarray]):
         self._outputs = outputs
         self._lanes = lanes
         self._values: dict[str, np.ndarray] = {}
-        self._ranges = {semantic.name.lower(): span for semantic, span in SEMANTIC_SLOTS.items()}
+        self._ranges = _SEMANTIC_RANGES
 
     def __getitem__(self, name: str) -> np.ndarray:
         value = self._values.get(name)

@@ -251,9 +251,9 @@ class ShaderState:
         read-only broadcast zeros (component-major like the properties)."""
         address, cmp = self._address, self._cmp
         if address is None:
-            address = np.broadcast_to(np.zeros(3, np.int64), (self.lanes, 3)).T
+            address = _zero_control(self.lanes, len(ADDRESS_REGISTERS), np.int64)
         if cmp is None:
-            cmp = np.broadcast_to(np.zeros(2, bool), (self.lanes, 2)).T
+            cmp = _zero_control(self.lanes, 2, np.bool_)
         return address, cmp
 
     def lane(self, index: int) -> ShaderState:
@@ -289,6 +289,14 @@ class ShaderState:
     def store_lane(self, index: int, one: ShaderState) -> None:
         """Write a one-lane state back into lane ``index``."""
         self.put_lanes(slice(index, index + 1), one)
+
+
+@functools.lru_cache(maxsize=16)
+def _zero_control(lanes: int, count: int, dtype: type) -> np.ndarray:
+    """A read-only ``(count, lanes)`` view of zeros, shared by the results of every run of
+    ``lanes`` lanes whose address registers or flags were never used (broadcast_to costs
+    more than a small run's kernel)."""
+    return np.broadcast_to(np.zeros(count, dtype), (lanes, count)).T
 
 
 @functools.lru_cache(maxsize=8)

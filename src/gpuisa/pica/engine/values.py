@@ -100,11 +100,13 @@ def resolve(name: object, banks: str, dvle: Dvle | None, what: str) -> RegisterR
                              f"({bank}0-{bank}{BANK_SIZES[bank] - 1})")
         return RegisterRange(bank, number, 1, name)
     entry = dvle.uniform(name) if dvle is not None else None
-    if entry is not None and entry.bank in banks:
-        if entry.count < 1 or entry.register + entry.count > BANK_SIZES[entry.bank]:
+    bank = entry.bank if entry is not None else None  # properties: each one computes
+    if bank is not None and bank in banks:
+        first, count = entry.register, entry.count
+        if count < 1 or first + count > BANK_SIZES[bank]:
             raise InputError(f"{name}: the DVLE's uniform table gives registers outside "
-                             f"{entry.bank}0-{entry.bank}{BANK_SIZES[entry.bank] - 1}")
-        return RegisterRange(entry.bank, entry.register, entry.count, name)
+                             f"{bank}0-{bank}{BANK_SIZES[bank] - 1}")
+        return RegisterRange(bank, first, count, name)
     allowed = ", ".join(f"{b}0-{b}{BANK_SIZES[b] - 1}" for b in banks)
     known = ""
     if dvle is not None:

@@ -120,13 +120,29 @@ def _run_key(program: DecodedProgram, state: ShaderState, entry: int,
     exact engine, and the kernel that checks results instead runs it faster)."""
     analysis = _analysis(program)
     missing = _missing(analysis.reads, state)
-    bounded = False
-    if precision == "f24":
-        uniforms = state.uniforms
-        rows = (uniforms.floats[uniforms.float_given] if analysis.relative_uniforms
-                else uniforms.floats[_rows_index(analysis.uniform_rows)])
-        bounded = bounded_values(rows, primitives.BOUND_UNIFORM)
+    bounded = precision == "f24" and _uniforms_bounded(analysis, state.uniforms)
     return _key(program, entry, precision, missing, bounded)
+
+
+#: The uniforms last checked, the rows checked (None: every given one) and the answer: a
+#: run asks twice (``compiled`` when its engine is chosen, then ``run_lanes_jit``).  A
+#: stale answer could only cost speed: a bounded kernel checks its uniforms itself.
+_last_checked: tuple = (None, None, False)
+
+
+def _uniforms_bounded(analysis, uniforms) -> bool:
+    """Whether every float uniform the program can read is ``primitives.bounded24``
+    with ``primitives.BOUND_UNIFORM``."""
+    global _last_checked
+    rows = None if analysis.relative_uniforms else analysis.uniform_rows
+    last = _last_checked
+    if last[0] is uniforms and last[1] == rows:
+        return last[2]
+    floats = uniforms.floats
+    bounded = bounded_values(floats[uniforms.float_given] if rows is None
+                             else floats[_rows_index(rows)], primitives.BOUND_UNIFORM)
+    _last_checked = (uniforms, rows, bounded)
+    return bounded
 
 
 @functools.lru_cache(maxsize=64)
