@@ -12,6 +12,9 @@ the recipes give the same bits through both interpreters.
 * Recipes: for every ALU opcode and both precisions, the expressions of
   ``rules.source`` compiled with Numba equal the scalar interpreter on special and
   random inputs (NaN payloads, +-0, infinities, float24 limits).
+* The bounded arithmetic (``primitives.bounded24``): round24_bounded vs round24 on its
+  domain, unbounded24 vs bounded24 for every bound the kernels use, and the recipe of
+  each opcode computed bounded vs the exact recipe on operands drawn at the bounds.
 * A few values by hand.
 """
 
@@ -622,10 +625,12 @@ def test_round24_bounded_equals_round24_on_its_domain(offset):
 
 
 def _unbounded_flags(values: np.ndarray, k: int) -> np.ndarray:
-    namespace = {"R": R}
+    """Row 0: the compiled check; row 1: Numba's compilation of the primitive's text."""
+    namespace = {"R": R, "P": P, "np": np}
     exec(f"def flags(v, out):\n    for i in range(v.size):\n"
-         f"        out[i] = R.unbounded24(v[i], {k})", namespace)
-    out = np.empty(values.size, np.int8)
+         f"        out[0, i] = R.unbounded24(v[i], {k})\n"
+         f"        out[1, i] = not P.bounded24(np.float64(v[i]), {k})", namespace)
+    out = np.empty((2, values.size), np.int8)
     njit(namespace["flags"])(values, out)
     return out
 
@@ -639,18 +644,20 @@ def _near_bounds() -> np.ndarray:
 
 @pytest.mark.parametrize("k", BOUNDS)
 def test_unbounded24_is_not_bounded24(k):
-    """The compiled check equals the primitive on every float24 pattern, random float32
-    patterns and the values at and next to each bound; runner.bounded_values (the array
-    realisation) on a sample and on those values."""
+    """The compiled check equals the primitive's text compiled on every float24 pattern,
+    random float32 patterns and the values at and next to each bound; plain Python and
+    runner.bounded_values (the array realisation) equal it on those values and a
+    sample."""
     from gpuisa.pica.engine.compiled.runner import bounded_values
 
     edges = _near_bounds()
     for values in (*f24_patterns(), RANDOM32, edges):
-        want = np.array([not P.bounded24(x, k) for x in widen(values).tolist()], np.int8)
-        assert _unbounded_flags(values, k).tolist() == want.tolist()
+        flags = _unbounded_flags(values, k)
+        assert np.array_equal(flags[0], flags[1])
     sample = np.concatenate([edges, RANDOM32[:2000]])
-    assert [bounded_values(sample[i:i + 1], k) for i in range(sample.size)] == [
-        P.bounded24(x, k) for x in widen(sample).tolist()]
+    want = [P.bounded24(x, k) for x in widen(sample).tolist()]
+    assert (1 - _unbounded_flags(sample, k)[0]).astype(bool).tolist() == want
+    assert [bounded_values(sample[i:i + 1], k) for i in range(sample.size)] == want
     assert bounded_values(np.array([[1.0, 0.0, -2.0**-k, 1e-40]], np.float32), k)
 
 
