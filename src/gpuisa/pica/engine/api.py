@@ -303,13 +303,18 @@ def check_max_steps(max_steps: object) -> int:
 RESULT_TEMPORARIES: ContextVar[bool] = ContextVar("result_temporaries", default=True)
 
 
+#: The initial flags and address registers when none are given.
+NO_FLAGS = (False, False)
+NO_ADDRESS = (0, 0, 0)
+
+
 def run(shader: Shbin | Program, inputs: Mapping[str, object], *,
         uniforms: Mapping[str, object] | None = None, dvle: int = 0,
         entry: int | str | None = None, precision: Precision = "f24",
-        engine: str = AUTO, cmp: Sequence[bool] = (False, False),
+        engine: str = AUTO, cmp: Sequence[bool] = NO_FLAGS,
         max_steps: int = 100_000, temporaries: Mapping[str, object] | None = None,
         outputs: Mapping[str, object] | None = None,
-        address: Sequence[int] = (0, 0, 0), registers: bool = False) -> RunResult:
+        address: Sequence[int] = NO_ADDRESS, registers: bool = False) -> RunResult:
     """Run a vertex shader on N vertices, or a geometry shader N times.
 
     ``shader`` is a :class:`~gpuisa.pica.shbin.Shbin` (``dvle`` picks the executable,
@@ -363,10 +368,10 @@ def run(shader: Shbin | Program, inputs: Mapping[str, object], *,
 
 def initial_state(exe: Executable, inputs: Mapping[str, object], *,
                   uniforms: Mapping[str, object] | None, precision: Precision,
-                  cmp: Sequence[bool] = (False, False),
+                  cmp: Sequence[bool] = NO_FLAGS,
                   temporaries: Mapping[str, object] | None = None,
                   outputs: Mapping[str, object] | None = None,
-                  address: Sequence[int] = (0, 0, 0), engine: str = AUTO) -> ShaderState:
+                  address: Sequence[int] = NO_ADDRESS, engine: str = AUTO) -> ShaderState:
     """A state with N lanes holding the given inputs, uniforms and initial registers,
     converted by the loader of the engine that will run them (:func:`register_engine`)."""
     return _initial_state(exe, inputs, uniforms=uniforms, precision=precision, cmp=cmp,
@@ -408,7 +413,9 @@ def _initial_state(exe: Executable, inputs: Mapping[str, object], *,
             registers = state.temporaries if bank == "r" else state.outputs[0]
         # Loading writes every element: no zero fill first.
         value.load(precision, registers.storage(number, fill=False), loader)
-    flags, registers = _flags(cmp), _address(address)
+    # the defaults need no checking (a run of a few vertices notices the cost)
+    flags = cmp if cmp is NO_FLAGS else _flags(cmp)
+    registers = address if address is NO_ADDRESS else _address(address)
     if any(flags):  # the arrays start zeroed; leaving them untouched costs no memory
         state.cmp[...] = np.asarray(flags, dtype=bool)[:, np.newaxis]
     if any(registers):

@@ -332,8 +332,6 @@ def _launch(kernel: Kernel, program: DecodedProgram, state: ShaderState, entry: 
             max_steps: int) -> tuple[np.ndarray | None, np.ndarray]:
     """Run ``kernel`` over ``state``'s lanes: the lane status (None if no lane can need
     another engine) and the steps (read-only if one number for every lane)."""
-    from .intrinsics import NATIVE_LOOPS
-
     lanes = state.lanes
     if kernel.steps is not None and kernel.steps > max_steps:
         # every lane stops at the step limit
@@ -359,7 +357,7 @@ def _launch(kernel: Kernel, program: DecodedProgram, state: ShaderState, entry: 
               address, cmp,
               np.ascontiguousarray(uniforms.floats, dtype=np.float32),
               uniforms.float_given, np.ascontiguousarray(uniforms.ints, dtype=np.int64),
-              uniforms.bools, np.int64(max_steps), status, steps, NATIVE_LOOPS)
+              uniforms.bools, np.int64(max_steps), status, steps, _native_loops())
     function = kernel.function
     in_parallel(lambda lo, hi: function(lo, hi, entry, *arrays), lanes, _MIN_LANES_PER_THREAD)
     for array, copy in zip(chosen, passed, strict=True):
@@ -368,6 +366,15 @@ def _launch(kernel: Kernel, program: DecodedProgram, state: ShaderState, entry: 
     if uniform:
         return (status if kernel.checks else None), _same_steps(kernel.steps, lanes)
     return status, steps
+
+
+@functools.cache
+def _native_loops() -> np.ndarray:
+    """:data:`.intrinsics.NATIVE_LOOPS` (importing it imports Numba: not before a kernel
+    runs; an import statement per run costs more than a one-vertex kernel)."""
+    from .intrinsics import NATIVE_LOOPS
+
+    return NATIVE_LOOPS
 
 
 def _column_major(array: np.ndarray) -> np.ndarray:
