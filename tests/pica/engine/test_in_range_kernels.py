@@ -208,3 +208,38 @@ def test_the_uniforms_choose_the_kind_of_in_range_arithmetic(precision, extra, b
     assert ("R.round24_bounded(" in sources[0]) == bounded
     for name, values in want.outputs.items():
         assert np.array_equal(got.outputs[name].view(np.uint32), values.view(np.uint32))
+
+
+@pytest.mark.parametrize("relative", [False, True], ids=["by-name", "through-a0"])
+def test_a_bounded_kernel_checks_its_uniforms_itself(relative, monkeypatch):
+    """A bounded kernel run with uniforms that are not bounded (what a caller that
+    changes a state's uniforms in place after a run could get from the runner's memo)
+    hands every lane reading them to an exact engine: the kernel checks the uniforms its
+    bounded instructions read by name, and every given row when they read through an
+    address register."""
+    from gpuisa.pica.engine.compiled import runner
+
+    a = Asm()
+    if relative:
+        a.op("mova", "a0.x", "c7")
+    a.op("mul", "o0", "c0", "v0", idx=1 if relative else 0)
+    a.op("dp4", "o1", "c1", "v0", idx=1 if relative else 0)
+    a.end()
+    program = a.program()
+    monkeypatch.setattr(runner, "KERNELS", "always")
+    monkeypatch.setattr(runner, "_cache", type(runner._cache)())
+    monkeypatch.setattr(runner, "_uniforms_bounded", lambda analysis, uniforms: True)
+    sources = []
+    original_compile = runner._compile
+    monkeypatch.setattr(runner, "_compile",
+                        lambda text: sources.append(text) or original_compile(text))
+    inputs = {"v0": np.array([[2.0**-30, 1.0, -3.0, 2.0**-29]] * 64, np.float32)}
+    # 2^-40 * 2^-30 rounds below 2^-62: +0 on the hardware, not with bounded arithmetic
+    uniforms = {"c0": [2.0**-40] * 4, "c1": [2.0**-40, 1.0, 1.0, 2.0**-40],
+                "c7": [0.0] * 4}
+    got = run(program, inputs, uniforms=uniforms, engine="jit")
+    want = run(program, inputs, uniforms=uniforms, engine="reference")
+    assert "R.round24_bounded(" in sources[0] and "ub" in sources[0]
+    for name, values in want.outputs.items():
+        assert np.array_equal(got.outputs[name].view(np.uint32), values.view(np.uint32)), name
+    assert want.outputs["o0"][0, 0] == 0.0

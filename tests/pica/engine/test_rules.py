@@ -721,12 +721,14 @@ def _bounded_kernel(opcode, uniform):
     return njit(error_model="numpy")(namespace["kernel"]), per_component
 
 
-def _bounded_values(rng, n, bounds):
-    """Float24 operands (12 components by n lanes) for components with these bounds,
-    drawn to hit the bounded arithmetic's limits: zeros, magnitudes at and just above
-    each component's lower bound and just below BOUNDED_HIGH, and dot products whose products
+def _bounded_values(rng, n, bounds, opcode):
+    """Operands (12 components by n lanes) for components with these bounds, drawn to hit
+    the bounded arithmetic's limits: zeros, magnitudes at and just above each
+    component's lower bound and just below BOUNDED_HIGH, dot products whose products
     nearly cancel (the second factors of neighbouring products of one sign opposite and
-    a few ulps apart)."""
+    a few ulps apart), and MAD and ADD whose addend nearly cancels the rest.  Half the
+    lanes are float24 values (what f24 registers hold), half plain float32 values with
+    more significant bits (which the proof covers too: BOUND_ADDEND is for them)."""
     values = np.zeros((12, n))
     for k, bound in enumerate(bounds):
         low = 2.0 ** -(bound if bound is not None else P.BOUND_ADDEND)
@@ -742,7 +744,15 @@ def _bounded_values(rng, n, bounds):
         values[k, near] = values[0, near]
         values[4 + k, near] = -values[4 + k - 1, near] * (
             1.0 + rng.integers(-4, 5, near.sum()) * 2.0**-16)
-    return np.asarray(round_f24(values.astype(np.float32)), np.float32)
+    close = rng.random(n) < 0.4  # an addend nearly cancelling the product or the other term
+    error = 1.0 + rng.integers(-4, 5, (4, close.sum())) * 2.0**-23
+    if opcode is Opcode.MAD:
+        values[8:12, close] = -values[0:4, close] * values[4:8, close] * error
+    elif opcode is Opcode.ADD:
+        values[4:8, close] = -values[0:4, close] * error
+    plain = values.astype(np.float32)
+    rounded = np.asarray(round_f24(plain), np.float32)
+    return np.where(rng.random(n) < 0.5, rounded, plain)
 
 
 @pytest.mark.parametrize("uniform", [(False, False, False), (True, False, False),
@@ -756,7 +766,7 @@ def test_bounded_recipes_equal_the_exact_ones_on_bounded_operands(opcode, unifor
     with its flushing and overflow) bit for bit."""
     kernel, bounds = _bounded_kernel(opcode, uniform)
     rng = np.random.default_rng(int(opcode) * 8 + sum(k * u for k, u in enumerate(uniform)))
-    values = _bounded_values(rng, 4000, bounds)
+    values = _bounded_values(rng, 4000, bounds, opcode)
     value = np.zeros((4, values.shape[1]), np.float32)
     kernel(values, value)
     wide = widen(values)
