@@ -15,6 +15,7 @@ from gpuisa.pica.isa import (
     BY_MNEMONIC,
     OPCODES,
     Arithmetic,
+    EmitEffect,
     Opcode,
     Pad,
     Result,
@@ -205,3 +206,12 @@ PADS = [
 @pytest.mark.parametrize(("closing", "last", "start", "position", "after_end", "pads"), PADS)
 def test_picasso_pads(closing, last, start, position, after_end, pads):
     assert picasso_pads(closing, last, start, position, after_end) is pads
+
+
+def test_emission_effects_by_hand():
+    """seed SETEMIT/EMIT: SETEMIT sets up the vertex slot, EMIT writes it; nothing else
+    touches the emission state."""
+    assert OPCODES[Opcode.SETEMIT].emission is EmitEffect.SETUP
+    assert OPCODES[Opcode.EMIT].emission is EmitEffect.EMIT
+    assert {op for op, info in OPCODES.items() if info.emission is not EmitEffect.NONE} == {
+        Opcode.SETEMIT, Opcode.EMIT}

@@ -243,6 +243,15 @@ class Kind(Enum):
     UNKNOWN = "unknown"
 
 
+class EmitEffect(Enum):
+    """What a geometry instruction does to the emission state (seed SETEMIT/EMIT; notes
+    §6.1)."""
+
+    NONE = "-"
+    SETUP = "setup"  # SETEMIT: selects the vertex slot, primitive and winding flags
+    EMIT = "emit"  # EMIT: writes the vertex (and primitive) SETEMIT set up
+
+
 class Flow(IntEnum):
     """What a control instruction does to the PC and the stacks (seed "Control Flow",
     notes §5.2).  Integer values: compiled engines receive them as constants."""
@@ -340,6 +349,11 @@ class OpcodeInfo:
     def inert(self) -> bool:
         """Executing it changes nothing but the PC (NOP): no register, no flow."""
         return self.kind is Kind.CONTROL and self.flow is Flow.NONE
+
+    @property
+    def emission(self) -> EmitEffect:
+        """What it does to the geometry emission state."""
+        return _EMISSION.get(self.opcode, EmitEffect.NONE)
 
     @property
     def geometry_only(self) -> bool:
@@ -519,6 +533,9 @@ def _parse_opcode_table(text: str) -> dict[Opcode, OpcodeInfo]:
         )
     return rows
 
+
+#: The geometry instructions' effect on the emission state (OpcodeInfo.emission).
+_EMISSION = {Opcode.SETEMIT: EmitEffect.SETUP, Opcode.EMIT: EmitEffect.EMIT}
 
 #: Opcode -> its table row.
 OPCODES: dict[Opcode, OpcodeInfo] = _parse_opcode_table(_OPCODE_TABLE)
@@ -740,6 +757,9 @@ def _validate() -> None:
                                 "and all of them, have an operand descriptor")
         if info.has_descriptor and len(info.format.sources) != info.sources:
             raise IsaTableError(f"{info.opcode.name}: source count disagrees with its format")
+        if (info.emission is not EmitEffect.NONE) != info.geometry_only:
+            raise IsaTableError(f"{info.opcode.name}: geometry opcodes, and only they, "
+                                "have an emission effect")
         _validate_flow(info)
         _validate_result(info)
     if any(bool(i.summary) != bool(i.mnemonic) for i in OPCODES.values()):

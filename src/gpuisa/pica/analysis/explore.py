@@ -23,6 +23,7 @@ from ..isa import (
     LOOP_STACK_DEPTH,
     OPCODES,
     Condition,
+    EmitEffect,
     Flow,
     Opcode,
 )
@@ -153,9 +154,10 @@ class Explorer:
                 if not self.geometry:
                     _add(out.unwritten, pc, out_un)
                 continue
-            if op is Opcode.SETEMIT:
+            emission = OPCODES[op].emission
+            if emission is EmitEffect.SETUP:
                 misc_un &= ~NO_SETEMIT
-            elif op is Opcode.EMIT:
+            elif emission is EmitEffect.EMIT:
                 if misc_un & NO_SETEMIT:
                     out.emit_without_setemit.add(pc)
                 written = 0  # a new vertex: outputs are written afresh

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..encoding import Instruction
-from ..isa import Opcode
+from ..isa import EmitEffect, Opcode
 from .effects import MISC_BITS
 from .explore import Exploration
 from .model import Raw, Unit, component_list, component_names
@@ -114,7 +114,7 @@ def path_checks(unit: Unit, ex: Exploration, decoded: list[Instruction],
         for pc in sorted(ex.emit_without_setemit):
             yield Raw("PICA501", "'emit' can execute before any 'setemit' on some path",
                       ("word", pc))
-        if not any(decoded[pc].opcode is Opcode.EMIT for pc in emits):
+        if not any(decoded[pc].info.emission is EmitEffect.EMIT for pc in emits):
             yield Raw("PICA502", f"geometry shader entry point '{unit.entry}' never executes "
                       "'emit'", ("entry", unit.index))
     else:

@@ -109,8 +109,7 @@ INLINE_RULES = frozenset({"round24", "work24", "negate24", "negate32", "quiet32"
                           "unbounded24"})
 _CALLED = re.compile(r"\bR\.(\w+)\(")
 _IN_RANGE_CALL = re.compile(rf"\bR\.({'|'.join(IN_RANGE)})\(")
-
-
+#: A product of two source values (or of one and DPH's constant 1.0) in exact f24 code.
 _PRODUCT = re.compile(r"R\.mul64\((R\.work24\((s\d+)\)|1\.0), (R\.work24\((s\d+)\)|1\.0)\)")
 
 
@@ -146,6 +145,8 @@ def in_range_text(text: str, bounded: bool) -> str:
     realisations (``bounded``: those of :data:`BOUNDED`)."""
     table = BOUNDED if bounded else IN_RANGE
     return _IN_RANGE_CALL.sub(lambda match: f"R.{table[match.group(1)]}(", text)
+
+
 #: The names :meth:`_Generator.read` gives source values, and a line reading one.
 _NAME = re.compile(r"\bs\d+\b")
 _READ = re.compile(r"\s*(s\d+) = ")

@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...flow import emission as E
-from ...isa import NUM_OUTPUTS, NUM_TEMPORARIES, Flow, Kind, Opcode, Writes
+from ...isa import NUM_OUTPUTS, NUM_TEMPORARIES, EmitEffect, Flow, Kind, Writes
 from ..api import GEOMETRY_ENGINES
 from ..choice import compile_geometry
 from ..decode import DecodedProgram, Step
@@ -116,7 +116,7 @@ class _GeometryGenerator(_Generator):
         path = self.path(entry)
         if path is None or self.missing:
             return None
-        emits = sum(step.op is Opcode.EMIT for step in path)
+        emits = sum(step.info.emission is EmitEffect.EMIT for step in path)
         self.rows = {}
         self.output_bank = None
         self.parity = 0
@@ -128,10 +128,10 @@ class _GeometryGenerator(_Generator):
         emitted = 0
         flags = False
         for step in path[:-1]:
-            if step.op is not Opcode.EMIT and step.info.writes is Writes.NONE:
+            if step.info.emission is not EmitEffect.EMIT and step.info.writes is Writes.NONE:
                 continue  # NOP, SETEMIT: SETEMIT's rules run in the second pass
             body(f"# 0x{step.pc:03X}: {step.info.mnemonic}")
-            if step.op is Opcode.EMIT:
+            if step.info.emission is EmitEffect.EMIT:
                 bank = "op"[self.parity]
                 if any((bank, r, c) not in self.outputs_written
                        for r in self.emitted for c in range(4)):
@@ -214,10 +214,10 @@ class _GeometryGenerator(_Generator):
         out("pass")  # a path without SETEMIT or EMIT leaves nothing else here
         emitted = 0
         for step in path:
-            if step.op is Opcode.SETEMIT:
+            if step.info.emission is EmitEffect.SETUP:
                 out(f"S.setemit(emission, {step.field('vtxid')}, "
                     f"{bool(step.field('primemit'))}, {bool(step.field('winding'))})")
-            elif step.op is Opcode.EMIT:
+            elif step.info.emission is EmitEffect.EMIT:
                 out(f"what, first, second, third = S.emit(emission, inv * {emits} + "
                     f"{emitted})")
                 emitted += 1
@@ -239,11 +239,11 @@ class _GeometryGenerator(_Generator):
 
     def emit_geometry(self, step: Step) -> bool:
         out = self.out
-        if step.op is Opcode.SETEMIT:
+        if step.info.emission is EmitEffect.SETUP:
             out(f"S.setemit(emission, {step.field('vtxid')}, {bool(step.field('primemit'))}, "
                 f"{bool(step.field('winding'))})")
             return True
-        if step.op is not Opcode.EMIT:
+        if step.info.emission is not EmitEffect.EMIT:
             return False
         out("if nv >= VX.shape[1] or npr >= PR.shape[0]:")
         out(f"    return {_FULL}, inv, nv, npr")
@@ -396,7 +396,7 @@ def run_geometry_jit(program: DecodedProgram, unit: ShaderState, entry: int,
 
 
 def _emits(program: DecodedProgram) -> int:
-    return max(1, sum(step.op is Opcode.EMIT for step in program.steps))
+    return max(1, sum(step.info.emission is EmitEffect.EMIT for step in program.steps))
 
 
 def _run(function, program: DecodedProgram, unit: ShaderState, entry: int,

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ....errors import InputError
-from ...isa import Condition, Flow, Kind, Opcode, Writes
+from ...isa import Condition, EmitEffect, Flow, Kind, Writes
 from ..decode import DecodedProgram, Operand, Step
 from ..rules.primitives import relative_row
 from ..rules.recipes import recipe_for
@@ -96,9 +96,9 @@ def _entry(step: Step, precision: str) -> tuple:
         return (FLOW, int(info.flow), int(info.condition), fields.get("condop", 0),
                 fields.get("refx", 0), fields.get("refy", 0), fields.get("dst", 0),
                 fields.get("num", 0), fields.get("id", 0))
-    if step.op is Opcode.SETEMIT:
+    if step.info.emission is EmitEffect.SETUP:
         return (SETEMIT, fields["vtxid"], bool(fields["primemit"]), bool(fields["winding"]))
-    if step.op is Opcode.EMIT:
+    if step.info.emission is EmitEffect.EMIT:
         return (EMIT,)
     return (NOP,)
 
