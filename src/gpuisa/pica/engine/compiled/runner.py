@@ -71,6 +71,9 @@ _MIN_LANES_PER_THREAD = 4096
 #: :func:`.choice.kernel_pays`), "always" or "never" (tests and benchmarks).
 KERNELS = "cost"
 _CACHE_SIZE = 64
+#: Whether vertex shaders run on the LLVM kernels of :mod:`.native` (compiled in this
+#: process) instead of Numba's.
+NATIVE = False
 
 @dataclass(frozen=True, slots=True)
 class Kernel:
@@ -292,6 +295,8 @@ def run_lanes_jit(program: DecodedProgram, state: ShaderState, entry: int, *,
     """The engine entry point (same contract as :func:`.reference.run_lanes`)."""
     if needs_reference(program):
         return run_lanes(program, state, entry, precision=precision, max_steps=max_steps)
+    if NATIVE:
+        return _run_native(program, state, entry, precision, max_steps)
     analysis = _analysis(program)
     lanes = state.lanes
     key = _run_key(program, state, entry, precision)
@@ -325,6 +330,26 @@ def run_lanes_jit(program: DecodedProgram, state: ShaderState, entry: int, *,
                            max_steps=max_steps)
         if steps.flags.writeable:
             steps[lane] = counted
+    return steps
+
+
+def _run_native(program: DecodedProgram, state: ShaderState, entry: int,
+                precision: Precision, max_steps: int) -> np.ndarray:
+    """Run ``state`` on the program's LLVM kernel; lanes it hands back run on the
+    reference engine."""
+    from . import nativerun
+
+    missing = _run_key(program, state, entry, precision)[3]
+    found = nativerun.kernel(program, entry, precision, missing)
+    status, steps = nativerun.launch(found, program, state, max_steps, in_parallel)
+    again = np.flatnonzero(status)
+    if steps is None:
+        if not again.size:
+            return _same_steps(found.steps, state.lanes)
+        steps = np.full(state.lanes, found.steps, np.int64)
+    for lane in again:
+        steps[lane] = run_lane(program, state, entry, int(lane), precision=precision,
+                               max_steps=max_steps)
     return steps
 
 

@@ -1,0 +1,71 @@
+"""An ALU instruction's recipe lowered to LLVM IR: the trees of :mod:`..rules.tree`
+evaluated with the primitive rules of :mod:`.lower`, in one precision.
+
+:class:`AluLowering` maps each rule of the recipes' ``m`` to its IR for ``f24``
+(working values are exact float64s, each result rounded by ``round24``) or ``f32``
+(float32 values); :meth:`AluLowering.lower` evaluates a traced instruction, reading
+only the source components its trees use (the caller's ``read``) and computing each
+equal sub-tree once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from llvmlite import ir
+
+from ..loading import Precision
+from ..rules.recipes import Result
+from ..rules.tree import Node, Source
+from .lower import F32, F64, Lowering
+
+
+class AluLowering:
+    """The rules of the recipes' ``m`` as IR of one precision."""
+
+    def __init__(self, lowering: Lowering, precision: Precision):
+        L = self.L = lowering
+        f24 = precision == "f24"
+        self.precision = precision
+        if f24:
+            self.rules: dict[str, Callable] = {
+                "work": L.work24, "mul": lambda a, b: L.round24(L.mul64(a, b)),
+                "add": lambda a, b: L.round24(L.add64(a, b)), "first": lambda p: p,
+                "rounded": L.round24, "store": L.store24,
+                "one": lambda: L.const(F64, 1.0), "rcp": L.rcp24, "rsq": L.rsq24,
+                "ex2": L.ex2_24, "lg2": L.lg2_24, "flr": L.flr24}
+        else:
+            self.rules = {
+                "work": lambda x: x, "mul": L.mul32, "add": L.add32,
+                "first": lambda p: L.add32(L.const(F32, 0.0), p),
+                "rounded": lambda w: w, "store": lambda w: w,
+                "one": lambda: L.const(F32, 1.0), "rcp": L.rcp32, "rsq": L.rsq32,
+                "ex2": L.ex2_32, "lg2": L.lg2_32, "flr": L.flr32}
+        self.rules.update({
+            "max": L.pica_max, "min": L.pica_min, "sge": L.sge, "slt": L.slt,
+            "compare": L.compare, "address": L.address_from_float,
+            "const": lambda value: L.const(F32, value)})
+
+    def negate(self, x: ir.Value) -> ir.Value:
+        """A negated source operand (``primitives.negate24`` / ``negate32``)."""
+        return self.L.negate24(x) if self.precision == "f24" else self.L.negate32(x)
+
+    def lower(self, result: Result, read: Callable[[Source], ir.Value]) -> Result:
+        """``result`` (trees) as IR values; ``read`` gives a source component's value
+        (swizzled and negated), asked once per component the trees use."""
+        memo: dict = {}
+
+        def value(item):
+            if not isinstance(item, (Node, Source)):
+                return item  # a number: const's value, compare's operator
+            found = memo.get(item)
+            if found is None:
+                if isinstance(item, Source):
+                    found = read(item)
+                else:
+                    found = self.rules[item.rule](*(value(a) for a in item.args))
+                memo[item] = found
+            return found
+
+        return Result(*(None if part is None else tuple(value(v) for v in part)
+                        for part in result))

@@ -1,0 +1,231 @@
+"""The stack machine of :mod:`...flow.stacks` lowered to LLVM IR, for one control state.
+
+The compiled kernels keep a control state (the IF, CALL and LOOP ring buffers, their
+counts and aL) in stack slots of the function and change it with the IR this module
+builds: a flow instruction's effect (``stacks.EFFECTS``) with its fields as constants,
+and the per-instruction check (``stacks.next_pc``) after instructions where a stack can
+pop.  It is the second realisation of those rules; ``tests/pica/engine/test_flowir.py``
+runs both on the same random instruction sequences and compares every state.
+
+Integers are ``i64``.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ...flow import stacks as S
+from ...isa import (
+    CALL_POPS_EFFECTIVE,
+    CALL_STACK_DEPTH,
+    IF_STACK_DEPTH,
+    LOOP_STACK_DEPTH,
+    Condition,
+    CondOp,
+    Flow,
+)
+from .lower import I1, I64
+
+
+def _i64(value: int) -> ir.Constant:
+    return ir.Constant(I64, value)
+
+
+class ControlState:
+    """One control state's storage in the entry block of ``builder``'s function, and
+    the rules that change it."""
+
+    def __init__(self, builder: ir.IRBuilder):
+        self.b = builder
+        with builder.goto_entry_block():
+            self.ifs = builder.alloca(ir.ArrayType(I64, IF_STACK_DEPTH * S.IF_WIDTH))
+            self.calls = builder.alloca(ir.ArrayType(I64, CALL_STACK_DEPTH * S.CALL_WIDTH))
+            self.loops = builder.alloca(ir.ArrayType(I64, LOOP_STACK_DEPTH * S.LOOP_WIDTH))
+            self.n_if, self.n_call, self.n_loop, self.al = (builder.alloca(I64)
+                                                            for _ in range(4))
+
+    def reset(self, al: ir.Value) -> None:
+        """Empty stacks; aL = ``al``."""
+        for count in (self.n_if, self.n_call, self.n_loop):
+            self.b.store(_i64(0), count)
+        self.b.store(al, self.al)
+
+    def _slot(self, stack, index: ir.Value) -> ir.Value:
+        return self.b.gep(stack, [ir.Constant(ir.IntType(32), 0), index])
+
+    def _get(self, stack, index: ir.Value) -> ir.Value:
+        return self.b.load(self._slot(stack, index))
+
+    def _set(self, stack, index: ir.Value, value: ir.Value) -> None:
+        self.b.store(value, self._slot(stack, index))
+
+    # -- pushes ----------------------------------------------------------------------------
+
+    def _push(self, stack, count, depth: int, width: int, values: list[ir.Value]) -> None:
+        """``stacks._make_room`` and the push: a full stack first drops its oldest
+        entry; then the entry goes to the top."""
+        b = self.b
+        n = b.load(count)
+        full = b.icmp_signed("==", n, _i64(depth))
+        with b.if_then(full, likely=False):
+            for i in range((depth - 1) * width):
+                self._set(stack, _i64(i), self._get(stack, _i64(i + width)))
+        row = b.select(full, _i64(depth - 1), n)
+        base = b.mul(row, _i64(width))
+        for k, value in enumerate(values):
+            self._set(stack, b.add(base, _i64(k)), value)
+        b.store(b.add(row, _i64(1)), count)
+
+    def push_if(self, trigger: int, destination: int) -> None:
+        self._push(self.ifs, self.n_if, IF_STACK_DEPTH, S.IF_WIDTH,
+                   [_i64(trigger), _i64(destination)])
+
+    def push_call(self, trigger: int, return_to: int) -> None:
+        self._push(self.calls, self.n_call, CALL_STACK_DEPTH, S.CALL_WIDTH,
+                   [_i64(trigger), _i64(return_to)])
+
+    def push_loop(self, trigger: int, body: int, count: ir.Value, step: ir.Value) -> None:
+        self._push(self.loops, self.n_loop, LOOP_STACK_DEPTH, S.LOOP_WIDTH,
+                   [_i64(trigger), _i64(body), count, step, self.b.load(self.al)])
+
+    # -- a flow instruction --------------------------------------------------------------
+
+    def effect(self, flow: Flow, taken: ir.Value, pc: int, dst: int, num: int,
+               loop: tuple[ir.Value, ir.Value, ir.Value] | None = None
+               ) -> tuple[ir.Value, ir.Value]:
+        """``stacks.EFFECTS[flow]`` once the condition ``taken`` (an ``i1``) is known:
+        returns (the pending jump or ``NO_JUMP``, whether a break is pending)."""
+        b = self.b
+        no_jump, false = _i64(S.NO_JUMP), ir.Constant(I1, 0)
+        if flow is Flow.BREAK:
+            return no_jump, taken
+        if flow is Flow.CALL:
+            with b.if_then(taken):
+                self.push_call(dst + num, pc + 1)
+            return b.select(taken, _i64(dst), no_jump), false
+        if flow is Flow.IF:
+            with b.if_then(taken):
+                self.push_if(dst, dst + num)
+            return b.select(taken, no_jump, _i64(dst)), false
+        if flow is Flow.LOOP:
+            x, y, z = loop
+            self.push_loop(dst + 1, pc + 1, x, z)
+            b.store(y, self.al)
+            return no_jump, false
+        if flow is Flow.JUMP:
+            return b.select(taken, _i64(dst), no_jump), false
+        return no_jump, false
+
+    # -- the check after an instruction ----------------------------------------------------
+
+    def next_pc(self, pc: int, jump: ir.Value, breaking: ir.Value, check_call: bool,
+                check_if: bool, check_loop: bool) -> tuple[ir.Value, ir.Value]:
+        """``stacks.next_pc`` after the instruction at ``pc``: (the new PC, hang)."""
+        b = self.b
+        following = _i64(pc + 1)
+        no_jump = _i64(S.NO_JUMP)
+        call_pc = self._check_call(pc + 1) if check_call else no_jump
+        if_pc = self._check_if(pc + 1) if check_if else no_jump
+        hang = ir.Constant(I1, 0)
+        loop_pc = no_jump
+        if check_loop:
+            loop_pc, hang = self._check_loop(pc + 1, breaking)
+        chosen = b.select(b.icmp_signed("!=", jump, no_jump), jump, following)
+        for candidate in (call_pc, if_pc, loop_pc):
+            if candidate is not no_jump:
+                chosen = b.select(b.icmp_signed("!=", candidate, no_jump), candidate, chosen)
+        return b.select(hang, following, chosen), hang
+
+    def _check_call(self, following: int) -> ir.Value:
+        """The CALL stage: pops while the top matches its copy of the PC, up to the
+        stack depth; a pop after the third no longer updates the PC."""
+        b = self.b
+        with b.goto_entry_block():
+            result, copy = b.alloca(I64), b.alloca(I64)
+        b.store(_i64(S.NO_JUMP), result)
+        b.store(_i64(following), copy)
+        done = b.append_basic_block("call_done")
+        for pops in range(1, CALL_STACK_DEPTH + 1):
+            n = b.load(self.n_call)
+            empty = b.icmp_signed("==", n, _i64(0))
+            top = b.sub(n, _i64(1))
+            trigger = self._get(self.calls, b.mul(b.select(empty, _i64(0), top),
+                                                  _i64(S.CALL_WIDTH)))
+            stop = b.or_(empty, b.icmp_signed("!=", trigger, b.load(copy)))
+            go = b.append_basic_block(f"call_pop{pops}")
+            b.cbranch(stop, done, go)
+            b.position_at_end(go)
+            b.store(top, self.n_call)
+            returned = self._get(self.calls, b.add(b.mul(top, _i64(S.CALL_WIDTH)), _i64(1)))
+            b.store(returned, copy)
+            if pops <= CALL_POPS_EFFECTIVE:
+                b.store(returned, result)
+        b.branch(done)
+        b.position_at_end(done)
+        return b.load(result)
+
+    def _check_if(self, following: int) -> ir.Value:
+        """The IF stage: at most one pop, compared with PC + 1."""
+        b = self.b
+        n = b.load(self.n_if)
+        nonempty = b.icmp_signed(">", n, _i64(0))
+        top = b.select(nonempty, b.sub(n, _i64(1)), _i64(0))
+        base = b.mul(top, _i64(S.IF_WIDTH))
+        pops = b.and_(nonempty, b.icmp_signed("==", self._get(self.ifs, base),
+                                              _i64(following)))
+        b.store(b.select(pops, top, n), self.n_if)
+        destination = self._get(self.ifs, b.add(base, _i64(1)))
+        return b.select(pops, destination, _i64(S.NO_JUMP))
+
+    def _check_loop(self, following: int, breaking: ir.Value) -> tuple[ir.Value, ir.Value]:
+        """The LOOP stage: at most one pop; a pending break acts on the top loop; a break
+        on an empty stack hangs."""
+        b = self.b
+        with b.goto_entry_block():
+            result = b.alloca(I64)
+        b.store(_i64(S.NO_JUMP), result)
+        n = b.load(self.n_loop)
+        empty = b.icmp_signed("==", n, _i64(0))
+        hang = b.and_(breaking, empty)
+        top = b.mul(b.select(empty, _i64(0), b.sub(n, _i64(1))), _i64(S.LOOP_WIDTH))
+        at_trigger = b.icmp_signed("==", self._get(self.loops, b.add(top, _i64(S.TRIGGER))),
+                                   _i64(following))
+        acts = b.and_(b.not_(empty), b.or_(breaking, at_trigger))
+        with b.if_then(acts):
+            step = self._get(self.loops, b.add(top, _i64(S.STEP)))
+            b.store(b.add(b.load(self.al), step), self.al)
+            count_slot = b.add(top, _i64(S.COUNT))
+            count = self._get(self.loops, count_slot)
+            leave = b.or_(breaking, b.icmp_signed("==", count, _i64(0)))
+            with b.if_else(leave) as (leaving, again):
+                with leaving:
+                    b.store(self._get(self.loops, b.add(top, _i64(S.TRIGGER))), result)
+                    remaining = b.sub(n, _i64(1))
+                    b.store(remaining, self.n_loop)
+                    with b.if_then(b.icmp_signed(">", remaining, _i64(0))):
+                        b.store(self._get(self.loops, b.add(top, _i64(S.SAVED_AL))), self.al)
+                with again:
+                    self._set(self.loops, count_slot, b.sub(count, _i64(1)))
+                    b.store(self._get(self.loops, b.add(top, _i64(S.BODY))), result)
+        return b.load(result), hang
+
+
+def condition(builder: ir.IRBuilder, source: Condition, condop: int, refx: int, refy: int,
+              cmpx: ir.Value | None, cmpy: ir.Value | None, boolean: ir.Value | None,
+              num: int) -> ir.Value:
+    """``stacks.taken`` with an instruction's constant fields: an ``i1`` (a vector of
+    them where the flags are vectors)."""
+    b = builder
+    if source is Condition.FLAGS:
+        x = cmpx if refx else b.not_(cmpx)
+        y = cmpy if refy else b.not_(cmpy)
+        if condop == CondOp.OR:
+            return b.or_(x, y)
+        if condop == CondOp.AND:
+            return b.and_(x, y)
+        return x if condop == CondOp.X else y
+    if source is Condition.BOOL:
+        return boolean
+    if source is Condition.BOOLNUM:
+        return boolean if (num & 1) == 0 else b.not_(boolean)
+    return ir.Constant(I1, 1)

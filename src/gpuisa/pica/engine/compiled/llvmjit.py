@@ -1,0 +1,82 @@
+"""LLVM IR to machine code in this process, through llvmlite (LLVM's own optimiser and
+code generator, for this machine's CPU): a module in, the address of a function out.
+
+The machine code of a kernel refers to no address of this process (NumPy's EX2/LG2
+loops are an argument), so it could be kept between processes; compiling takes
+milliseconds, so it is not.  The compiled code lives as long as the :class:`Compiled`
+record that holds its execution engine.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import threading
+from dataclasses import dataclass
+
+import llvmlite.binding as llvm
+from llvmlite import ir
+
+#: ``void run(int64 lo, int64 hi, int64 *args)``: ctypes releases the GIL for the call.
+KERNEL = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
+#: LLVM's optimisation level for kernels (2: vectorises and inlines, compiles fast).
+SPEED_LEVEL = 2
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True, slots=True)
+class Compiled:
+    """A compiled function and the execution engine that keeps its code alive."""
+
+    function: object
+    engine: object
+    address: int
+
+
+@functools.cache
+def _host() -> tuple[object, str, str]:
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    return (llvm.Target.from_triple(llvm.get_process_triple()), llvm.get_host_cpu_name(),
+            llvm.get_host_cpu_features().flatten())
+
+
+def _target_machine():
+    """A new target machine for this CPU (an execution engine takes ownership of the one
+    it is made with)."""
+    target, cpu, features = _host()
+    return target.create_target_machine(cpu=cpu, features=features,
+                                        opt=SPEED_LEVEL, codemodel="jitdefault", jit=True)
+
+
+def optimised(module: ir.Module, machine) -> llvm.ModuleRef:
+    """``module`` parsed, verified and optimised for ``machine``."""
+    parsed = llvm.parse_assembly(str(module))
+    parsed.triple = machine.triple
+    parsed.data_layout = str(machine.target_data)
+    parsed.verify()
+    options = llvm.create_pipeline_tuning_options(speed_level=SPEED_LEVEL)
+    options.loop_vectorization = True
+    options.slp_vectorization = True
+    builder = llvm.create_pass_builder(machine, options)
+    builder.getModulePassManager().run(parsed, builder)
+    return parsed
+
+
+def compile_kernel(module: ir.Module, name: str = "run", signature=KERNEL) -> Compiled:
+    """The machine code of ``module`` and the function ``name`` in it, as a ctypes
+    function of ``signature``."""
+    with _lock:  # LLVM's global state (the target, the pass builders) is not thread-safe
+        machine = _target_machine()
+        parsed = optimised(module, machine)
+        engine = llvm.create_mcjit_compiler(parsed, machine)
+        engine.finalize_object()
+        address = engine.get_function_address(name)
+    return Compiled(signature(address), engine, address)
+
+
+def assembly(module: ir.Module) -> str:
+    """The machine code of ``module`` as assembly text (for looking at kernels)."""
+    with _lock:
+        machine = _target_machine()
+        return machine.emit_assembly(optimised(module, machine))

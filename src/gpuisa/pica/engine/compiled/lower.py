@@ -1,0 +1,373 @@
+"""The primitive hardware rules lowered to LLVM IR, for one lane or a vector of lanes.
+
+Each method of :class:`Lowering` is the LLVM-IR realisation of one function of
+:mod:`..rules.primitives` (named in its docstring), written with selects instead of
+branches so that one text serves a scalar lane (``width`` 1) and a SIMD vector of
+``width`` lanes alike.  ``tests/pica/engine/test_lowering.py`` proves every method equal,
+bit for bit, to its primitive: exhaustively over float24 patterns for the rounding, over
+all pairs of special values and random values for the rest.
+
+Exactness notes (found by experiment, kept here):
+
+* NaN operands: the result is the first NaN operand, quieted (``primitives.pica_add``);
+  LLVM may commute ``a + b``, so every binary operation picks the NaN explicitly.
+* Negation is integer arithmetic on the bits: LLVM rewrites ``(-x) + 0`` into ``0 - x``,
+  which loses the sign flip of a NaN.
+* A NaN read from a register is quieted explicitly before ``fpext`` (LLVM leaves a
+  signalling NaN's quieting by the conversion unspecified).
+* No fast-math flags anywhere: no FMA contraction (MAD is not fused), no reassociation.
+* EX2 and LG2 call NumPy's own inner loops through function pointers the kernel is
+  given (:data:`.numpyloops.NATIVE_LOOPS`), so that they compute exactly what the
+  reference engine computes, never a constant address compiled into the code.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+
+from ....floats import F24_MIN_NORMAL
+from ...isa import RELATIVE_INDEX_MASK, RELATIVE_OFFSET_RANGE
+from ..rules import primitives as P
+
+F32 = ir.FloatType()
+F64 = ir.DoubleType()
+I1 = ir.IntType(1)
+I8 = ir.IntType(8)
+I32 = ir.IntType(32)
+I64 = ir.IntType(64)
+
+_U32_SIGN = 0x80000000
+_U32_ABS = 0x7FFFFFFF
+_U32_INF = 0x7F800000
+_U32_QUIET = 0x00400000
+_U64_SIGN = 0x8000000000000000
+_U64_ABS = 0x7FFFFFFFFFFFFFFF
+_U64_INF = 0x7FF0000000000000
+_U64_QUIET = 1 << 51
+# float24 keeps 16 of float64's 52 mantissa bits: 36 are dropped.
+_DROP = 36
+_DROP_MASK = (1 << _DROP) - 1
+_HALF_MINUS_ONE = (1 << (_DROP - 1)) - 1
+# The float64 patterns of 2^-62 (smallest float24 normal) and 2^64 (first magnitude past
+# the largest float24); the NaN payload bits float24 keeps (float64 bits 36-51).
+_F24_MIN_64 = (1023 - 62) << 52
+_F24_OVER_64 = (1023 + 64) << 52
+_F24_PAYLOAD_64 = 0x000FFFF000000000
+_F24_MIN_32 = int(np.float32(F24_MIN_NORMAL).view(np.uint32))
+_OFFSET_LOW, _OFFSET_HIGH = RELATIVE_OFFSET_RANGE
+#: The positions of EX2/LG2's NumPy inner loops in the table a kernel is given.
+EXP2_64, LOG2_64, EXP2_32, LOG2_32 = range(4)
+#: ``void loop(char **args, npy_intp const *dimensions, npy_intp const *steps, void *)``
+LOOP_TYPE = ir.FunctionType(ir.VoidType(), [I8.as_pointer().as_pointer(),
+                                            I64.as_pointer(), I64.as_pointer(),
+                                            I8.as_pointer()])
+
+
+class Lowering:
+    """The primitive rules as IR built by ``builder`` on values of ``width`` lanes
+    (``width`` 1: plain scalars)."""
+
+    def __init__(self, builder: ir.IRBuilder, width: int = 1, loops: ir.Value | None = None):
+        self.b = builder
+        self.width = width
+        #: The table of NumPy inner loops (``i64*``), for EX2 and LG2.
+        self.loops = loops
+        self.f32, self.f64, self.i1, self.i32, self.i64 = (
+            self.lanes(t) for t in (F32, F64, I1, I32, I64))
+
+    # -- types and constants -------------------------------------------------------------
+
+    def lanes(self, scalar: ir.Type) -> ir.Type:
+        return scalar if self.width == 1 else ir.VectorType(scalar, self.width)
+
+    def const(self, scalar: ir.Type, value) -> ir.Constant:
+        """``value`` in every lane."""
+        if self.width == 1:
+            return ir.Constant(scalar, value)
+        return ir.Constant(ir.VectorType(scalar, self.width), [value] * self.width)
+
+    def splat(self, value: ir.Value) -> ir.Value:
+        """A scalar value in every lane."""
+        if self.width == 1:
+            return value
+        vector = ir.VectorType(value.type, self.width)
+        single = self.b.insert_element(ir.Constant(vector, ir.Undefined), value,
+                                       ir.Constant(I32, 0))
+        return self.b.shuffle_vector(single, ir.Constant(vector, ir.Undefined),
+                                     ir.Constant(ir.VectorType(I32, self.width),
+                                                 [0] * self.width))
+
+    def is_nan(self, x: ir.Value) -> ir.Value:
+        return self.b.fcmp_unordered("uno", x, x)
+
+    # -- values ----------------------------------------------------------------------------
+
+    def quiet32(self, x: ir.Value) -> ir.Value:
+        """``primitives.quiet`` of a float32 value (its quiet bit set)."""
+        bits = self.b.or_(self.b.bitcast(x, self.i32), self.const(I32, _U32_QUIET))
+        return self.b.bitcast(bits, self.f32)
+
+    def quiet_nan32(self, x: ir.Value) -> ir.Value:
+        """``x``, quieted if it is a NaN."""
+        return self.b.select(self.is_nan(x), self.quiet32(x), x)
+
+    def _first_nan(self, a, b, result, quiet):
+        """``result``, or the first NaN operand (quieted by ``quiet``) if there is one."""
+        result = self.b.select(self.is_nan(b), quiet(b), result)
+        return self.b.select(self.is_nan(a), quiet(a), result)
+
+    @staticmethod
+    def _same(x):
+        return x
+
+    # -- float24 ---------------------------------------------------------------------------
+
+    def round24(self, x: ir.Value) -> ir.Value:
+        """``primitives.round24`` on the bits of a float64: to nearest even at 17
+        significant bits, below 2^-62 +0, from 2^64 on an infinity, a NaN keeping its
+        sign and float24's payload bits with the quiet bit set."""
+        b, c = self.b, lambda v: self.const(I64, v)
+        u = b.bitcast(x, self.i64)
+        magnitude = b.and_(u, c(_U64_ABS))
+        sign = b.and_(u, c(_U64_SIGN))
+        odd = b.and_(b.lshr(magnitude, c(_DROP)), c(1))
+        rounded = b.add(b.add(magnitude, odd), c(_HALF_MINUS_ONE))
+        rounded = b.and_(rounded, c(~_DROP_MASK & _U64_ABS))
+        small = b.icmp_unsigned("<", rounded, c(_F24_MIN_64))
+        large = b.icmp_unsigned(">=", rounded, c(_F24_OVER_64))
+        finite = b.select(large, b.or_(sign, c(_U64_INF)),
+                          b.select(small, c(0), b.or_(sign, rounded)))
+        payload = b.and_(b.or_(magnitude, c(_U64_QUIET)), c(_F24_PAYLOAD_64))
+        nan = b.or_(b.or_(sign, c(_U64_INF)), payload)
+        is_nan = b.icmp_unsigned(">", magnitude, c(_U64_INF))
+        return b.bitcast(b.select(is_nan, nan, finite), self.f64)
+
+    def work24(self, x: ir.Value) -> ir.Value:
+        """``primitives.flush24``: a float32 register value as f24 arithmetic sees it,
+        as a float64: subnormals and -0 flushed to +0, a NaN quieted."""
+        b = self.b
+        bits = b.bitcast(x, self.i32)
+        magnitude = b.and_(bits, self.const(I32, _U32_ABS))
+        flush = b.icmp_unsigned("<", magnitude, self.const(I32, _F24_MIN_32))
+        nan = b.icmp_unsigned(">", magnitude, self.const(I32, _U32_INF))
+        quieted = b.select(nan, b.or_(bits, self.const(I32, _U32_QUIET)), bits)
+        wide = b.fpext(b.bitcast(quieted, self.f32), self.f64)
+        return b.select(flush, self.const(F64, 0.0), wide)
+
+    def store24(self, w: ir.Value) -> ir.Value:
+        """A rounded float24 working value as a float32 register value (exact)."""
+        return self.b.fptrunc(w, self.f32)
+
+    def negate24(self, x: ir.Value) -> ir.Value:
+        """``primitives.negate24``: the sign flips, -0 becomes +0, a NaN is quieted."""
+        b, c = self.b, lambda v: self.const(I32, v)
+        u = b.xor(b.bitcast(x, self.i32), c(_U32_SIGN))
+        magnitude = b.and_(u, c(_U32_ABS))
+        is_nan = b.icmp_unsigned(">", magnitude, c(_U32_INF))
+        is_zero = b.icmp_unsigned("==", magnitude, c(0))
+        bits = b.select(is_zero, c(0), b.select(is_nan, b.or_(u, c(_U32_QUIET)), u))
+        return b.bitcast(bits, self.f32)
+
+    def negate32(self, x: ir.Value) -> ir.Value:
+        """``primitives.negate32``: the sign bit flips."""
+        return self.b.bitcast(self.b.xor(self.b.bitcast(x, self.i32),
+                                         self.const(I32, _U32_SIGN)), self.f32)
+
+    # -- the PICA multiply and addition ------------------------------------------------------
+
+    def mul64(self, a: ir.Value, b: ir.Value) -> ir.Value:
+        """``primitives.pica_mul`` on f24 working values (already quiet): 0 * inf = +0."""
+        p = self.b.fmul(a, b)
+        p = self.b.select(self.is_nan(p), self.const(F64, 0.0), p)
+        return self._first_nan(a, b, p, self._same)
+
+    def add64(self, a: ir.Value, b: ir.Value) -> ir.Value:
+        """``primitives.pica_add`` on f24 working values."""
+        return self._first_nan(a, b, self.b.fadd(a, b), self._same)
+
+    def mul32(self, a: ir.Value, b: ir.Value) -> ir.Value:
+        """``primitives.mul32``."""
+        p = self.b.fmul(a, b)
+        p = self.b.select(self.is_nan(p), self.const(F32, 0.0), p)
+        return self._first_nan(a, b, p, self.quiet32)
+
+    def add32(self, a: ir.Value, b: ir.Value) -> ir.Value:
+        """``primitives.add32``."""
+        return self._first_nan(a, b, self.b.fadd(a, b), self.quiet32)
+
+    # -- MIN, MAX, comparisons -------------------------------------------------------------
+
+    def _pick(self, predicate, a, b, if_true, if_false):
+        holds = self.b.fcmp_ordered(predicate, a, b)
+        return self.b.select(holds, if_true, if_false)
+
+    def pica_max(self, a, b):
+        """``primitives.pica_max``: ``a if a > b else b``."""
+        return self._pick(">", a, b, a, b)
+
+    def pica_min(self, a, b):
+        """``primitives.pica_min``: ``a if a < b else b``."""
+        return self._pick("<", a, b, a, b)
+
+    def sge(self, a, b):
+        """``primitives.sge``."""
+        return self._pick(">=", a, b, self.const(F32, 1.0), self.const(F32, 0.0))
+
+    def slt(self, a, b):
+        """``primitives.slt``."""
+        return self._pick("<", a, b, self.const(F32, 1.0), self.const(F32, 0.0))
+
+    def compare(self, operator: int, a, b):
+        """``primitives.compare`` with a constant operator: an ``i1``."""
+        if operator >= len(_COMPARISONS):
+            return self.const(I1, 1)
+        ordered, predicate = _COMPARISONS[operator]
+        if ordered:
+            return self.b.fcmp_ordered(predicate, a, b)
+        return self.b.fcmp_unordered(predicate, a, b)
+
+    # -- scalar units ----------------------------------------------------------------------
+
+    def _intrinsic(self, name: str, x: ir.Value) -> ir.Value:
+        module = self.b.module
+        bits = 64 if _is_double(x) else 32
+        suffix = f"v{self.width}f{bits}" if self.width > 1 else f"f{bits}"
+        full = f"llvm.{name}.{suffix}"
+        function = module.globals.get(full)
+        if function is None:
+            function = ir.Function(module, ir.FunctionType(x.type, [x.type]), full)
+        return self.b.call(function, [x])
+
+    def rcp24(self, x):
+        """``primitives.rcp24``: 1 / x of the flushed x, rounded (1 / +0 = +inf)."""
+        w = self.work24(x)
+        return self.store24(self.round24(self.b.fdiv(self.const(F64, 1.0), w)))
+
+    def rsq24(self, x):
+        """``primitives.rsq24``: 1 / sqrt(x) of the flushed x, rounded (a negative x:
+        sqrt gives the FPU's default NaN, as ``primitives.DEFAULT_NAN``)."""
+        root = self._intrinsic("sqrt", self.work24(x))
+        return self.store24(self.round24(self.b.fdiv(self.const(F64, 1.0), root)))
+
+    def _positive_zero32(self, x):
+        """-0 read as +0 (``primitives.rcp32``, ``lg2_32``)."""
+        zero = self.b.fcmp_ordered("==", x, self.const(F32, 0.0))
+        return self.b.select(zero, self.const(F32, 0.0), x)
+
+    def rcp32(self, x):
+        """``primitives.rcp32``."""
+        x = self._positive_zero32(x)
+        return self.b.select(self.is_nan(x), self.quiet32(x),
+                             self.b.fdiv(self.const(F32, 1.0), x))
+
+    def rsq32(self, x):
+        """``primitives.rsq32``: two float32 roundings (sqrt, then the division)."""
+        x = self._positive_zero32(x)
+        root = self._intrinsic("sqrt", x)
+        return self.b.select(self.is_nan(x), self.quiet32(x),
+                             self.b.fdiv(self.const(F32, 1.0), root))
+
+    def flr24(self, x):
+        """``primitives.flr24``."""
+        return self.store24(self.round24(self._intrinsic("floor", self.work24(x))))
+
+    def flr32(self, x):
+        """``primitives.flr32``: the floor, a NaN quieted."""
+        return self.b.select(self.is_nan(x), self.quiet32(x), self._intrinsic("floor", x))
+
+    def _numpy_loop(self, loop: int, x: ir.Value) -> ir.Value:
+        """NumPy's inner loop number ``loop`` on the ``width`` values of ``x``, through
+        a buffer on the stack."""
+        b = self.b
+        scalar = F64 if _is_double(x) else F32
+        size = 8 if scalar is F64 else 4
+        with b.goto_entry_block():
+            buffer = b.alloca(ir.ArrayType(scalar, 2 * self.width))
+            buffer.align = 64  # vector loads and stores of the values
+            pointers = b.alloca(ir.ArrayType(I8.as_pointer(), 2))
+            counts = b.alloca(ir.ArrayType(I64, 3))
+        zero = ir.Constant(I32, 0)
+        first = b.gep(buffer, [zero, zero])
+        result = b.gep(buffer, [zero, ir.Constant(I32, self.width)])
+        if self.width == 1:
+            b.store(x, first)
+        else:
+            b.store(x, b.bitcast(first, x.type.as_pointer()), align=size)
+        b.store(b.bitcast(first, I8.as_pointer()), b.gep(pointers, [zero, zero]))
+        b.store(b.bitcast(result, I8.as_pointer()),
+                b.gep(pointers, [zero, ir.Constant(I32, 1)]))
+        for k, value in enumerate((self.width, size, size)):
+            b.store(ir.Constant(I64, value), b.gep(counts, [zero, ir.Constant(I32, k)]))
+        address = b.load(b.gep(self.loops, [ir.Constant(I32, loop)]))
+        function = b.inttoptr(address, LOOP_TYPE.as_pointer())
+        count = b.gep(counts, [zero, zero])
+        b.call(function, [b.gep(pointers, [zero, zero]), count,
+                          b.gep(counts, [zero, ir.Constant(I32, 1)]),
+                          ir.Constant(I8.as_pointer(), None)])
+        if self.width == 1:
+            return b.load(result)
+        return b.load(b.bitcast(result, x.type.as_pointer()), align=size)
+
+    def ex2_24(self, x):
+        """``primitives.ex2_24``: NumPy's float64 exp2 of the flushed x, rounded."""
+        return self.store24(self.round24(self._numpy_loop(EXP2_64, self.work24(x))))
+
+    def lg2_24(self, x):
+        """``primitives.lg2_24``."""
+        return self.store24(self.round24(self._numpy_loop(LOG2_64, self.work24(x))))
+
+    def ex2_32(self, x):
+        """``primitives.ex2_32``: NumPy's float32 exp2."""
+        return self._numpy_loop(EXP2_32, x)
+
+    def lg2_32(self, x):
+        """``primitives.lg2_32``: NumPy's float32 log2, -0 read as +0."""
+        return self._numpy_loop(LOG2_32, self._positive_zero32(x))
+
+    # -- addressing ------------------------------------------------------------------------
+
+    def address_from_float(self, x):
+        """``primitives.address_from_float``: truncation toward zero, saturating to
+        int32, NaN -> 0; an ``i32``."""
+        b = self.b
+        wide = b.fpext(x, self.f64)
+        low = b.fcmp_ordered("<", wide, self.const(F64, -(2.0**31)))
+        high = b.fcmp_ordered(">", wide, self.const(F64, 2.0**31 - 1))
+        # fptosi of an out-of-range value is poison, which the selects never pick
+        value = b.select(low, self.const(I32, -(2**31)),
+                         b.select(high, self.const(I32, 2**31 - 1), b.fptosi(wide, self.i32)))
+        return b.select(self.is_nan(x), self.const(I32, 0), value)
+
+    def relative_row(self, number: int, offset: ir.Value) -> ir.Value:
+        """``primitives.relative_row`` of a constant row and an integer offset (of the
+        offset's type)."""
+        b = self.b
+        kind = offset.type.element if isinstance(offset.type, ir.VectorType) else offset.type
+        outside = b.or_(b.icmp_signed("<", offset, self.const(kind, _OFFSET_LOW)),
+                        b.icmp_signed(">", offset, self.const(kind, _OFFSET_HIGH)))
+        offset = b.select(outside, self.const(kind, 0), offset)
+        return b.and_(b.add(offset, self.const(kind, number)),
+                      self.const(kind, RELATIVE_INDEX_MASK))
+
+
+#: ``primitives.compare``'s operators 0-5: (ordered, predicate); NE is unordered (NaN
+#: compares unequal).
+_COMPARISONS = ((True, "=="), (False, "!="), (True, "<"), (True, "<="), (True, ">"),
+                (True, ">="))
+
+
+def _is_double(x: ir.Value) -> bool:
+    kind = x.type.element if isinstance(x.type, ir.VectorType) else x.type
+    return isinstance(kind, ir.DoubleType)
+
+
+#: The primitives each :class:`Lowering` method realises (for the tests and the docs).
+REALISES = {"round24": P.round24, "work24": P.flush24, "negate24": P.negate24,
+            "negate32": P.negate32, "mul64": P.pica_mul, "add64": P.pica_add,
+            "mul32": P.mul32, "add32": P.add32, "pica_max": P.pica_max,
+            "pica_min": P.pica_min, "sge": P.sge, "slt": P.slt, "compare": P.compare,
+            "rcp24": P.rcp24, "rsq24": P.rsq24, "rcp32": P.rcp32, "rsq32": P.rsq32,
+            "flr24": P.flr24, "flr32": P.flr32, "ex2_24": P.ex2_24, "lg2_24": P.lg2_24,
+            "ex2_32": P.ex2_32, "lg2_32": P.lg2_32,
+            "address_from_float": P.address_from_float, "relative_row": P.relative_row}

@@ -1,0 +1,515 @@
+"""A vertex program translated into LLVM IR: one function for a vector of lanes, one
+for a single lane, and the loop over lanes that calls them.
+
+Both functions are made by :class:`_Unit` from the same code: every basic block of the
+program becomes an LLVM block, every register component a stack slot (LLVM keeps them
+in registers), each ALU instruction its recipe lowered by :mod:`.alu`, each flow
+instruction the stack machine of :mod:`.flowir`.  In the function of ``WIDTH`` lanes
+every value is a SIMD vector of the lanes' values and the lanes share one control
+state: a condition on the flags that differs between them, or anything the lanes
+would do differently (a relative read of a uniform that was not given, the step limit,
+a fault), makes the function give up before it has stored anything; the loop then
+runs each of those lanes again from its initial registers in the function of one lane.
+That function finishes a lane, or marks it :data:`NEEDS_REFERENCE` (a hang, a fault,
+a read of a register that was not given, the step limit) for the reference engine,
+which raises the exact error.  A lane that needs another engine keeps its initial
+registers.
+
+The kernel ``run(lo, hi, args)`` takes lanes ``lo .. hi - 1`` and a table of 64-bit
+words (:data:`ARGS`): the addresses of the arrays and a few numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from llvmlite import ir
+
+from ...isa import NUM_INT_UNIFORMS, Flow, Kind
+from ..decode import DecodedProgram, Operand, Step
+from ..loading import Precision
+from ..rules.tree import Source, trace
+from .alu import AluLowering
+from .flowir import ControlState, condition
+from .lower import F32, I1, I8, I32, I64, Lowering
+
+#: Lanes per SIMD vector (AVX-512 holds 16 float32 or 8 float64 values; wider vectors
+#: split into several registers, which LLVM schedules well).
+WIDTH = 8
+#: The lane status: finished, or to run again on the reference engine.
+DONE = 0
+NEEDS_REFERENCE = 1
+#: Register files, each 16 addresses of ``(lanes, 4)`` float32 arrays (0: not given).
+FILE_BASE = {"v": 0, "r": 16, "o": 32}
+#: The other words of the argument table, after the three register files.
+ARGS = ("address", "address_lane", "address_row", "flags", "flags_lane", "flags_row",
+        "floats", "float_given", "ints", "bools", "max_steps", "status", "steps", "loops")
+ARG = {name: 48 + k for k, name in enumerate(ARGS)}
+ARG_COUNT = 48 + len(ARGS)
+_ADDRESS_ROWS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What the code generator needs of a program: its decoded steps, the basic blocks'
+    first PCs (the entry among them), which stages of the stack check can pop after
+    each PC, and the registers it names."""
+
+    program: DecodedProgram
+    leaders: tuple[int, ...]
+    pops: dict[int, tuple[bool, bool, bool]]
+    registers: frozenset[tuple[str, int]]
+    uniform_rows: tuple[int, ...]
+    #: Whether the program uses the address registers / the flags at all.
+    address: bool = True
+    flags: bool = True
+
+
+def _ptr(builder: ir.IRBuilder, args: ir.Value, index: int, kind: ir.Type) -> ir.Value:
+    word = builder.load(builder.gep(args, [ir.Constant(I32, index)]))
+    return builder.inttoptr(word, kind.as_pointer())
+
+
+def _word(builder: ir.IRBuilder, args: ir.Value, index: int) -> ir.Value:
+    return builder.load(builder.gep(args, [ir.Constant(I32, index)]))
+
+
+class _Unit:
+    """The function running one vector of ``width`` lanes (or one lane) of a plan."""
+
+    def __init__(self, module: ir.Module, plan: Plan, entry: int, precision: Precision,
+                 missing: frozenset, width: int, name: str):
+        self.plan = plan
+        self.steps = plan.program.steps
+        self.length = len(self.steps)
+        self.entry = entry
+        self.missing = missing
+        self.width = width
+        arguments = [I64, I64.as_pointer()]
+        self.function = ir.Function(module, ir.FunctionType(I8, arguments), name)
+        self.function.linkage = "internal"
+        self.base, self.args = self.function.args
+        self.b = b = ir.IRBuilder(self.function.append_basic_block("entry"))
+        self.L = Lowering(b, width, _ptr(b, self.args, ARG["loops"], I64))
+        self.alu_ir = AluLowering(self.L, precision)
+        self.control = ControlState(b)
+        self.executed = b.alloca(I64)
+        self.slots: dict[tuple[str, int, int], ir.Value] = {}
+        self.inputs: dict[tuple[int, int], ir.Value] = {}
+        self.uniforms: dict[tuple[int, int], ir.Value] = {}
+        self.blocks: dict[int, ir.Block] = {}
+
+    # -- lanes and memory ------------------------------------------------------------------
+
+    def lane(self, k: int) -> ir.Value:
+        return self.b.add(self.base, ir.Constant(I64, k))
+
+    def _load_rows(self, pointer: ir.Value, columns: int, kind: ir.Type) -> list[ir.Value]:
+        """The ``columns`` columns of this unit's lanes of a lane-major array."""
+        b, w = self.b, self.width
+        start = b.gep(pointer, [b.mul(self.base, ir.Constant(I64, columns))])
+        if w == 1:
+            return [b.load(b.gep(start, [ir.Constant(I64, c)])) for c in range(columns)]
+        vector = ir.VectorType(kind, columns * w)
+        whole = b.load(b.bitcast(start, vector.as_pointer()), align=kind.width // 8 if
+                       isinstance(kind, ir.IntType) else 4)
+        return [b.shuffle_vector(whole, ir.Constant(vector, ir.Undefined), ir.Constant(
+            ir.VectorType(I32, w), [c + columns * k for k in range(w)]))
+            for c in range(columns)]
+
+    def _store_rows(self, pointer: ir.Value, values: list[ir.Value], kind: ir.Type) -> None:
+        b, w, columns = self.b, self.width, len(values)
+        start = b.gep(pointer, [b.mul(self.base, ir.Constant(I64, columns))])
+        if w == 1:
+            for c, value in enumerate(values):
+                b.store(value, b.gep(start, [ir.Constant(I64, c)]))
+            return
+        # interleave: lane k's column c goes to element columns * k + c
+        whole = ir.Constant(ir.VectorType(kind, columns * w), ir.Undefined)
+        for c, value in enumerate(values):
+            for k in range(w):
+                whole = b.insert_element(whole, b.extract_element(value, ir.Constant(I32, k)),
+                                         ir.Constant(I32, columns * k + c))
+        b.store(whole, b.bitcast(start, whole.type.as_pointer()), align=4)
+
+    def _strided(self, base: ir.Value, lane_stride: ir.Value, row: int, row_stride: ir.Value,
+                 kind: ir.Type, value: ir.Value | None = None) -> ir.Value | None:
+        """Load (or store ``value`` into) row ``row`` of this unit's lanes of an array
+        with the given byte strides."""
+        b = self.b
+        offset = b.mul(ir.Constant(I64, row), row_stride)
+        results = []
+        for k in range(self.width):
+            address = b.add(b.add(base, offset), b.mul(self.lane(k), lane_stride))
+            slot = b.inttoptr(address, kind.as_pointer())
+            if value is None:
+                results.append(b.load(slot))
+            else:
+                part = value if self.width == 1 else b.extract_element(
+                    value, ir.Constant(I32, k))
+                b.store(part, slot)
+        if value is not None:
+            return None
+        return self._vector(results)
+
+    def _vector(self, parts: list[ir.Value]) -> ir.Value:
+        if self.width == 1:
+            return parts[0]
+        vector = ir.Constant(ir.VectorType(parts[0].type, self.width), ir.Undefined)
+        for k, part in enumerate(parts):
+            vector = self.b.insert_element(vector, part, ir.Constant(I32, k))
+        return vector
+
+    # -- failing -------------------------------------------------------------------------
+
+    def fail_if(self, condition_value: ir.Value) -> None:
+        """Give the lanes up (:meth:`give_up`) where ``condition_value`` holds (in the
+        vector function: if it holds for any lane)."""
+        b = self.b
+        if isinstance(condition_value.type, ir.VectorType):
+            condition_value = self.any(condition_value)
+        go_on = self.function.append_basic_block()
+        b.cbranch(condition_value, self.give_up_block, go_on)
+        b.position_at_end(go_on)
+
+    def fail(self) -> None:
+        self.fail_if(ir.Constant(I1, 1))
+
+    def any(self, flags: ir.Value) -> ir.Value:
+        packed = self.b.bitcast(flags, ir.IntType(self.width))
+        return self.b.icmp_unsigned("!=", packed, ir.Constant(ir.IntType(self.width), 0))
+
+    def all(self, flags: ir.Value) -> ir.Value:
+        packed = self.b.bitcast(flags, ir.IntType(self.width))
+        return self.b.icmp_signed("==", packed, ir.Constant(ir.IntType(self.width), -1))
+
+    # -- building --------------------------------------------------------------------------
+
+    def build(self) -> ir.Function:
+        b = self.b
+        args = self.args
+        self.give_up_block = self.function.append_basic_block("give_up")
+        self.done_block = self.function.append_basic_block("done")
+        self.load_state()
+        b.store(ir.Constant(I64, 0), self.executed)
+        for leader in self.plan.leaders:
+            self.blocks[leader] = self.function.append_basic_block(f"pc_{leader:03x}")
+        b.branch(self.blocks[self.entry])
+        for leader in self.plan.leaders:
+            b.position_at_end(self.blocks[leader])
+            self.emit_block(leader)
+        b.position_at_end(self.done_block)
+        self.store_state()
+        b.ret(ir.Constant(I8, DONE))
+        b.position_at_end(self.give_up_block)
+        if self.width == 1:
+            status = _ptr(b, args, ARG["status"], I8)
+            b.store(ir.Constant(I8, NEEDS_REFERENCE), b.gep(status, [self.base]))
+        b.ret(ir.Constant(I8, NEEDS_REFERENCE))
+        return self.function
+
+    def load_state(self) -> None:
+        """Every register the program names, the address registers and flags into the
+        function's slots; the uniforms it reads by name as values."""
+        b, L = self.b, self.L
+        for bank, number in sorted(self.plan.registers):
+            if bank == "v":
+                if ("v", number) in self.missing:
+                    continue
+                pointer = _ptr(b, self.args, FILE_BASE["v"] + number, F32)
+                for c, value in enumerate(self._load_rows(pointer, 4, F32)):
+                    self.inputs[(number, c)] = value
+                continue
+            slots = [b.alloca(L.f32) for _ in range(4)]
+            for c in range(4):
+                self.slots[(bank, number, c)] = slots[c]
+            word = _word(b, self.args, FILE_BASE[bank] + number)
+            self._load_optional(word, slots, lambda w=word: self._load_rows(
+                b.inttoptr(w, F32.as_pointer()), 4, F32), L.const(F32, 0.0))
+        for number in self.plan.uniform_rows:
+            if ("c", number) in self.missing:
+                continue
+            floats = _ptr(b, self.args, ARG["floats"], F32)
+            for c in range(4):
+                value = b.load(b.gep(floats, [ir.Constant(I64, 4 * number + c)]))
+                self.uniforms[(number, c)] = L.splat(value)
+        self.a0 = [b.alloca(L.i64) for _ in range(2)]
+        self.flags = [b.alloca(L.i1) for _ in range(2)]
+        address = _word(b, self.args, ARG["address"]) if self.plan.address else ir.Constant(I64, 0)
+        lane_stride = _word(b, self.args, ARG["address_lane"])
+        row_stride = _word(b, self.args, ARG["address_row"])
+        rows = lambda: [self._strided(address, lane_stride, r, row_stride, I64)  # noqa: E731
+                        for r in range(_ADDRESS_ROWS)]
+        al = b.alloca(L.i64)
+        self._load_optional(address, [*self.a0, al], rows, L.const(I64, 0))
+        al_value = b.load(al)
+        if self.width > 1:
+            # the lanes share aL (a control register): all must start with the same
+            first = b.extract_element(al_value, ir.Constant(I32, 0))
+            self.fail_if(b.icmp_signed("!=", al_value, L.splat(first)))
+            al_value = first
+        self.control.reset(al_value)
+        flags = _word(b, self.args, ARG["flags"]) if self.plan.flags else ir.Constant(I64, 0)
+        flag_lane = _word(b, self.args, ARG["flags_lane"])
+        flag_row = _word(b, self.args, ARG["flags_row"])
+        self._load_optional(flags, self.flags, lambda: [
+            b.trunc(self._strided(flags, flag_lane, r, flag_row, I8), L.i1)
+            for r in range(2)], L.const(I1, 0))
+
+    def _load_optional(self, word: ir.Value, slots: list[ir.Value], load, zero) -> None:
+        """Fill ``slots`` from ``load()`` if the address ``word`` is not 0, else with
+        ``zero``."""
+        b = self.b
+        for slot in slots:
+            b.store(zero, slot)
+        with b.if_then(b.icmp_unsigned("!=", word, ir.Constant(I64, 0))):
+            for slot, value in zip(slots, load(), strict=True):
+                b.store(value, slot)
+
+    def store_state(self) -> None:
+        """The registers the program writes, the address registers and flags back to the
+        arrays given (those whose address is not 0); the steps and the status."""
+        b, args = self.b, self.args
+        written = {(s.dest[0], s.dest[1]) for s in self.steps
+                   if s.dest is not None and s.fault is None and s.mask is not None}
+        for bank, number in sorted(self.plan.registers & written):
+            word = _word(b, args, FILE_BASE[bank] + number)
+            with b.if_then(b.icmp_unsigned("!=", word, ir.Constant(I64, 0))):
+                values = [b.load(self.slots[(bank, number, c)]) for c in range(4)]
+                self._store_rows(b.inttoptr(word, F32.as_pointer()), values, F32)
+        address = _word(b, args, ARG["address"]) if self.plan.address else ir.Constant(I64, 0)
+        with b.if_then(b.icmp_unsigned("!=", address, ir.Constant(I64, 0))):
+            lane_stride = _word(b, args, ARG["address_lane"])
+            row_stride = _word(b, args, ARG["address_row"])
+            values = [b.load(slot) for slot in self.a0]
+            values.append(self.L.splat(b.load(self.control.al)))
+            for r, value in enumerate(values):
+                self._strided(address, lane_stride, r, row_stride, I64, value)
+        flags = _word(b, args, ARG["flags"]) if self.plan.flags else ir.Constant(I64, 0)
+        with b.if_then(b.icmp_unsigned("!=", flags, ir.Constant(I64, 0))):
+            lane_stride = _word(b, args, ARG["flags_lane"])
+            row_stride = _word(b, args, ARG["flags_row"])
+            for r, slot in enumerate(self.flags):
+                value = b.zext(b.load(slot), self.L.lanes(I8))
+                self._strided(flags, lane_stride, r, row_stride, I8, value)
+        for name, value, kind in (("steps", b.load(self.executed), I64),
+                                  ("status", ir.Constant(I8, DONE), I8)):
+            word = _word(b, args, ARG[name])
+            with b.if_then(b.icmp_unsigned("!=", word, ir.Constant(I64, 0))):
+                pointer = b.inttoptr(word, kind.as_pointer())
+                for k in range(self.width):
+                    b.store(value, b.gep(pointer, [self.lane(k)]))
+
+    # -- blocks ----------------------------------------------------------------------------
+
+    def block_steps(self, leader: int) -> list[Step]:
+        steps = []
+        leaders = set(self.plan.leaders)
+        pc = leader
+        while pc < self.length:
+            step = self.steps[pc]
+            steps.append(step)
+            if ends_block(step, self.plan.pops[pc]) or step.info.flow is Flow.END or (
+                    pc + 1 in leaders):
+                break
+            pc += 1
+        return steps
+
+    def emit_block(self, leader: int) -> None:
+        b = self.b
+        steps = self.block_steps(leader)
+        executed = b.add(b.load(self.executed), ir.Constant(I64, len(steps)))
+        self.fail_if(b.icmp_signed(">", executed, _word(b, self.args, ARG["max_steps"])))
+        b.store(executed, self.executed)
+        for step in steps:
+            if step.fault is not None or step.kind in (Kind.UNKNOWN, Kind.GEOMETRY):
+                self.fail()
+            elif step.kind in (Kind.ARITHMETIC, Kind.COMPARE):
+                self.emit_alu(step)
+        last = steps[-1]
+        if last.fault is not None or last.kind in (Kind.UNKNOWN, Kind.GEOMETRY):
+            b.branch(self.give_up_block)
+        elif last.info.flow is Flow.END:
+            b.branch(self.done_block)
+        else:
+            self.emit_transfer(last)
+
+    def emit_transfer(self, step: Step) -> None:
+        """The PC after a block's last instruction: its flow effect, the stack check,
+        then a branch to the block of that PC (or the reference engine past the end)."""
+        b = self.b
+        no_jump = ir.Constant(I64, -1)
+        jump, breaking = no_jump, ir.Constant(I1, 0)
+        if step.kind is Kind.FLOW:
+            jump, breaking = self.emit_flow(step)
+        check_call, check_if, check_loop = self.plan.pops[step.pc]
+        is_break = step.info.flow is Flow.BREAK
+        if check_call or check_if or check_loop or is_break:
+            pc, hang = self.control.next_pc(step.pc, jump, breaking, check_call, check_if,
+                                            check_loop or is_break)
+            self.fail_if(hang)
+        else:
+            pc = b.select(b.icmp_signed("!=", jump, no_jump), jump,
+                          ir.Constant(I64, step.pc + 1))
+        if isinstance(pc, ir.Constant):
+            target = self.blocks.get(pc.constant)
+            b.branch(target if target is not None else self.give_up_block)
+            return
+        switch = b.switch(pc, self.give_up_block)
+        for leader, block in self.blocks.items():
+            switch.add_case(ir.Constant(I64, leader), block)
+
+    def emit_flow(self, step: Step) -> tuple[ir.Value, ir.Value]:
+        b, info = self.b, step.info
+        flow = info.flow
+        fields = dict(step.fields)
+        number = fields.get("id", 0)
+        boolean = None
+        if info.reads_bool:
+            if ("b", number) in self.missing:
+                self.fail()
+            bools = _ptr(b, self.args, ARG["bools"], I8)
+            byte = b.load(b.gep(bools, [ir.Constant(I64, number)]))
+            boolean = b.icmp_unsigned("!=", byte, ir.Constant(I8, 0))
+        cmpx = cmpy = None
+        if info.reads_flags:
+            cmpx, cmpy = (b.load(slot) for slot in self.flags)
+        taken = condition(b, info.condition, fields.get("condop", 0), fields.get("refx", 0),
+                          fields.get("refy", 0), cmpx, cmpy, boolean, fields.get("num", 0))
+        if isinstance(taken.type, ir.VectorType):
+            # the lanes go on together only if they agree
+            every = self.all(taken)
+            self.fail_if(b.and_(b.not_(every), self.any(taken)))
+            taken = every
+        loop = None
+        if flow is Flow.LOOP:
+            number %= NUM_INT_UNIFORMS
+            if ("i", number) in self.missing:
+                self.fail()
+            ints = _ptr(b, self.args, ARG["ints"], I64)
+            loop = tuple(b.load(b.gep(ints, [ir.Constant(I64, 4 * number + k)]))
+                         for k in range(3))
+        return self.control.effect(flow, taken, step.pc, fields.get("dst", 0),
+                                   fields.get("num", 0), loop)
+
+    # -- ALU ---------------------------------------------------------------------------------
+
+    def read(self, operand: Operand, component: int) -> ir.Value:
+        """Component ``component`` of a source register, before swizzle and negation."""
+        b, bank, number = self.b, operand.bank, operand.number
+        if bank == "c" and operand.relative is not None:
+            return self.relative(operand, component)
+        if (bank, number) in self.missing:
+            self.fail()
+            return self.L.const(F32, 0.0)
+        if bank == "v":
+            return self.inputs[(number, component)]
+        if bank == "c":
+            return self.uniforms[(number, component)]
+        return b.load(self.slots[(bank, number, component)])
+
+    def relative(self, operand: Operand, component: int) -> ir.Value:
+        """A uniform read through an address register: each lane's row (or, through aL,
+        the lanes' one row); a row that was not given fails the lane."""
+        b, L = self.b, self.L
+        if operand.relative == 2:
+            offset = b.load(self.control.al)
+            row = Lowering(b, 1).relative_row(operand.number, offset)
+            rows = [row]
+        else:
+            offsets = b.load(self.a0[operand.relative])
+            row_vector = L.relative_row(operand.number, offsets)
+            rows = [row_vector] if self.width == 1 else [
+                b.extract_element(row_vector, ir.Constant(I32, k)) for k in range(self.width)]
+        given = _ptr(b, self.args, ARG["float_given"], I8)
+        floats = _ptr(b, self.args, ARG["floats"], F32)
+        values, missing = [], None
+        for row in rows:
+            index = row
+            flag = b.icmp_unsigned("==", b.load(b.gep(given, [index])), ir.Constant(I8, 0))
+            missing = flag if missing is None else b.or_(missing, flag)
+            element = b.add(b.mul(index, ir.Constant(I64, 4)), ir.Constant(I64, component))
+            values.append(b.load(b.gep(floats, [element])))
+        self.fail_if(missing)
+        if len(values) == 1:
+            return L.splat(values[0])
+        return self._vector(values)
+
+    def emit_alu(self, step: Step) -> None:
+        """An ALU instruction: its recipe's trees lowered, then written through the
+        destination mask (CMP: both flags; MOVA: a0.x / a0.y for the mask's x / y)."""
+        b = self.b
+        raw: dict[tuple[int, int], ir.Value] = {}
+
+        def source(item: Source) -> ir.Value:
+            operand = step.sources[item.index]
+            component = int(operand.swizzle[item.component])
+            key = (item.index, component)
+            if key not in raw:
+                raw[key] = self.read(operand, component)
+            value = raw[key]
+            return self.alu_ir.negate(value) if operand.negate else value
+
+        tree = trace(step.op, len(step.sources), step.field)
+        result = self.alu_ir.lower(tree, source)
+        mask = step.mask.tolist()
+        if result.value is not None and step.dest is not None:
+            bank, number = step.dest
+            for component in mask:
+                b.store(result.value[component], self.slots[(bank, number, component)])
+        if result.flags is not None:
+            for slot, flag in zip(self.flags, result.flags, strict=True):
+                b.store(flag, slot)
+        if result.address is not None:
+            for component in mask:
+                if component < 2:
+                    b.store(b.sext(result.address[component], self.L.i64), self.a0[component])
+
+
+def ends_block(step: Step, pops: tuple[bool, bool, bool]) -> bool:
+    """Whether a basic block ends after ``step``: at a fault, a flow or geometry
+    instruction, or where a stack can pop."""
+    return (step.fault is not None or (step.kind not in (Kind.ARITHMETIC, Kind.COMPARE)
+            and not step.info.inert) or any(pops))
+
+
+def build_module(plan: Plan, entry: int, precision: Precision, missing: frozenset,
+                 width: int = WIDTH) -> ir.Module:
+    """The IR of the kernel ``run(lo, hi, args)`` for ``plan`` started at ``entry``."""
+    module = ir.Module(name="gpuisa_pica_kernel")
+    wide = _Unit(module, plan, entry, precision, missing, width, "lanes").build()
+    narrow = _Unit(module, plan, entry, precision, missing, 1, "lane").build()
+    run = ir.Function(module, ir.FunctionType(ir.VoidType(), [I64, I64, I64.as_pointer()]),
+                      "run")
+    lo, hi, args = run.args
+    b = ir.IRBuilder(run.append_basic_block("entry"))
+    base = b.alloca(I64)
+    b.store(lo, base)
+    vectors = b.append_basic_block("vectors")
+    vector = b.append_basic_block("vector")
+    again = b.append_basic_block("again")
+    single = b.append_basic_block("single")
+    lane = b.append_basic_block("lane")
+    done = b.append_basic_block("done")
+    b.branch(vectors)
+    b.position_at_end(vectors)
+    start = b.load(base)
+    b.cbranch(b.icmp_signed("<=", b.add(start, ir.Constant(I64, width)), hi), vector, single)
+    b.position_at_end(vector)
+    status = b.call(wide, [start, args])
+    b.store(b.add(start, ir.Constant(I64, width)), base)
+    b.cbranch(b.icmp_unsigned("==", status, ir.Constant(I8, DONE)), vectors, again)
+    b.position_at_end(again)
+    for k in range(width):
+        b.call(narrow, [b.add(start, ir.Constant(I64, k)), args])
+    b.branch(vectors)
+    b.position_at_end(single)
+    current = b.load(base)
+    b.cbranch(b.icmp_signed("<", current, hi), lane, done)
+    b.position_at_end(lane)
+    b.call(narrow, [current, args])
+    b.store(b.add(current, ir.Constant(I64, 1)), base)
+    b.branch(single)
+    b.position_at_end(done)
+    b.ret_void()
+    return module

@@ -1,0 +1,149 @@
+"""Running vertex shaders on their LLVM kernels (:mod:`.native`): making a kernel for a
+(program, entry, precision, missing registers), and handing it a run's arrays.
+
+A kernel is compiled in milliseconds the first time a process needs it and kept for
+the process (:data:`_kernels`).  A launch passes the kernel a table of 64-bit words
+(:data:`.native.ARGS`): the addresses of the registers the program names, of the
+address registers and flags when they start non-zero or the caller sees them (else 0:
+every lane starts with zeros, nothing is stored), of the uniforms, the status and the
+steps.  The lanes are split over one thread per CPU (ctypes releases the GIL).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..api import RESULT_TEMPORARIES
+from ..decode import DecodedProgram
+from ..loading import Precision
+from ..memory import lane_array
+from ..state import ShaderState
+from . import native
+from .codegen import Analysis
+from .kernels import Memo
+from .kernels import analysis as _analysis
+from .llvmjit import Compiled, compile_kernel
+from .numpyloops import NATIVE_LOOPS
+
+#: Lanes per thread below which one thread does all the work.
+MIN_LANES_PER_THREAD = 2048
+
+
+@dataclass(frozen=True, slots=True)
+class NativeKernel:
+    """A compiled kernel; ``steps`` the one step count of every lane when the program is
+    a single block from its entry to END (the kernel then writes no steps)."""
+
+    compiled: Compiled
+    steps: int | None
+
+
+_kernels = Memo(256)
+_compile_lock = threading.Lock()
+
+
+def plan(program: DecodedProgram, analysis: Analysis, entry: int) -> native.Plan:
+    """The :class:`.native.Plan` of ``program`` entered at ``entry``."""
+    leaders = tuple(sorted({*analysis.leaders, entry}))
+    pops = {pc: analysis.pops_after(pc) for pc in range(len(program))}
+    return native.Plan(program, leaders, pops, analysis.registers, analysis.uniform_rows,
+                       analysis.address, analysis.flags)
+
+
+def _static_steps(the_plan: native.Plan, entry: int) -> int | None:
+    """The step count of a program that is one block of ALU instructions from
+    ``entry`` to END."""
+    steps = the_plan.program.steps
+    for pc in range(entry, len(steps)):
+        step = steps[pc]
+        if step.fault is not None:
+            return None
+        if step.info.flow is native.Flow.END:
+            return pc - entry + 1
+        if native.ends_block(step, the_plan.pops[pc]) or (
+                pc + 1 in the_plan.leaders and pc + 1 != entry):
+            if not step.info.inert and step.kind not in (native.Kind.ARITHMETIC,
+                                                         native.Kind.COMPARE):
+                return None
+            if any(the_plan.pops[pc]):
+                return None
+    return None
+
+
+def kernel(program: DecodedProgram, entry: int, precision: Precision,
+           missing: frozenset) -> NativeKernel:
+    """The kernel for ``program`` (made once per process)."""
+    key = (program.program, entry, precision, missing)
+    found = _kernels.get(key)
+    if found is not None:
+        return found
+
+    def make() -> NativeKernel:
+        the_plan = plan(program, _analysis(program), entry)
+        module = native.build_module(the_plan, entry, precision, missing)
+        return NativeKernel(compile_kernel(module), _static_steps(the_plan, entry))
+
+    with _compile_lock:  # two threads asking at once compile once
+        return _kernels.make(key, make)
+
+
+def compiled(program: DecodedProgram, entry: int, precision: Precision,
+             missing: frozenset) -> bool:
+    """Whether this process has the kernel already."""
+    return _kernels.get((program.program, entry, precision, missing)) is not None
+
+
+def _address(array: np.ndarray) -> int:
+    return array.__array_interface__["data"][0]
+
+
+def launch(found: NativeKernel, program: DecodedProgram, state: ShaderState,
+           max_steps: int, parallel: Callable) -> tuple[np.ndarray, np.ndarray | None]:
+    """Run ``state``'s lanes: the lane status (non-zero: run again on the reference
+    engine) and the steps (None: every lane ran ``found.steps``)."""
+    lanes = state.lanes
+    args = np.zeros(native.ARG_COUNT, np.int64)
+    analysis = _analysis(program)
+    seen = RESULT_TEMPORARIES.get()
+    files = {"v": state.inputs, "r": state.temporaries, "o": state.outputs[state.bank]}
+    for bank, number in analysis.registers:
+        registers = files[bank]
+        if bank == "v" and not state.input_given[number]:
+            continue
+        if bank == "r" and not (seen or registers.allocated(number)):
+            continue  # starts at zero, nobody sees it
+        array = registers.storage(number)
+        if not array.flags.c_contiguous:
+            raise AssertionError(f"register {bank}{number} is not lane-major")
+        args[native.FILE_BASE[bank] + number] = _address(array)
+    holds_address, holds_flags = state.holds_control
+    kept = []
+    for name, used, holds, get in (
+            ("address", analysis.address, holds_address, lambda: state.address),
+            ("flags", analysis.flags, holds_flags, lambda: state.cmp)):
+        if used and (seen or holds):
+            array = get()
+            args[native.ARG[name]] = _address(array)
+            args[native.ARG[f"{name}_row"]], args[native.ARG[f"{name}_lane"]] = array.strides
+    uniforms = state.uniforms
+    for name, array in (("floats", np.ascontiguousarray(uniforms.floats, np.float32)),
+                        ("float_given", np.ascontiguousarray(uniforms.float_given)),
+                        ("ints", np.ascontiguousarray(uniforms.ints, np.int64)),
+                        ("bools", np.ascontiguousarray(uniforms.bools)),
+                        ("loops", NATIVE_LOOPS)):
+        kept.append(array)
+        args[native.ARG[name]] = _address(array)
+    args[native.ARG["max_steps"]] = max_steps
+    status = lane_array(lanes, 1, np.int8, fill=False).reshape(-1)
+    args[native.ARG["status"]] = _address(status)
+    steps = None
+    if found.steps is None:
+        steps = lane_array(lanes, 1, np.int64, fill=False).reshape(-1)
+        args[native.ARG["steps"]] = _address(steps)
+    function, table = found.compiled.function, _address(args)
+    parallel(lambda lo, hi: function(lo, hi, table), lanes, MIN_LANES_PER_THREAD)
+    return status, steps

@@ -1,0 +1,198 @@
+"""Every rule of ``compiled.lower`` (the primitives as LLVM IR) equals its primitive of
+``rules.primitives``, bit for bit, for one lane and for a SIMD vector of lanes.
+
+Each rule is compiled into a small function mapping arrays (a loop over lanes, the rule
+on one value or on ``WIDTH`` at a time) and compared with the plain-Python primitive on
+every pair of special values (signed zeros, subnormals, float24 limits, infinities,
+quiet and signalling NaNs with payloads, both signs) and random float32 patterns; the
+float24 rounding over every float24 pattern and half an ulp either side (ties, just
+above, just below), against the primitive's own text compiled by Numba (test_rules
+proves that equal to the plain-Python text).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+
+import numpy as np
+import pytest
+from llvmlite import ir
+from test_rules import f24_neighbours, same_bits
+from test_rules import run as run_numba
+
+from gpuisa.pica.engine.compiled import llvmjit
+from gpuisa.pica.engine.compiled.lower import F32, F64, I1, I8, I32, I64, REALISES, Lowering
+from gpuisa.pica.engine.reference.values import narrow, widen
+from gpuisa.pica.engine.rules import primitives as P
+
+WIDTHS = (1, 8)
+_SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p,
+                              ctypes.c_void_p)
+SPECIAL32 = np.array([
+    0x00000000, 0x80000000, 0x00000001, 0x807FFFFF, 0x00800000, 0x1FFFFFFF, 0x20000000,
+    0x9F800000, 0xA0800000, 0x3F800000, 0xBF800000, 0x3F000000, 0x40400000, 0x5F7FFF80,
+    0x5F7FFFFF, 0x5F800000, 0xDF800000, 0x7F7FFFFF, 0xFF7FFFFF, 0x7F800000, 0xFF800000,
+    0x7FC00000, 0xFFC00000, 0x7F800001, 0xFF812345, 0x7FC0FFEE, 0x4F000000, 0xCF000000,
+    0x4EFFFFFF, 0x42FE0000, 0xC3000000, 0x3F7FFFFF, 0x4B000001, 0xBF400000,
+], np.uint32).view(np.float32)
+RANDOM32 = np.random.default_rng(11).integers(0, 1 << 32, 4096, dtype=np.uint64).astype(
+    np.uint32).view(np.float32)
+
+
+def _pairs() -> tuple[np.ndarray, np.ndarray]:
+    values = np.concatenate([SPECIAL32, RANDOM32[:256]])
+    a, b = np.meshgrid(values, values)
+    more = np.random.default_rng(12).permutation(RANDOM32)
+    return (np.concatenate([a.ravel(), RANDOM32]), np.concatenate([b.ravel(), more]))
+
+
+PAIRS = _pairs()
+SINGLES = np.concatenate([SPECIAL32, RANDOM32])
+
+
+@functools.cache
+def compiled(rule: str, kinds: tuple, width: int, extra: tuple = ()):
+    """``Lowering.<rule>`` over arrays: ``f(n, a, b, out)`` with ``kinds`` the scalar
+    types (operands..., result); ``extra`` constant leading arguments of the rule."""
+    *operands, result = kinds
+    module = ir.Module(name=f"test_{rule}")
+    pointer = I8.as_pointer()
+    function = ir.Function(module, ir.FunctionType(ir.VoidType(), [I64, pointer, pointer,
+                                                                   pointer]), "run")
+    n, *arrays = function.args
+    b = ir.IRBuilder(function.append_basic_block("entry"))
+    loops = b.alloca(ir.ArrayType(I64, 4))
+    from gpuisa.pica.engine.compiled.numpyloops import NATIVE_LOOPS
+
+    for k, address in enumerate(NATIVE_LOOPS.tolist()):
+        b.store(ir.Constant(I64, address), b.gep(loops, [ir.Constant(I32, 0),
+                                                        ir.Constant(I32, k)]))
+    L = Lowering(b, width, b.gep(loops, [ir.Constant(I32, 0), ir.Constant(I32, 0)]))
+    counter = b.alloca(I64)
+    b.store(ir.Constant(I64, 0), counter)
+    test, body, done = (function.append_basic_block(x) for x in ("test", "body", "done"))
+    b.branch(test)
+    b.position_at_end(test)
+    i = b.load(counter)
+    b.cbranch(b.icmp_signed("<", i, n), body, done)
+    b.position_at_end(body)
+
+    def at(array, kind):
+        lane = L.lanes(kind)
+        return b.bitcast(b.gep(b.bitcast(array, kind.as_pointer()), [i]), lane.as_pointer())
+
+    values = [b.load(at(array, kind), align=1) for array, kind in zip(arrays, operands,
+                                                                       strict=False)]
+    value = getattr(L, rule)(*extra, *values)
+    if result is I8:
+        value = b.zext(value, L.lanes(I8))
+    b.store(value, at(arrays[len(operands)], result), align=1)
+    b.store(b.add(i, ir.Constant(I64, width)), counter)
+    b.branch(test)
+    b.position_at_end(done)
+    b.ret_void()
+    return llvmjit.compile_kernel(module, signature=_SIGNATURE)
+
+
+_NUMPY = {F32: np.float32, F64: np.float64, I8: np.int8, I32: np.int32, I64: np.int64}
+
+
+def lowered(rule: str, kinds: tuple, *columns: np.ndarray, width: int = 1,
+            extra: tuple = ()) -> np.ndarray:
+    function = compiled(rule, kinds, width, extra).function
+    columns = [np.ascontiguousarray(c, _NUMPY[k]) for c, k in zip(columns, kinds,
+                                                                   strict=False)]
+    count = len(columns[0])
+    padded = -(-count // width) * width
+    columns = [np.resize(c, padded) for c in columns]
+    out = np.zeros(padded, _NUMPY[kinds[-1]])
+    pointers = [c.ctypes.data for c in columns] + [out.ctypes.data]
+    pointers += [None] * (3 - len(pointers))
+    function(padded, *pointers)
+    return out[:count]
+
+
+def reference(primitive, *columns: np.ndarray, result=np.float32) -> np.ndarray:
+    """The plain-Python primitive on register values (NaN payloads widened)."""
+    wide = [widen(c) if c.dtype == np.float32 else c for c in columns]
+    values = [primitive(*(float(c[k]) if c.dtype.kind == "f" else int(c[k]) for c in wide))
+              for k in range(len(columns[0]))]
+    if result is np.float32:
+        return narrow(np.array(values, np.float64))
+    return np.array(values, result)
+
+
+REGISTER_RULES = {  # rule: (operand count, precision of the result)
+    "negate24": 1, "negate32": 1, "rcp24": 1, "rsq24": 1, "rcp32": 1, "rsq32": 1,
+    "flr24": 1, "flr32": 1, "ex2_24": 1, "lg2_24": 1, "ex2_32": 1, "lg2_32": 1,
+    "pica_max": 2, "pica_min": 2, "sge": 2, "slt": 2, "mul32": 2, "add32": 2,
+}
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("rule", sorted(REGISTER_RULES))
+def test_register_rules_equal_their_primitives(rule, width):
+    arity = REGISTER_RULES[rule]
+    columns = (SINGLES,) if arity == 1 else PAIRS
+    got = lowered(rule, (F32,) * arity + (F32,), *columns, width=width)
+    same_bits(got, reference(REALISES[rule], *columns))
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("operator", range(8))
+def test_compare_equals_its_primitive(operator, width):
+    got = lowered("compare", (F32, F32, I8), *PAIRS, width=width, extra=(operator,))
+    want = reference(lambda a, b: P.compare(operator, a, b), *PAIRS, result=np.int8)
+    same_bits(got, want)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_work24_equals_flush24(width):
+    got = lowered("work24", (F32, F64), SINGLES, width=width)
+    want = np.array([P.flush24(float(x)) for x in widen(SINGLES)], np.float64)
+    same_bits(got, want)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("rule", ["mul64", "add64"])
+def test_working_arithmetic_equals_its_primitive(rule, width):
+    """mul64/add64 on f24 working values: each operand is a flushed register value."""
+    a, b = (np.array([P.flush24(float(x)) for x in widen(c)]) for c in PAIRS)
+    got = lowered(rule, (F64, F64, F64), a, b, width=width)
+    want = np.array([REALISES[rule](x, y) for x, y in zip(a.tolist(), b.tolist(),
+                                                          strict=True)], np.float64)
+    same_bits(got, want)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("offset", ["exact", "tie", "above", "below"])
+def test_round24_equals_its_primitive_on_every_float24_pattern(offset, width):
+    for x in f24_neighbours(offset):
+        same_bits(lowered("round24", (F64, F64), x, width=width), run_numba(P.round24, x))
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_round24_equals_its_primitive_on_random_float64_patterns(width):
+    x = np.random.default_rng(2).integers(0, 2**64, 1 << 18, dtype=np.uint64).view(np.float64)
+    same_bits(lowered("round24", (F64, F64), x, width=width), run_numba(P.round24, x))
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_address_from_float_equals_its_primitive(width):
+    got = lowered("address_from_float", (F32, I32), SINGLES, width=width)
+    same_bits(got, reference(P.address_from_float, SINGLES, result=np.int32))
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("number", [0, 5, 95, 127])
+def test_relative_row_equals_its_primitive(number, width):
+    offsets = np.arange(-300, 300, dtype=np.int64)
+    got = lowered("relative_row", (I64, I64), offsets, width=width, extra=(number,))
+    want = np.array([P.relative_row(number, int(k)) for k in offsets], np.int64)
+    same_bits(got, want)
+
+
+def test_every_lowering_names_a_primitive():
+    assert set(REALISES) <= {name for name in dir(Lowering) if not name.startswith("_")}
+    assert I1  # the type of compare's result, stored as a byte above
