@@ -30,13 +30,13 @@ LAYERS = (
     ("isa and its control-flow rules", ("*.isa", "*.flow", "*.flow.*")),
     ("encoding", ("*.encoding", "*.descriptors", "*.program", "*.errors")),
     ("containers, assemblers, disassemblers",
-     ("*.shbin*", "*.asm", "*.asm.*", "*.disasm*", "*.xna", "*.syntax", "*.analysis",
-      "*.analysis.*")),
+     ("*.shbin", "*.shbin.*", "*.asm", "*.asm.*", "*.disasm", "*.disasm.*", "*.xna",
+      "*.syntax", "*.analysis", "*.analysis.*")),
     ("engines", ("*.engine", "*.engine.*")),
     ("tools", ("*.check", "*.check.*", "*.render", "*.render.*", "*.vectors", "*.vectors.*",
                "*.lsp", "*.lsp.*")),
-    ("command lines and facades", ("gpuisa.cli_support", "gpuisa.__main__", "*.cli*",
-                                   "*.__main__", "gpuisa.pica", "gpuisa.a2xx")),
+    ("command lines and facades", ("gpuisa.cli_support", "gpuisa.__main__", "*.cli",
+                                   "*.cli.*", "*.__main__", "gpuisa.pica", "gpuisa.a2xx")),
 )
 
 
@@ -110,6 +110,22 @@ GRAPH = _imports(_modules())
 def test_the_module_list_is_sane():
     assert "gpuisa.pica.isa" in GRAPH and "gpuisa.pica.engine.api" in GRAPH
     assert "gpuisa.pica.isa" in GRAPH["gpuisa.pica.encoding"]
+
+
+@pytest.mark.parametrize(("module", "layer"), [
+    ("gpuisa.pica.shbin", "containers, assemblers, disassemblers"),
+    ("gpuisa.pica.shbin.read", "containers, assemblers, disassemblers"),
+    ("gpuisa.pica.disasm.syntax", "containers, assemblers, disassemblers"),
+    ("gpuisa.pica.engine.reference.emitter", "engines"),
+    ("gpuisa.pica.cli", "command lines and facades"),
+    ("gpuisa.pica.cli.check", "command lines and facades"),
+    ("gpuisa.a2xx.disasm", "containers, assemblers, disassemblers"),
+])
+def test_packages_share_their_layer(module, layer):
+    """A sub-package's modules are in the package's layer (``gpuisa.pica.cli.check`` is a
+    command line, not the ``check`` tool)."""
+    assert module in GRAPH
+    assert LAYERS[_layer(module)][0] == layer
 
 
 @pytest.mark.parametrize("module", sorted(GRAPH))

@@ -24,7 +24,7 @@ from gpuisa.a2xx.engine.files import load_inputs as a2xx_load_inputs
 from gpuisa.errors import GpuIsaError
 from gpuisa.pica import assemble
 from gpuisa.pica.cli import main as pica_main
-from gpuisa.pica.cli_run import load_inputs, load_uniforms
+from gpuisa.pica.cli.run import load_inputs, load_uniforms
 
 SECONDS = 5.0
 MEGABYTES = 300

@@ -6,8 +6,8 @@ import sys
 import pytest
 
 from gpuisa.errors import GpuIsaError
-from gpuisa.pica import cli_asm
 from gpuisa.pica.asm import assemble
+from gpuisa.pica.cli import asm as cli_asm
 
 SHADER = ".fvec mvp[4]\n.out o position\n.proc main\n    ifc cmp.x\n    .end\n" \
          "    dp4 o, mvp[0], r0\n    end\n.end\n"

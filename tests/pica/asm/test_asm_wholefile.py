@@ -353,7 +353,7 @@ def test_header_with_gsh_prefix_bits_and_duplicates():
 def test_cli_writes_the_same_bytes(tmp_path):
     import argparse
 
-    from gpuisa.pica import cli_asm
+    from gpuisa.pica.cli import asm as cli_asm
 
     lib, src = tmp_path / "lib.pica", tmp_path / "v.pica"
     lib.write_text(LIBRARY)

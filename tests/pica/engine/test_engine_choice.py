@@ -13,7 +13,7 @@ import sys
 
 import numpy as np
 import pytest
-from picaemu_kit import Asm
+from engine_kit import Asm
 
 from gpuisa.pica.engine import api, choice
 from gpuisa.pica.engine.choice import Kept, Readiness

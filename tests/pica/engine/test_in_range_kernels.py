@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from conftest import JIT
 from differential import kernel_kind
-from picaemu_kit import Asm
+from engine_kit import Asm
 
 from gpuisa.pica.engine import run
 from gpuisa.pica.engine.compiled.codegen import analyse, generate

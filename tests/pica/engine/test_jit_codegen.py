@@ -3,7 +3,7 @@ against the reference engine by test_jit_differential.py and the engine-wide sui
 
 import pytest
 from conftest import JIT
-from picaemu_kit import Asm
+from engine_kit import Asm
 
 from gpuisa.pica.engine.compiled.codegen import INLINE_RULES, analyse, generate
 from gpuisa.pica.engine.decode import decode_program

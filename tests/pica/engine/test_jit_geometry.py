@@ -1,6 +1,6 @@
 """The JIT engine's compiled geometry shaders (jit_geometry) against the reference engine.
 
-The hand-derived geometry tests of :mod:`test_picaemu_geometry` (output banking, b15,
+The hand-derived geometry tests of :mod:`test_geometry` (output banking, b15,
 the buffer kept between invocations, point / fixed / variable input modes) on the
 compiled path (random geometry programs: :mod:`test_differential`).  Each case compiles
 a kernel (``COMPILE_THRESHOLD = 0``).
@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("numba")
 
 import differential
-import test_picaemu_geometry as geometry
+import test_geometry as geometry
 
 from gpuisa.pica.engine.compiled import geometry as jit_geometry
 

@@ -4,12 +4,12 @@ emission record, the stack text of ``pica trace``."""
 
 import numpy as np
 import pytest
-from picaemu_kit import Asm
+from engine_kit import Asm
 
 from gpuisa.errors import ShaderFault
 from gpuisa.pica.engine import run
 from gpuisa.pica.engine.decode import decode_program
-from gpuisa.pica.engine.emitter import Emitter
+from gpuisa.pica.engine.reference.emitter import Emitter
 from gpuisa.pica.engine.reference.lanes import Lane
 from gpuisa.pica.engine.reference.plan import plan_for
 from gpuisa.pica.engine.reference.values import narrow, widen

@@ -10,7 +10,7 @@ import threading
 import numpy as np
 import pytest
 from conftest import ENGINE_NAMES, JIT
-from picaemu_kit import Asm
+from engine_kit import Asm
 
 from gpuisa.pica.engine import api, memory, run
 from gpuisa.pica.engine.state import RegisterFile

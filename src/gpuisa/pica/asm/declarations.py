@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ...floats import f32_to_f24_picasso
-from ..shbin_records import Constant, ConstantKind
+from ..shbin.records import Constant, ConstantKind
 from .cnum import atof, atoi, strtoll
 from .errors import AsmError, need, no_more
 from .operands import (

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..isa import MAX_OPDESCS, GeometryMode
-from ..shbin_records import ConstantKind, OutputEntry, OutputSemantic
+from ..shbin.records import ConstantKind, OutputEntry, OutputSemantic
 from .cnum import strtoll
 from .declarations import (
     const,

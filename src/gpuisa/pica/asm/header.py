@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..shbin_records import ConstantKind
+from ..shbin.records import ConstantKind
 from .operands import B_BASE, C_BASE, I_BASE
 from .state import DvleState
 from .uniforms import UniformRecord

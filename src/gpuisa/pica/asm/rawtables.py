@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..shbin_records import Constant, ConstantKind, Label, OutputEntry, Uniform
+from ..shbin.records import Constant, ConstantKind, Label, OutputEntry, Uniform
 from .cnum import strtoll
 from .errors import AsmError, need
 from .source import Statement, Tok

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from ..isa import NUM_GEOMETRY_OUTPUTS, NUM_OUTPUTS
-from ..shbin_records import Constant, GeometryMode, Label, OutputEntry, Uniform
+from ..shbin.records import Constant, GeometryMode, Label, OutputEntry, Uniform
 from .source import Tok
 from .uniforms import UniformRecord
 

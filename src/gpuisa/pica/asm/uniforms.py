@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..shbin_records import ConstantKind
+from ..shbin.records import ConstantKind
 from .operands import B_BASE, B_END, C_BASE, C_END, I_BASE, I_END
 
 #: picasso: the hardware sets b15 after each geometry-shader run, so geometry space stops

@@ -12,7 +12,7 @@ from ..analysis.model import Anchor, Unit
 from ..asm import source_list
 from ..asm.assembler import Assembler, Options
 from ..asm.source import Tok
-from ..disasm_syntax import UnitNames, instruction_text
+from ..disasm.syntax import UnitNames, instruction_text
 from ..shbin import Shbin
 from .findings import BinarySpot, Finding, SourceSpot
 from .registry import ASSEMBLER_WARNINGS, CHECKS

@@ -16,19 +16,14 @@ from ...floats import f24_to_f32
 from ..isa import NUM_GEOMETRY_OUTPUTS, NUM_OUTPUTS, NUM_TEMPORARIES
 from ..program import Program
 from ..shbin import ConstantKind, Dvle, ShaderType, Shbin
-from ..shbin_outmap import SEMANTIC_SLOTS, output_map
-from ..shbin_records import CONSTANT_BANK_SIZE
+from ..shbin.outmap import SEMANTIC_SLOTS, output_map
+from ..shbin.records import CONSTANT_BANK_SIZE
 from . import choice
 from .decode import DecodedProgram, decode_program
-from .geometry import (
-    Emission,
-    GeometryFeed,
-    InvocationLog,
-    reference_geometry,
-    register_feed,
-)
+from .geometry import Emission, GeometryFeed, InvocationLog, register_feed
 from .loading import Precision, check_precision, load_floats
 from .reference import run_lanes
+from .reference.geometry import reference_geometry
 from .state import RegisterFile, ShaderState, Uniforms
 from .values import Loader, uniform_values, vertex_arrays
 

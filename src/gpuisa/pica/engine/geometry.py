@@ -2,8 +2,10 @@
 
 A geometry shader unit keeps its registers between invocations (notes §4.2: registers
 are not reset, and geometry shaders rely on it, Citra PR #3787), and so does its
-emission state (:mod:`.emitter`).  After every invocation the hardware sets b15 = true
-(picasso manual; Azahar ``GeometryPipeline::SubmitVertex``; notes §6.3).
+emission state (the reference engine's :mod:`.reference.emitter`).  After every
+invocation the hardware sets b15 = true (picasso manual; Azahar
+``GeometryPipeline::SubmitVertex``; notes §6.3).  The reference engine's geometry runs
+are :mod:`.reference.geometry`, the compiled engine's :mod:`.compiled.geometry`.
 
 Input modes (DVLE ``.gsh`` mode, notes §6.3; layout as Azahar's
 ``geometry_pipeline.cpp`` loads it, the reference implementation):
@@ -30,10 +32,7 @@ import numpy as np
 
 from ...errors import InputError
 from ..isa import NUM_FLOAT_UNIFORMS, NUM_INPUTS
-from .decode import DecodedProgram
-from .emitter import Emitter
 from .loading import Precision, load_floats
-from .reference import run_invocation
 from .state import RegisterFile, ShaderState, Uniforms
 
 #: The bool uniform the hardware sets after each geometry shader invocation.
@@ -88,28 +87,6 @@ class GeometryFeed:
             out[number] = (np.ascontiguousarray(table[last + 1].T),
                            (last >= 0) | bool(initial.float_given[number]))
         return out
-
-
-def run_geometry(program: DecodedProgram, unit: ShaderState, entry: int, emitter: Emitter,
-                 feed: GeometryFeed, *, precision: Precision, max_steps: int) -> InvocationLog:
-    """Run one invocation per entry of the feed on the persistent one-lane ``unit``."""
-    if feed.count == 0:
-        raise InputError("the geometry shader has no input to run on")
-    ends = []
-    for index in range(feed.count):
-        feed.apply(unit, index)
-        steps = run_invocation(program, unit, entry, precision=precision,
-                               max_steps=max_steps, emitter=emitter)
-        ends.append((unit.outputs[unit.bank].stacked(), unit.temporaries.stacked(),
-                     unit.address.copy(), unit.cmp.copy(), steps))
-        unit.uniforms.set_bool(GS_DONE_BOOL, True)
-    return InvocationLog(
-        outputs=np.concatenate([e[0] for e in ends], axis=-1),
-        temporaries=np.concatenate([e[1] for e in ends], axis=-1),
-        address=np.concatenate([e[2] for e in ends], axis=-1),
-        cmp=np.concatenate([e[3] for e in ends], axis=-1),
-        steps=np.array([e[4] for e in ends], dtype=np.int64),
-    )
 
 
 def register_feed(inputs: RegisterFile, given: np.ndarray) -> GeometryFeed:
@@ -209,27 +186,3 @@ class Emission:
     def fields(self) -> dict[str, object]:
         return dict(vertices=self.vertices, primitives=self.primitives,
                     windings=self.windings)
-
-
-def emitted(emitter: Emitter) -> Emission:
-    """The :class:`Emission` of an emitter."""
-    count = len(emitter.vertices)
-    stacked = (np.stack(emitter.vertices) if count
-               else np.zeros((0, len(emitter.registers), 4), dtype=np.float32))
-    return Emission(
-        count,
-        {f"o{r}": stacked[:, k].copy() for k, r in enumerate(emitter.registers)},
-        np.array(emitter.primitives, dtype=np.int64).reshape(-1, 3),
-        np.array(emitter.windings, dtype=bool),
-    )
-
-
-def reference_geometry(program: DecodedProgram, unit: ShaderState, entry: int,
-                       registers: tuple[int, ...], feed: GeometryFeed, *,
-                       precision: Precision,
-                       max_steps: int) -> tuple[InvocationLog, Emission]:
-    """The reference engine's geometry shader run (see :data:`.api.GEOMETRY_ENGINES`)."""
-    emitter = Emitter(registers)
-    log = run_geometry(program, unit, entry, emitter, feed, precision=precision,
-                       max_steps=max_steps)
-    return log, emitted(emitter)

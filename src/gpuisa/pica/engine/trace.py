@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import GpuIsaError, InputError
-from ..disasm_syntax import UnitNames, condition_text, instruction_text
+from ..disasm.syntax import UnitNames, condition_text, instruction_text
 from ..encoding import decode
 from ..flow.stacks import CALL_WIDTH, IF_WIDTH, LOOP_WIDTH
 from ..isa import NUM_INT_UNIFORMS, Condition, Flow, Kind
@@ -21,11 +21,11 @@ from ..program import Program
 from ..shbin import Shbin
 from .api import Executable, check_max_steps, executable, initial_state
 from .decode import Step
-from .emitter import Emitter
 from .geometry import GS_DONE_BOOL
 from .loading import Precision, check_precision
 from .pipeline import geometry_stream
 from .reference import run_invocation
+from .reference.emitter import Emitter
 from .reference.lanes import Lane
 from .reference.machine import Stacks
 from .reference.values import narrow

@@ -23,7 +23,7 @@ from ..asm.source import Tok
 from ..check import check
 from ..check.findings import Severity, SourceSpot
 from ..check.registry import ASSEMBLER_WARNINGS
-from ..shbin_records import Constant
+from ..shbin.records import Constant
 from .index import ProgramIndex, build_index
 
 

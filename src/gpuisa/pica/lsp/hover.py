@@ -29,7 +29,7 @@ from ..isa import (
     SourceUse,
     selector_components,
 )
-from ..shbin_records import ConstantKind
+from ..shbin.records import ConstantKind
 from .analysis import Analysis
 from .index import INSTRUCTIONS, Occurrence, Role, is_register
 from .syntax import DIRECTIVES, operand_names

@@ -3,9 +3,10 @@
 Registers are lists of Python floats (:mod:`.lanes`, :mod:`.values`); each ALU
 instruction is its opcode's recipe (:mod:`..rules.recipes`) on the scalar arithmetic of
 :mod:`..rules.scalar`; control flow is the stack machine of :mod:`...flow.stacks`
-(:mod:`.machine`).  No array operation runs per instruction: the state's arrays are
-converted once per run.  The yardstick for the compiled engine and what ``pica trace``
-runs.
+(:mod:`.machine`); geometry shaders run their invocations in order (:mod:`.geometry`) and
+emit through :mod:`.emitter`.  No array operation runs per instruction: the state's
+arrays are converted once per run.  The yardstick for the compiled engine and what
+``pica trace`` runs.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ from .machine import Observer, execute
 from .plan import plan_for
 
 if TYPE_CHECKING:
-    from ..emitter import Emitter
     from ..loading import Precision
+    from .emitter import Emitter
 
 __all__ = ["Observer", "run_invocation", "run_lane", "run_lanes", "vertex_error"]
 

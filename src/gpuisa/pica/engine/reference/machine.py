@@ -3,7 +3,7 @@
 Each instruction does what the seed's instruction table and "Control Flow" section say:
 ALU instructions through their plan functions (:mod:`.plan`: the recipes on Python
 floats), flow instructions and the check after every instruction through the stack
-machine :mod:`...flow.stacks`, SETEMIT/EMIT through :mod:`..emitter` (the rules of
+machine :mod:`...flow.stacks`, SETEMIT/EMIT through :mod:`.emitter` (the rules of
 :mod:`...flow.emission`).
 """
 
@@ -20,7 +20,7 @@ from .lanes import Lane, UniformTables
 from .plan import ALU, EMIT, END, FAULT, FLOW, FLOW_LOOP, SETEMIT, USES_BOOL, Plan
 
 if TYPE_CHECKING:
-    from ..emitter import Emitter
+    from .emitter import Emitter
 
 #: The stacks of a lane as the observer sees them: (ifs, n_if, calls, n_call, loops,
 #: n_loop), the flat sequences of :mod:`...flow.stacks` and their entry counts.

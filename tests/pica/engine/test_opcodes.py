@@ -7,7 +7,7 @@ test fails if the engine reads a component the opcode does not use.
 import math
 
 import pytest
-from picaemu_kit import Asm, assert_same, one_op
+from engine_kit import Asm, assert_same, one_op
 
 from gpuisa.pica import Program
 from gpuisa.pica.engine import ShaderFault, run

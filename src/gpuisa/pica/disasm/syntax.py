@@ -3,15 +3,15 @@
 Every formatter returns ``None`` when the instruction cannot be written in picasso's
 language so that the assembler (pica-assembly-language.md) rebuilds the identical word:
 the disassembler then prints a ``.word`` for it.  Flow-control targets are resolved by
-the caller (:mod:`.disasm_structure`), which owns labels and procedures.
+the caller (:mod:`.structure`), which owns labels and procedures.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .encoding import Instruction, decode_opdesc
-from .isa import (
+from ..encoding import Instruction, decode_opdesc
+from ..isa import (
     COMPONENTS,
     IDENTITY_SELECTOR,
     INDEX_REGISTERS,

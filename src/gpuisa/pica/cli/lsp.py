@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import InputError
+from ...errors import InputError
 
 PROG = "pica lsp"
 
@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        from .lsp.server import serve
+        from ..lsp.server import serve
     except ImportError as error:
         raise InputError(f"pica lsp needs the optional dependencies pygls and lsprotocol "
                          f"({error}); install them with: pip install \"gpuisa[lsp]\"") from None

@@ -11,18 +11,18 @@ from __future__ import annotations
 import argparse
 import os
 
-from ..errors import InputError
-from ..fileio import write_output
-from .cli_run import add_pipeline_options, load_shader, load_uniforms
-from .render import SCREENS, Camera, Mesh, as_mesh, compare, render_frame
-from .render.animate import (
+from ...errors import InputError
+from ...fileio import write_output
+from ..render import SCREENS, Camera, Mesh, as_mesh, compare, render_frame
+from ..render.animate import (
     animation_bytes,
     frame_paths,
     iterate_frames,
     numbered,
     stepped_uniforms,
 )
-from .render.shade import BACKGROUND, MODES, png_bytes
+from ..render.shade import BACKGROUND, MODES, png_bytes
+from .run import add_pipeline_options, load_shader, load_uniforms
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -150,8 +150,8 @@ def _steps(pairs: list[str]) -> dict[str, list[float]]:
 def _shader(paths: list[str]):
     if len(paths) == 1:
         return load_shader(paths[0])
-    from ..datafiles import MAX_SHADER_BYTES, read_input
-    from .asm import assemble
+    from ...datafiles import MAX_SHADER_BYTES, read_input
+    from ..asm import assemble
 
     return assemble([(p, read_input(p, limit=MAX_SHADER_BYTES).decode(
         "utf-8", errors="surrogateescape")) for p in paths])

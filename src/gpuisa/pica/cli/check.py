@@ -12,11 +12,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..datafiles import MAX_SHADER_BYTES, read_input
-from ..fileio import write_output
-from .check import CHECKS, Finding, Severity, explain
-from .check.api import check, enabled_checks
-from .check.report import FORMATS, render, summary
+from ...datafiles import MAX_SHADER_BYTES, read_input
+from ...fileio import write_output
+from ..check import CHECKS, Finding, Severity, explain
+from ..check.api import check, enabled_checks
+from ..check.report import FORMATS, render, summary
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

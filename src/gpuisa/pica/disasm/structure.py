@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .disasm_syntax import condition_text
-from .encoding import Instruction
-from .isa import NUM_INT_UNIFORMS, OPCODES, Flow, Kind, Opcode, picasso_pads
+from ..encoding import Instruction
+from ..isa import NUM_INT_UNIFORMS, OPCODES, Flow, Kind, Opcode, picasso_pads
+from .syntax import condition_text
 
 
 @dataclass(slots=True)

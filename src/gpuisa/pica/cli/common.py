@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 
-from ..datafiles import MAX_SHADER_BYTES, read_input
-from ..errors import GpuIsaError, InputError
-from .shbin import Shbin
+from ...datafiles import MAX_SHADER_BYTES, read_input
+from ...errors import GpuIsaError, InputError
+from ..shbin import Shbin
 
 
 def load_shbin(path: str | os.PathLike[str]) -> Shbin:

@@ -13,11 +13,11 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from .. import __version__
-from ..datafiles import MAX_SHADER_BYTES, read_input
-from ..errors import Diagnostic, SourceError
-from ..fileio import write_output
-from .asm import assemble_with_warnings
+from ... import __version__
+from ...datafiles import MAX_SHADER_BYTES, read_input
+from ...errors import Diagnostic, SourceError
+from ...fileio import write_output
+from ..asm import assemble_with_warnings
 
 PROG = "pica asm"
 

@@ -19,10 +19,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..floats import f24_picasso_preimage
-from .asm.operands import is_identifier, looks_like_register
-from .disasm_syntax import UnitNames
-from .isa import (
+from ...floats import f24_picasso_preimage
+from ..asm.operands import is_identifier, looks_like_register
+from ..isa import (
     NUM_BOOL_UNIFORMS,
     NUM_FLOAT_UNIFORMS,
     NUM_GEOMETRY_OUTPUTS,
@@ -30,8 +29,9 @@ from .isa import (
     NUM_OUTPUTS,
     GeometryMode,
 )
-from .shbin import Constant, ConstantKind, Dvle, OutputSemantic, ShaderType, Uniform
-from .shbin_records import UNIFORM_BANKS, uniform_bank
+from ..shbin import Constant, ConstantKind, Dvle, OutputSemantic, ShaderType, Uniform
+from ..shbin.records import UNIFORM_BANKS, uniform_bank
+from .syntax import UnitNames
 
 #: picasso's per-DVLE limits (pica-assembly-language.md §4, §9.3) and its global list.
 MAX_DVLE_UNIFORMS = 96

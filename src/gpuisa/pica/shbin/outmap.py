@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..errors import ShbinError
-from .shbin_records import OUTPUT_REGISTERS, OutputEntry, OutputSemantic
+from ...errors import ShbinError
+from .records import OUTPUT_REGISTERS, OutputEntry, OutputSemantic
 
 #: Slot code of an unused component.
 UNUSED_SLOT = 0x1F

@@ -1,7 +1,7 @@
 """SHBIN writer: picasso's canonical layout, or in place over a parsed file's layout.
 
 Both modes check that every value fits its field (:class:`EncodingError` otherwise).
-The canonical mode also refuses the semantic problems of :mod:`.shbin_check`
+The canonical mode also refuses the semantic problems of :mod:`.check`
 (:class:`ShbinError`); the layout-preserving mode reproduces what was read, including
 values the reader only warned about.
 """
@@ -11,10 +11,10 @@ from __future__ import annotations
 import struct
 from typing import TYPE_CHECKING
 
-from ..errors import EncodingError, ShbinError
-from .shbin_check import problems
-from .shbin_layout import DvleLayout, ShbinLayout
-from .shbin_read import (
+from ...errors import EncodingError, ShbinError
+from .check import problems
+from .layout import DvleLayout, ShbinLayout
+from .read import (
     CONSTANT_SIZE,
     DVLE_HEADER,
     LABEL_SIZE,
@@ -24,10 +24,10 @@ from .shbin_read import (
     OUTPUT_SIZE,
     UNIFORM_SIZE,
 )
-from .shbin_records import Constant, Dvle, Label, OutputEntry, Uniform
+from .records import Constant, Dvle, Label, OutputEntry, Uniform
 
 if TYPE_CHECKING:
-    from .shbin import Shbin
+    from . import Shbin
 
 DVLP_CANONICAL_HEADER = 0x28  # picasso's 10-word DVLP header (shbin-format.md §3)
 

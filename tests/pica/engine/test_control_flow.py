@@ -8,7 +8,7 @@ how often an instruction ran in rN.x.
 
 import numpy as np
 import pytest
-from picaemu_kit import Asm
+from engine_kit import Asm
 
 from gpuisa.errors import InputError, ShaderHang
 from gpuisa.pica.engine import run

@@ -3,7 +3,7 @@ result fields, and the errors bad arguments raise."""
 
 import numpy as np
 import pytest
-from picaemu_kit import Asm, assert_same
+from engine_kit import Asm, assert_same
 
 from gpuisa.errors import InputError
 from gpuisa.pica import Program

@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 import pytest
-from picaemu_kit import Asm
+from engine_kit import Asm
 
 from gpuisa.pica import cli
 from gpuisa.pica.shbin import Dvle, OutputEntry, OutputSemantic, ShaderType, Shbin, Uniform
@@ -15,8 +15,8 @@ VERTICES = [[1, 2, 3, 4], [5, 6, 7, 8]]
 @pytest.fixture
 def pica(monkeypatch, capsys):
     """Run ``pica ARGS``; returns (exit status, stdout, stderr)."""
-    if "cli_run" not in cli._COMMAND_MODULES:
-        monkeypatch.setattr(cli, "_COMMAND_MODULES", (*cli._COMMAND_MODULES, "cli_run"))
+    if "run" not in cli._COMMAND_MODULES:
+        monkeypatch.setattr(cli, "_COMMAND_MODULES", (*cli._COMMAND_MODULES, "run"))
 
     def call(*argv):
         status = cli.main([str(a) for a in argv])
@@ -220,7 +220,7 @@ def test_npz_to_standard_output(tmp_path, shbin_file, uniforms_file):
 def test_large_outputs_are_written_in_pieces(pica, tmp_path, shbin_file, monkeypatch):
     """JSON and table text is produced a block of rows at a time; pieces join into the
     same document.  Expected values: o0 = v0 * (2, 0.5, inf, -1) by hand."""
-    from gpuisa.pica import cli_run
+    from gpuisa.pica.cli import run as cli_run
 
     monkeypatch.setattr(cli_run, "_ROWS_PER_CHUNK", 3)
     rows = np.arange(40, dtype=np.float32).reshape(10, 4)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..errors import InputError
-from . import vectors
+from ...errors import InputError
+from .. import vectors
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -11,8 +11,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
-from ..errors import InputError
-from .isa import (
+from ...errors import InputError
+from ..isa import (
     NUM_BOOL_UNIFORMS,
     NUM_FLOAT_UNIFORMS,
     NUM_INPUTS,
@@ -139,7 +139,7 @@ class Constant:
     @classmethod
     def from_floats(cls, register: int, values: Sequence[float]) -> Constant:
         """A float constant converted the way picasso converts (truncating float24)."""
-        from ..floats import f32_to_f24_picasso  # lazy: gpuisa.floats is optional here
+        from ...floats import f32_to_f24_picasso  # lazy: gpuisa.floats is optional here
 
         return cls.from_f24(register, [int(b) for b in f32_to_f24_picasso(list(values))])
 
@@ -163,7 +163,7 @@ class Constant:
     @property
     def floats(self) -> tuple[float, float, float, float]:
         """The float24 values decoded to Python floats."""
-        from ..floats import f24_to_f32  # lazy: gpuisa.floats is optional here
+        from ...floats import f24_to_f32  # lazy: gpuisa.floats is optional here
 
         return tuple(float(v) for v in f24_to_f32(list(self.f24)))
 

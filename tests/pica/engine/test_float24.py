@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 import pytest
-from picaemu_kit import Asm, assert_same, bits, one_op
+from engine_kit import Asm, assert_same, bits, one_op
 
 from gpuisa.pica.engine import F24Bits, run
 

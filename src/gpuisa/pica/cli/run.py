@@ -29,14 +29,21 @@ from pathlib import Path
 
 import numpy as np
 
-from ..datafiles import MAX_SHADER_BYTES, SPECIAL_NUMBERS, load_json, load_npy, load_npz, read_input
-from ..errors import GpuIsaError, InputError
-from ..fileio import STDOUT, write_output
-from .engine import F24Bits, RunResult, run, run_pipeline
-from .engine.api import engine_names, executable
-from .engine.compiled import runner as _jit  # noqa: F401  (registers engine='jit' when numba is installed)
-from .engine.trace import Trace, number, trace, trace_primitive
-from .shbin import Shbin
+from ...datafiles import (
+    MAX_SHADER_BYTES,
+    SPECIAL_NUMBERS,
+    load_json,
+    load_npy,
+    load_npz,
+    read_input,
+)
+from ...errors import GpuIsaError, InputError
+from ...fileio import STDOUT, write_output
+from ..engine import F24Bits, RunResult, run, run_pipeline
+from ..engine.api import engine_names, executable
+from ..engine.compiled import runner as _jit  # noqa: F401  (registers engine='jit' when numba is installed)
+from ..engine.trace import Trace, number, trace, trace_primitive
+from ..shbin import Shbin
 
 _COMPONENTS = "xyzw"
 _SHBIN_MAGIC = b"DVLB"
@@ -139,7 +146,7 @@ def load_shader(path: str) -> Shbin:
             return Shbin.from_bytes(data)
         except GpuIsaError as error:
             raise InputError(f"{path}: {error}") from None
-    from .asm import assemble  # only needed for source files
+    from ..asm import assemble  # only needed for source files
 
     return assemble([(path, data.decode("utf-8", errors="surrogateescape"))])
 

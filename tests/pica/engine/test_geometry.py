@@ -7,7 +7,7 @@ and pica-emulation-notes.md §6.
 
 import numpy as np
 import pytest
-from picaemu_kit import Asm, assert_same
+from engine_kit import Asm, assert_same
 
 from gpuisa.errors import InputError
 from gpuisa.pica.engine import ShaderFault, run, run_pipeline

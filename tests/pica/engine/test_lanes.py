@@ -15,9 +15,9 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from engine_kit import Asm, assert_same
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from picaemu_kit import Asm, assert_same
 
 from gpuisa.errors import InputError, ShaderFault, ShaderHang
 from gpuisa.pica.engine import api, run

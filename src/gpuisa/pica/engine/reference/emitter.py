@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...errors import ShaderFault
-from ..flow import emission
-from .reference.values import narrow
+from ....errors import ShaderFault
+from ...flow import emission
+from .values import narrow
 
 if TYPE_CHECKING:
-    from .reference.lanes import Lane
+    from .lanes import Lane
 
 #: Buffer entries that form the emitted triangle (notes §6.1).
 TRIANGLE_ENTRIES = (0, 1, 2)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..fileio import write_text
-from .cli_common import load_shbin
-from .disasm import disassemble
+from ...fileio import write_text
+from ..disasm import disassemble
+from .common import load_shbin
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -13,7 +13,7 @@ mode or constant type codes outside the known values; names whose symbol offset 
 the symbol table, that are not NUL-terminated within it, or that are not ASCII.
 
 Warnings (collected in ``Shbin.warnings``; errors when ``strict=True``): values that fit
-their fields but are out of range (see :mod:`.shbin_check`): registers outside their
+their fields but are out of range (see :mod:`.check`): registers outside their
 bank, main/endmain past the end of the code, more code or descriptors than the hardware
 holds.  nihstro's entry-point bug (main = a symbol offset) shows up here.
 
@@ -29,11 +29,11 @@ import struct
 from dataclasses import dataclass
 from typing import NoReturn
 
-from ..errors import ShbinError
-from .program import Program
-from .shbin_check import problems
-from .shbin_layout import DvleLayout, ShbinLayout
-from .shbin_records import (
+from ...errors import ShbinError
+from ..program import Program
+from .check import problems
+from .layout import DvleLayout, ShbinLayout
+from .records import (
     Constant,
     ConstantKind,
     Dvle,

@@ -3,8 +3,8 @@ PICA's special-case rules.  Expected values are plain NumPy float32 computations
 
 import numpy as np
 import pytest
-from picaemu_kit import assert_same, bits, one_op
-from test_picaemu_float24 import TABLE
+from engine_kit import assert_same, bits, one_op
+from test_float24 import TABLE
 
 from gpuisa.pica.engine import F24Bits
 

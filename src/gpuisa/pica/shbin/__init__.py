@@ -4,10 +4,10 @@ Typical use: ``shbin = Shbin.from_file("shader.shbin")``, then ``shbin.program.c
 ``shbin.entries[0].main_offset``, ``shbin.entries[0].uniforms``, ...
 
 Format: shbin-format.md.  Reading follows the header offsets, so picasso, nihstro
-and aemstro files all read (what is an error and what a warning: :mod:`.shbin_read`).
+and aemstro files all read (what is an error and what a warning: :mod:`.read`).
 ``to_bytes()`` writes picasso's canonical layout, byte for byte what picasso writes for the
 same contents; ``to_bytes(preserve_layout=True)`` rewrites a parsed file in place,
-reproducing other toolchains' files exactly (:mod:`.shbin_write`).
+reproducing other toolchains' files exactly (:mod:`.write`).
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from ..datafiles import MAX_SHADER_BYTES, read_input
-from ..errors import InputError
-from ..fileio import write_output
-from .program import Program
-from .shbin_layout import ShbinLayout
-from .shbin_outmap import OutputMap, output_map
-from .shbin_read import find_dvlb, parse
-from .shbin_records import (
+from ...datafiles import MAX_SHADER_BYTES, read_input
+from ...errors import InputError
+from ...fileio import write_output
+from ..program import Program
+from .layout import ShbinLayout
+from .outmap import OutputMap, output_map
+from .read import find_dvlb, parse
+from .records import (
     Constant,
     ConstantKind,
     Dvle,
@@ -35,7 +35,7 @@ from .shbin_records import (
     as_tuple,
     uniform_bank,
 )
-from .shbin_write import write_canonical, write_preserving
+from .write import write_canonical, write_preserving
 
 __all__ = [
     "Constant",

@@ -1,9 +1,9 @@
 """The ``pica`` command line.
 
-Each subcommand lives in its own module exposing ``register(subparsers)``, which adds a
-parser whose ``handler`` default is called with the parsed arguments and returns the exit
-status.  This module only dispatches and turns :class:`GpuIsaError` into
-``pica: error: …`` with exit status 1.
+Each subcommand lives in its own module of this package (:mod:`.asm`, :mod:`.run`, ...)
+exposing ``register(subparsers)``, which adds a parser whose ``handler`` default is
+called with the parsed arguments and returns the exit status.  This module only
+dispatches and turns :class:`GpuIsaError` into ``pica: error: …`` with exit status 1.
 """
 
 from __future__ import annotations
@@ -12,13 +12,12 @@ import argparse
 from collections.abc import Sequence
 from importlib import import_module
 
-from .. import __version__
-from ..cli_support import dispatch
+from ... import __version__
+from ...cli_support import dispatch
 
 PROG = "pica"
 #: Subcommand modules, in the order their commands are listed by ``pica --help``.
-_COMMAND_MODULES = ("cli_asm", "cli_disasm", "cli_run", "cli_check", "cli_render",
-                    "cli_vectors", "cli_lsp")
+_COMMAND_MODULES = ("asm", "disasm", "run", "check", "render", "vectors", "lsp")
 
 
 def build_parser() -> argparse.ArgumentParser:

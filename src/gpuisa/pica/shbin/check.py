@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .isa import MAX_CODE_WORDS, MAX_OPDESCS
-from .program import Program
-from .shbin_records import (
+from ..isa import MAX_CODE_WORDS, MAX_OPDESCS
+from ..program import Program
+from .records import (
     CONSTANT_BANK_SIZE,
     OUTPUT_REGISTERS,
     ConstantKind,

@@ -1,20 +1,6 @@
-"""PICA200 disassembler: SHBIN -> picasso-syntax source that assembles back exactly.
-
-The text is ordinary picasso source plus, only where needed, the gpuisa extensions of
-``docs/assembly-extensions.md`` (``.word``, ``.opdesc``, explicit uniform placement,
-``.unit``).  Design:
-
-* every DVLE becomes a translation unit with its declarations recovered from the DVLE
-  tables (uniforms and inputs as aliases at their registers, constants as
-  ``.setf``/``.seti``/``.setb`` in table order, outputs in table order, ``.gsh``), and
-  the raw directives for whatever those cannot rebuild exactly (:mod:`.disasm_tables`),
-  so that the text assembles to the same SHBIN for every file the reader accepts
-  without warnings;
-* flow control becomes picasso blocks, procedures and labels (:mod:`.disasm_structure`);
-* swizzles print every selector bit, so the operand-descriptor table that picasso's
-  allocator rebuilds is the file's table; when it would not be (files from other
-  toolchains), the table is pinned with ``.opdesc`` and any instruction whose descriptor
-  first-fit would not pick is printed as ``.word``.
+"""The disassembler proper: a SHBIN's or a Program's code split into units, the
+operand-descriptor table checked or pinned, and the text put together (the design:
+:mod:`gpuisa.pica.disasm`).
 """
 
 from __future__ import annotations
@@ -22,14 +8,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import pairwise
 
-from .descriptors import DescriptorTable, care_mask
-from .disasm_structure import Line, Structure, find_structures, is_flow_word, layout_lines
-from .disasm_syntax import UnitNames, instruction_text, printable_descriptor_bits
-from .disasm_tables import DvlePlan, SharedSpace, header_line, plan_dvle
-from .encoding import Instruction, decode, decode_opdesc
-from .isa import MAX_OPDESCS, Flow, Opcode
-from .program import Program
-from .shbin import Dvle, ShaderType, Shbin
+from ..descriptors import DescriptorTable, care_mask
+from ..encoding import Instruction, decode, decode_opdesc
+from ..isa import MAX_OPDESCS, Flow, Opcode
+from ..program import Program
+from ..shbin import Dvle, ShaderType, Shbin
+from .structure import Line, Structure, find_structures, is_flow_word, layout_lines
+from .syntax import UnitNames, instruction_text, printable_descriptor_bits
+from .tables import DvlePlan, SharedSpace, header_line, plan_dvle
 
 _INDENT = "    "
 
