@@ -31,3 +31,13 @@ ENGINE_NAMES = ["reference", JIT]
 @pytest.fixture(params=ENGINE_NAMES)
 def engine(request):
     return request.param
+
+
+@pytest.fixture
+def numba_vertex_kernels(monkeypatch):
+    """Vertex shaders run on Numba's kernels and interpreter kernel (the engine's
+    previous realisation, kept until the LLVM kernels run geometry shaders too), not on
+    the LLVM kernels of ``compiled.native``."""
+    from gpuisa.pica.engine.compiled import runner
+
+    monkeypatch.setattr(runner, "NATIVE", False)

@@ -58,6 +58,9 @@ from gpuisa.pica.engine.compiled import runner as jit
 from gpuisa.pica.engine.compiled.codegen import KernelSource
 from gpuisa.pica.isa import BY_MNEMONIC, Opcode
 
+#: These tests are about Numba's vertex kernels (conftest).
+pytestmark = pytest.mark.usefixtures("numba_vertex_kernels")
+
 PROGRAMS = 2000
 PROFILE_PROGRAMS = 100
 PER_TEST = 50

@@ -20,6 +20,9 @@ from gpuisa.pica.engine.choice import Kept, Readiness
 from gpuisa.pica.engine.state import Uniforms
 from gpuisa.pica.isa import CompareOp, CondOp
 
+#: These tests are about Numba's vertex kernels (conftest).
+pytestmark = pytest.mark.usefixtures("numba_vertex_kernels")
+
 P, D, N = Kept.PROCESS, Kept.DISK, Kept.NONE
 
 
@@ -286,6 +289,8 @@ def test_asking_the_compiled_engine_imports_no_numba(tmp_path):
     code = ("import sys, numpy as np\n"
             "from gpuisa.pica import Program, run\n"
             "from gpuisa.pica.engine import api\n"
+            "from gpuisa.pica.engine.compiled import runner\n"
+            "runner.NATIVE = False\n"
             f"program = Program(({body}0x88000000), (0x0006C368,))\n"
             "chosen = []\n"
             "real = api.choose_engine\n"

@@ -19,7 +19,7 @@ from llvmlite import ir
 
 from gpuisa.pica.engine.compiled import llvmjit
 from gpuisa.pica.engine.compiled.flowir import ControlState, condition
-from gpuisa.pica.engine.compiled.lower import I1, I32, I64
+from gpuisa.pica.engine.compiled.lower import I1, I64
 from gpuisa.pica.flow import stacks as S
 from gpuisa.pica.isa import CALL_STACK_DEPTH, IF_STACK_DEPTH, LOOP_STACK_DEPTH, Condition, Flow
 
@@ -84,9 +84,11 @@ def compiled_run(steps: list[tuple], al: int) -> np.ndarray:
         for value in (following, hang, b.load(state.n_if), b.load(state.n_call),
                       b.load(state.n_loop), b.load(state.al)):
             write(value)
-        for stack in (state.ifs, state.calls, state.loops):
-            for k in range(stack.type.pointee.count):
-                write(b.load(b.gep(stack, [ir.Constant(I32, 0), ir.Constant(I32, k)])))
+        for stack, size in (("ifs", IF_STACK_DEPTH * S.IF_WIDTH),
+                            ("calls", CALL_STACK_DEPTH * S.CALL_WIDTH),
+                            ("loops", LOOP_STACK_DEPTH * S.LOOP_WIDTH)):
+            for k in range(size):
+                write(b.load(state.slot_of(stack, k)))
     b.ret_void()
     result = np.zeros((len(steps), RECORD), np.int64)
     kept = llvmjit.compile_kernel(module, signature=_SIGNATURE)  # keeps the code alive

@@ -22,7 +22,7 @@ from gpuisa.pica.engine.compiled.codegen import analyse, generate
 from gpuisa.pica.engine.decode import decode_program
 from gpuisa.pica.isa import CompareOp, CondOp
 
-pytestmark = list(JIT.marks)
+pytestmark = [*JIT.marks, pytest.mark.usefixtures("numba_vertex_kernels")]
 LANES = 3000
 
 

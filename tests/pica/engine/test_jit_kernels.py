@@ -20,6 +20,9 @@ from gpuisa.pica.engine.compiled import runner as jit
 from gpuisa.pica.engine.compiled.kernels import compile_source, on_disk
 from gpuisa.pica.engine.decode import decode_program
 
+#: These tests are about Numba's vertex kernels (conftest).
+pytestmark = pytest.mark.usefixtures("numba_vertex_kernels")
+
 
 def test_kernels_are_cached_on_disk(monkeypatch, tmp_path):
     """A compiled kernel is found again through the cache directory once the process has
@@ -201,6 +204,7 @@ def test_kernels_are_found_where_numba_caches_them(tmp_path):
         "from gpuisa.pica.engine import run\n"
         "from gpuisa.pica.engine.api import executable, initial_state\n"
         "from gpuisa.pica.engine.compiled import runner as jit\n"
+        "jit.NATIVE = False\n"
         "from gpuisa.pica.engine.decode import decode_program\n"
         "program = Program((0x08020000, 0x88000000), (0x0006C368,))\n"
         "inputs, uniforms = {'v0': np.ones((3, 4))}, {'c0': [1.0] * 4}\n"

@@ -16,6 +16,9 @@ from gpuisa.pica.engine import api, memory, run
 from gpuisa.pica.engine.state import RegisterFile
 from gpuisa.pica.isa import CompareOp, CondOp
 
+#: These tests are about Numba's vertex kernels (conftest).
+pytestmark = pytest.mark.usefixtures("numba_vertex_kernels")
+
 LANES = 1000
 
 

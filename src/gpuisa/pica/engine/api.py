@@ -130,6 +130,14 @@ def _cheapest(run: Run, lanes: int) -> str:
     key = (run.program.program, run.geometry)
     spent = choice.spent(key)
     reference = choice.reference_cost(lanes, steps, run.geometry)
+    if not run.geometry and _compiled_engine() is not None and _compiled_engine().NATIVE:
+        # LLVM kernels: compiled in this process, no interpreter, no disk cache
+        compiled = choice.native_cost(lanes, steps, len(run.program), False,
+                                      "llvmlite.binding" in sys.modules)
+        name = COMPILED[0] if compiled < reference + spent else "reference"
+        if name == "reference":
+            choice.record(key, reference)
+        return name
     bound = choice.best_case(lanes, steps, _numba_imported(), interpreter=not run.geometry)
     name = "reference"
     if reference + spent > bound and _compiled_engine() is not None:

@@ -74,6 +74,28 @@ COMPILE_KERNEL = 0.5
 COMPILE_PER_WORD = 0.75
 
 
+#: The LLVM kernels (:mod:`.compiled.native`): seconds to import llvmlite and set up
+#: LLVM for this CPU (40-60 ms), to compile a kernel (a fixed part and a part per
+#: instruction word: 5 words 50-80 ms, 15 words 130-200 ms, 20 words 150-200 ms), and
+#: per instruction and lane, both cores (0.6-1.5 ns over 10^6 lanes).  Measured
+#: 2026-11-27 on the machine above, with the same shaders (CPU time of the compiling
+#: thread; the machine was shared).
+LLVM_IMPORT = 0.05
+NATIVE_COMPILE = 0.04
+NATIVE_PER_WORD = 0.007
+NATIVE_STEP = 1.5e-9
+
+
+def native_cost(lanes: int, steps: float, words: int, compiled: bool,
+                imported: bool) -> float:
+    """Estimated seconds the compiled engine needs on the LLVM kernels: importing LLVM,
+    compiling the program's kernel unless it is ``compiled`` in this process, and
+    running."""
+    start = 0.0 if imported or compiled else LLVM_IMPORT
+    get = 0.0 if compiled else NATIVE_COMPILE + NATIVE_PER_WORD * words
+    return start + get + lanes * steps * NATIVE_STEP
+
+
 class Kept(Enum):
     """Where a compiled kernel is: in this process, in the disk cache, nowhere."""
 

@@ -16,20 +16,37 @@ from llvmlite import ir
 
 from ..loading import Precision
 from ..rules.recipes import Result
-from ..rules.tree import Node, Source
+from ..rules.tree import RULES, Node, Source, rules_used
 from .lower import F32, F64, Lowering
+
+#: The rules an instruction may use to be computed in range (:meth:`AluLowering.lower`
+#: with ``in_range``): those :data:`..rules.tree.RULES` declares ``finite_in_range``.
+IN_RANGE_RULES = frozenset(name for name, rule in RULES.items() if rule.finite_in_range)
+
+
+#: The rules whose in-range realisation differs from the exact one.
+_ROUNDING = frozenset({"mul", "add", "rounded", "first"})
 
 
 class AluLowering:
-    """The rules of the recipes' ``m`` as IR of one precision."""
+    """The rules of the recipes' ``m`` as IR of one precision; with ``in_range``, the
+    arithmetic of instructions made of :data:`IN_RANGE_RULES` only is plain IEEE
+    arithmetic (``Lowering.round24_in_range``), equal to the exact rules wherever the
+    values they write are finite, and an infinity or a NaN elsewhere (the caller
+    checks what such an instruction writes and reruns the lane exactly)."""
 
-    def __init__(self, lowering: Lowering, precision: Precision):
+    def __init__(self, lowering: Lowering, precision: Precision, in_range: bool = False):
         L = self.L = lowering
         f24 = precision == "f24"
         self.precision = precision
+        self.in_range = in_range
+        #: ``hoist(x, make)``: the working value ``make()`` of ``x``, where the caller may
+        #: make it once for values that never change.
+        self.hoist: Callable = lambda x, make: make()
         if f24:
             self.rules: dict[str, Callable] = {
-                "work": L.work24, "mul": lambda a, b: L.round24(L.mul64(a, b)),
+                "work": lambda x: self.hoist(x, lambda: L.work24(x)),
+                "mul": lambda a, b: L.round24(L.mul64(a, b)),
                 "add": lambda a, b: L.round24(L.add64(a, b)), "first": lambda p: p,
                 "rounded": L.round24, "store": L.store24,
                 "one": lambda: L.const(F64, 1.0), "rcp": L.rcp24, "rsq": L.rsq24,
@@ -45,15 +62,30 @@ class AluLowering:
             "max": L.pica_max, "min": L.pica_min, "sge": L.sge, "slt": L.slt,
             "compare": L.compare, "address": L.address_from_float,
             "const": lambda value: L.const(F32, value)})
+        if f24:
+            fast = {"mul": lambda a, b: L.round24_in_range(L.b.fmul(a, b)),
+                    "add": lambda a, b: L.round24_in_range(L.b.fadd(a, b)),
+                    "rounded": L.round24_in_range}
+        else:
+            fast = {"mul": L.b.fmul, "add": L.b.fadd,
+                    "first": lambda p: L.b.fadd(L.const(F32, 0.0), p)}
+        self.fast_rules = {**self.rules, **fast}
 
     def negate(self, x: ir.Value) -> ir.Value:
         """A negated source operand (``primitives.negate24`` / ``negate32``)."""
         return self.L.negate24(x) if self.precision == "f24" else self.L.negate32(x)
 
+    def computes_in_range(self, result: Result) -> bool:
+        """Whether :meth:`lower` computes ``result`` in range."""
+        used = rules_used(result)
+        return (self.in_range and used <= IN_RANGE_RULES and bool(used & _ROUNDING)
+                and result.flags is None and result.address is None)
+
     def lower(self, result: Result, read: Callable[[Source], ir.Value]) -> Result:
         """``result`` (trees) as IR values; ``read`` gives a source component's value
         (swizzled and negated), asked once per component the trees use."""
         memo: dict = {}
+        rules = self.fast_rules if self.computes_in_range(result) else self.rules
 
         def value(item):
             if not isinstance(item, (Node, Source)):
@@ -63,7 +95,7 @@ class AluLowering:
                 if isinstance(item, Source):
                     found = read(item)
                 else:
-                    found = self.rules[item.rule](*(value(a) for a in item.args))
+                    found = rules[item.rule](*(value(a) for a in item.args))
                 memo[item] = found
             return found
 

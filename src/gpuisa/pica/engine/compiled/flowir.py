@@ -31,27 +31,103 @@ def _i64(value: int) -> ir.Constant:
     return ir.Constant(I64, value)
 
 
-class ControlState:
-    """One control state's storage in the entry block of ``builder``'s function, and
-    the rules that change it."""
+_SIZES = {"ifs": IF_STACK_DEPTH * S.IF_WIDTH, "calls": CALL_STACK_DEPTH * S.CALL_WIDTH,
+          "loops": LOOP_STACK_DEPTH * S.LOOP_WIDTH}
 
-    def __init__(self, builder: ir.IRBuilder):
+
+class ControlState:
+    """The control states of ``lanes`` lanes, stored in the entry block of ``builder``'s
+    function, and the rules that change them: the IR built acts on the state of lane
+    :attr:`lane` (an ``i64`` value, 0 to start with)."""
+
+    def __init__(self, builder: ir.IRBuilder, lanes: int = 1):
         self.b = builder
+        self.lanes = lanes
+        self.lane: ir.Value = _i64(0)
         with builder.goto_entry_block():
-            self.ifs = builder.alloca(ir.ArrayType(I64, IF_STACK_DEPTH * S.IF_WIDTH))
-            self.calls = builder.alloca(ir.ArrayType(I64, CALL_STACK_DEPTH * S.CALL_WIDTH))
-            self.loops = builder.alloca(ir.ArrayType(I64, LOOP_STACK_DEPTH * S.LOOP_WIDTH))
-            self.n_if, self.n_call, self.n_loop, self.al = (builder.alloca(I64)
-                                                            for _ in range(4))
+            self._stacks = {name: builder.alloca(ir.ArrayType(I64, lanes * size))
+                            for name, size in _SIZES.items()}
+            self._counts = {name: builder.alloca(ir.ArrayType(I64, lanes))
+                            for name in ("n_if", "n_call", "n_loop", "al")}
+
+    def _count(self, name: str) -> ir.Value:
+        return self.b.gep(self._counts[name], [ir.Constant(ir.IntType(32), 0), self.lane])
+
+    @property
+    def ifs(self) -> str:
+        return "ifs"
+
+    @property
+    def calls(self) -> str:
+        return "calls"
+
+    @property
+    def loops(self) -> str:
+        return "loops"
+
+    @property
+    def n_if(self) -> ir.Value:
+        return self._count("n_if")
+
+    @property
+    def n_call(self) -> ir.Value:
+        return self._count("n_call")
+
+    @property
+    def n_loop(self) -> ir.Value:
+        return self._count("n_loop")
+
+    @property
+    def al(self) -> ir.Value:
+        """The slot of the current lane's aL."""
+        return self._count("al")
+
+    def slot_of(self, stack: str, index: int) -> ir.Value:
+        """The slot of entry word ``index`` of a stack of the current lane (tests)."""
+        return self._slot(stack, _i64(index))
 
     def reset(self, al: ir.Value) -> None:
-        """Empty stacks; aL = ``al``."""
-        for count in (self.n_if, self.n_call, self.n_loop):
-            self.b.store(_i64(0), count)
-        self.b.store(al, self.al)
+        """Empty stacks for every lane; aL = ``al`` (a value, or a vector with one per
+        lane)."""
+        b = self.b
+        for k in range(self.lanes):
+            self.lane = _i64(k)
+            for name in ("n_if", "n_call", "n_loop"):
+                b.store(_i64(0), self._count(name))
+            value = al if self.lanes == 1 else b.extract_element(al, ir.Constant(ir.IntType(32), k))
+            b.store(value, self.al)
+        self.lane = _i64(0)
 
-    def _slot(self, stack, index: ir.Value) -> ir.Value:
-        return self.b.gep(stack, [ir.Constant(ir.IntType(32), 0), index])
+    def broadcast(self) -> None:
+        """Copy lane 0's control state to every other lane (an IR loop over them)."""
+        b = self.b
+        with b.goto_entry_block():
+            counter = b.alloca(I64)
+        b.store(_i64(1), counter)
+        test, body, done = (b.append_basic_block(name) for name in ("copy", "copy_lane",
+                                                                     "copied"))
+        b.branch(test)
+        b.position_at_end(test)
+        k = b.load(counter)
+        b.cbranch(b.icmp_signed("<", k, _i64(self.lanes)), body, done)
+        b.position_at_end(body)
+        zero = ir.Constant(ir.IntType(32), 0)
+        for name, size in _SIZES.items():
+            stack = self._stacks[name]
+            base = b.mul(k, _i64(size))
+            for i in range(size):
+                value = b.load(b.gep(stack, [zero, _i64(i)]))
+                b.store(value, b.gep(stack, [zero, b.add(base, _i64(i))]))
+        for counts in self._counts.values():
+            b.store(b.load(b.gep(counts, [zero, _i64(0)])), b.gep(counts, [zero, k]))
+        b.store(b.add(k, _i64(1)), counter)
+        b.branch(test)
+        b.position_at_end(done)
+
+    def _slot(self, stack: str, index: ir.Value) -> ir.Value:
+        base = self.b.mul(self.lane, _i64(_SIZES[stack]))
+        return self.b.gep(self._stacks[stack], [ir.Constant(ir.IntType(32), 0),
+                                                self.b.add(base, index)])
 
     def _get(self, stack, index: ir.Value) -> ir.Value:
         return self.b.load(self._slot(stack, index))

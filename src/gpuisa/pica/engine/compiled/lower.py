@@ -143,6 +143,25 @@ class Lowering:
         is_nan = b.icmp_unsigned(">", magnitude, c(_U64_INF))
         return b.bitcast(b.select(is_nan, nan, finite), self.f64)
 
+    def round24_in_range(self, x: ir.Value) -> ir.Value:
+        """``primitives.round24`` in range: the primitive's own Veltkamp splitting
+        without its NaN and infinity cases; below 2^-62 +0; a NaN, an infinity or a
+        magnitude from 2^64 - 2^46 on (which float24 rounds to infinity) gives a NaN.
+        Equal to ``round24`` wherever that gives a finite value (test_lowering)."""
+        b = self.b
+        c = b.fmul(x, self.const(F64, P.VELTKAMP_SPLIT))
+        rounded = b.fsub(c, b.fsub(c, x))
+        size = b.call(self._intrinsic_function("fabs", rounded.type), [rounded])
+        small = b.fcmp_ordered("<", size, self.const(F64, P.F24_MIN))
+        out = b.fcmp_unordered(">=", size, self.const(F64, P.F24_OVER))
+        rounded = b.select(small, self.const(F64, 0.0), rounded)
+        return b.select(out, self.const(F64, float("nan")), rounded)
+
+    def nonfinite32(self, x: ir.Value) -> ir.Value:
+        """Whether a float32 value is an infinity or a NaN (an ``i1``)."""
+        exponent = self.b.and_(self.b.bitcast(x, self.i32), self.const(I32, _U32_INF))
+        return self.b.icmp_unsigned("==", exponent, self.const(I32, _U32_INF))
+
     def work24(self, x: ir.Value) -> ir.Value:
         """``primitives.flush24``: a float32 register value as f24 arithmetic sees it,
         as a float64: subnormals and -0 flushed to +0, a NaN quieted."""
@@ -229,15 +248,19 @@ class Lowering:
 
     # -- scalar units ----------------------------------------------------------------------
 
-    def _intrinsic(self, name: str, x: ir.Value) -> ir.Value:
+    def _intrinsic_function(self, name: str, kind: ir.Type) -> ir.Function:
         module = self.b.module
-        bits = 64 if _is_double(x) else 32
-        suffix = f"v{self.width}f{bits}" if self.width > 1 else f"f{bits}"
+        element = kind.element if isinstance(kind, ir.VectorType) else kind
+        bits = 64 if isinstance(element, ir.DoubleType) else 32
+        suffix = f"v{kind.count}f{bits}" if isinstance(kind, ir.VectorType) else f"f{bits}"
         full = f"llvm.{name}.{suffix}"
         function = module.globals.get(full)
         if function is None:
-            function = ir.Function(module, ir.FunctionType(x.type, [x.type]), full)
-        return self.b.call(function, [x])
+            function = ir.Function(module, ir.FunctionType(kind, [kind]), full)
+        return function
+
+    def _intrinsic(self, name: str, x: ir.Value) -> ir.Value:
+        return self.b.call(self._intrinsic_function(name, x.type), [x])
 
     def rcp24(self, x):
         """``primitives.rcp24``: 1 / x of the flushed x, rounded (1 / +0 = +inf)."""
@@ -363,7 +386,8 @@ def _is_double(x: ir.Value) -> bool:
 
 
 #: The primitives each :class:`Lowering` method realises (for the tests and the docs).
-REALISES = {"round24": P.round24, "work24": P.flush24, "negate24": P.negate24,
+REALISES = {"round24": P.round24, "round24_in_range": P.round24, "work24": P.flush24,
+            "negate24": P.negate24,
             "negate32": P.negate32, "mul64": P.pica_mul, "add64": P.pica_add,
             "mul32": P.mul32, "add32": P.add32, "pica_max": P.pica_max,
             "pica_min": P.pica_min, "sge": P.sge, "slt": P.slt, "compare": P.compare,

@@ -4,16 +4,21 @@ for a single lane, and the loop over lanes that calls them.
 Both functions are made by :class:`_Unit` from the same code: every basic block of the
 program becomes an LLVM block, every register component a stack slot (LLVM keeps them
 in registers), each ALU instruction its recipe lowered by :mod:`.alu`, each flow
-instruction the stack machine of :mod:`.flowir`.  In the function of ``WIDTH`` lanes
-every value is a SIMD vector of the lanes' values and the lanes share one control
-state: a condition on the flags that differs between them, or anything the lanes
-would do differently (a relative read of a uniform that was not given, the step limit,
-a fault), makes the function give up before it has stored anything; the loop then
-runs each of those lanes again from its initial registers in the function of one lane.
-That function finishes a lane, or marks it :data:`NEEDS_REFERENCE` (a hang, a fault,
-a read of a register that was not given, the step limit) for the reference engine,
-which raises the exact error.  A lane that needs another engine keeps its initial
-registers.
+instruction the stack machine of :mod:`.flowir`.
+
+In the function of ``WIDTH`` lanes every value is a SIMD vector of the lanes' values,
+and each lane has its own PC and control state: the basic block at the lowest PC any
+lane waits at runs for all lanes, its writes masked to the lanes at that PC, then each
+of those lanes takes the block's flow instruction and the stack check (lanes are
+independent, so the order only affects speed; when the lanes agree, which is usual,
+they stay together).  It computes ADD, MUL, MAD and the dot products in range
+(:mod:`.alu`) and checks what they write.  Whatever it cannot finish exactly (a value
+out of range, a relative read of a uniform that was not given, the step limit, a
+fault, a hang) makes it give up before it has stored anything; the loop then runs each
+of its lanes again from its initial registers in the function of one lane, which is
+exact and marks a lane :data:`NEEDS_REFERENCE` for the reference engine (which raises
+the exact error) where it cannot finish it.  A lane that needs another engine keeps its
+initial registers.
 
 The kernel ``run(lo, hi, args)`` takes lanes ``lo .. hi - 1`` and a table of 64-bit
 words (:data:`ARGS`): the addresses of the arrays and a few numbers.
@@ -43,10 +48,13 @@ NEEDS_REFERENCE = 1
 FILE_BASE = {"v": 0, "r": 16, "o": 32}
 #: The other words of the argument table, after the three register files.
 ARGS = ("address", "address_lane", "address_row", "flags", "flags_lane", "flags_row",
-        "floats", "float_given", "ints", "bools", "max_steps", "status", "steps", "loops")
+        "floats", "float_given", "rows_given", "ints", "bools", "max_steps", "status",
+        "steps", "loops")
 ARG = {name: 48 + k for k, name in enumerate(ARGS)}
 ARG_COUNT = 48 + len(ARGS)
 _ADDRESS_ROWS = 3
+#: The PC of a lane that has reached END (above every PC, for the lowest-PC search).
+_FINISHED = (1 << 63) - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,13 +99,28 @@ class _Unit:
         self.base, self.args = self.function.args
         self.b = b = ir.IRBuilder(self.function.append_basic_block("entry"))
         self.L = Lowering(b, width, _ptr(b, self.args, ARG["loops"], I64))
-        self.alu_ir = AluLowering(self.L, precision)
-        self.control = ControlState(b)
-        self.executed = b.alloca(I64)
+        # the vector function computes in range; lanes that leave the range run again
+        # in the function of one lane, which is exact
+        self.alu_ir = AluLowering(self.L, precision, in_range=width > 1)
+        self.out_of_range = b.alloca(self.L.i1)
+        #: Vector function: each lane has its PC and control state; the lanes at the
+        #: block being run (``mask``).
+        self.masked = width > 1
+        self.control = ControlState(b, width)
+        self.executed = b.alloca(self.L.i64)
+        self.pcs = b.alloca(self.L.i64)
+        self.mask: ir.Value = ir.Constant(I1, 1)
+        #: Vector function: whether every lane's control state is lane 0's (only lane
+        #: 0's is kept up to date until the lanes part).
+        self.shared = b.alloca(I1)
         self.slots: dict[tuple[str, int, int], ir.Value] = {}
         self.inputs: dict[tuple[int, int], ir.Value] = {}
         self.uniforms: dict[tuple[int, int], ir.Value] = {}
         self.blocks: dict[int, ir.Block] = {}
+        #: Values made once in the prologue (:meth:`hoisted`), and which they are.
+        self.prologue: ir.Block | None = None
+        self.entry_values: dict[tuple, ir.Value] = {}
+        self.alu_ir.hoist = self.hoist_work
 
     # -- lanes and memory ------------------------------------------------------------------
 
@@ -191,14 +214,26 @@ class _Unit:
         self.give_up_block = self.function.append_basic_block("give_up")
         self.done_block = self.function.append_basic_block("done")
         self.load_state()
-        b.store(ir.Constant(I64, 0), self.executed)
+        b.store(self.L.const(I64, 0), self.executed)
+        b.store(self.L.const(I1, 0), self.out_of_range)
+        b.store(self.L.const(I64, self.entry), self.pcs)
+        self.prologue = b.block
         for leader in self.plan.leaders:
             self.blocks[leader] = self.function.append_basic_block(f"pc_{leader:03x}")
-        b.branch(self.blocks[self.entry])
+        if self.masked:
+            self.dispatch = self.function.append_basic_block("dispatch")
+            b.branch(self.dispatch)
+            self.emit_dispatch()
+        else:
+            b.branch(self.blocks[self.entry])
         for leader in self.plan.leaders:
             b.position_at_end(self.blocks[leader])
+            if self.masked:
+                self.mask = b.icmp_signed("==", b.load(self.pcs), self.L.const(I64, leader))
             self.emit_block(leader)
         b.position_at_end(self.done_block)
+        if self.width > 1:
+            self.fail_if(b.load(self.out_of_range))
         self.store_state()
         b.ret(ir.Constant(I8, DONE))
         b.position_at_end(self.give_up_block)
@@ -207,6 +242,31 @@ class _Unit:
             b.store(ir.Constant(I8, NEEDS_REFERENCE), b.gep(status, [self.base]))
         b.ret(ir.Constant(I8, NEEDS_REFERENCE))
         return self.function
+
+    def emit_dispatch(self) -> None:
+        """The vector function's loop: the block at the lowest PC a lane waits at, or
+        the end when every lane has reached END."""
+        b = self.b
+        b.position_at_end(self.dispatch)
+        pcs = b.load(self.pcs)
+        name = f"llvm.vector.reduce.umin.v{self.width}i64"
+        reduce = b.module.globals.get(name) or ir.Function(
+            b.module, ir.FunctionType(I64, [self.L.i64]), name)
+        lowest = b.call(reduce, [pcs])
+        running = b.append_basic_block("running")
+        b.cbranch(b.icmp_unsigned("==", lowest, ir.Constant(I64, _FINISHED)),
+                  self.done_block, running)
+        b.position_at_end(running)
+        switch = b.switch(lowest, self.give_up_block)
+        for leader, block in self.blocks.items():
+            switch.add_case(ir.Constant(I64, leader), block)
+
+    def write(self, slot: ir.Value, value: ir.Value) -> None:
+        """Store a register component, flag or address register (in the vector
+        function: only for the lanes at the block)."""
+        if self.masked:
+            value = self.b.select(self.mask, value, self.b.load(slot))
+        self.b.store(value, slot)
 
     def load_state(self) -> None:
         """Every register the program names, the address registers and flags into the
@@ -242,13 +302,13 @@ class _Unit:
                         for r in range(_ADDRESS_ROWS)]
         al = b.alloca(L.i64)
         self._load_optional(address, [*self.a0, al], rows, L.const(I64, 0))
-        al_value = b.load(al)
-        if self.width > 1:
-            # the lanes share aL (a control register): all must start with the same
-            first = b.extract_element(al_value, ir.Constant(I32, 0))
-            self.fail_if(b.icmp_signed("!=", al_value, L.splat(first)))
-            al_value = first
-        self.control.reset(al_value)
+        al_values = b.load(al)
+        self.control.reset(al_values)
+        together = ir.Constant(I1, 1)
+        if self.masked:
+            first = b.extract_element(al_values, ir.Constant(I32, 0))
+            together = self.all(b.icmp_signed("==", al_values, L.splat(first)))
+        b.store(together, self.shared)
         flags = _word(b, self.args, ARG["flags"]) if self.plan.flags else ir.Constant(I64, 0)
         flag_lane = _word(b, self.args, ARG["flags_lane"])
         flag_row = _word(b, self.args, ARG["flags_row"])
@@ -282,7 +342,7 @@ class _Unit:
             lane_stride = _word(b, args, ARG["address_lane"])
             row_stride = _word(b, args, ARG["address_row"])
             values = [b.load(slot) for slot in self.a0]
-            values.append(self.L.splat(b.load(self.control.al)))
+            values.append(self.al_values())
             for r, value in enumerate(values):
                 self._strided(address, lane_stride, r, row_stride, I64, value)
         flags = _word(b, args, ARG["flags"]) if self.plan.flags else ir.Constant(I64, 0)
@@ -292,13 +352,28 @@ class _Unit:
             for r, slot in enumerate(self.flags):
                 value = b.zext(b.load(slot), self.L.lanes(I8))
                 self._strided(flags, lane_stride, r, row_stride, I8, value)
-        for name, value, kind in (("steps", b.load(self.executed), I64),
-                                  ("status", ir.Constant(I8, DONE), I8)):
+        executed = b.load(self.executed)
+        for name, value, kind in (("steps", executed, I64),
+                                  ("status", self.L.const(I8, DONE), I8)):
             word = _word(b, args, ARG[name])
             with b.if_then(b.icmp_unsigned("!=", word, ir.Constant(I64, 0))):
                 pointer = b.inttoptr(word, kind.as_pointer())
                 for k in range(self.width):
-                    b.store(value, b.gep(pointer, [self.lane(k)]))
+                    part = value if self.width == 1 else b.extract_element(
+                        value, ir.Constant(I32, k))
+                    b.store(part, b.gep(pointer, [self.lane(k)]))
+
+    def al_values(self) -> ir.Value:
+        """Each lane's aL (lane 0's for all while they share a control state)."""
+        b = self.b
+        if not self.masked:
+            return b.load(self.control.al)
+        parts = []
+        for k in range(self.width):
+            self.control.lane = ir.Constant(I64, k)
+            parts.append(b.load(self.control.al))
+        self.control.lane = ir.Constant(I64, 0)
+        return b.select(b.load(self.shared), self.L.splat(parts[0]), self._vector(parts))
 
     # -- blocks ----------------------------------------------------------------------------
 
@@ -316,10 +391,14 @@ class _Unit:
         return steps
 
     def emit_block(self, leader: int) -> None:
-        b = self.b
+        b, L = self.b, self.L
         steps = self.block_steps(leader)
-        executed = b.add(b.load(self.executed), ir.Constant(I64, len(steps)))
-        self.fail_if(b.icmp_signed(">", executed, _word(b, self.args, ARG["max_steps"])))
+        count = L.const(I64, len(steps))
+        if self.masked:
+            count = b.select(self.mask, count, L.const(I64, 0))
+        executed = b.add(b.load(self.executed), count)
+        limit = L.splat(_word(b, self.args, ARG["max_steps"]))
+        self.fail_if(b.icmp_signed(">", executed, limit))
         b.store(executed, self.executed)
         for step in steps:
             if step.fault is not None or step.kind in (Kind.UNKNOWN, Kind.GEOMETRY):
@@ -330,9 +409,83 @@ class _Unit:
         if last.fault is not None or last.kind in (Kind.UNKNOWN, Kind.GEOMETRY):
             b.branch(self.give_up_block)
         elif last.info.flow is Flow.END:
-            b.branch(self.done_block)
+            if self.masked:
+                self.write(self.pcs, L.const(I64, _FINISHED))
+                b.branch(self.dispatch)
+            else:
+                b.branch(self.done_block)
+        elif self.masked:
+            self.emit_lane_transfers(last)
         else:
             self.emit_transfer(last)
+
+    def emit_lane_transfers(self, step: Step) -> None:
+        """In the vector function: each lane at the block takes its flow instruction and
+        the stack check with its own control state, in a loop over the lanes; then the
+        next block."""
+        b = self.b
+        taken = self.flow_condition(step) if step.kind is Kind.FLOW else None
+        # Lanes that share a control state, all at this block, that agree on the
+        # condition keep sharing it: one transfer for all.
+        agree, first = ir.Constant(I1, 1), taken
+        if taken is not None and isinstance(taken.type, ir.VectorType):
+            agree = b.or_(self.all(taken), b.not_(self.any(taken)))
+            first = b.extract_element(taken, ir.Constant(I32, 0))
+        together = b.and_(b.and_(b.load(self.shared), self.all(self.mask)), agree)
+        one, parting = (self.function.append_basic_block(name)
+                        for name in ("together", "parting"))
+        b.cbranch(together, one, parting)
+        b.position_at_end(one)
+        b.store(self.L.splat(self.next_pc(step, first)), self.pcs)
+        b.branch(self.dispatch)
+        b.position_at_end(parting)
+        with b.if_then(b.load(self.shared)):
+            self.control.broadcast()
+            b.store(ir.Constant(I1, 0), self.shared)
+        with b.goto_entry_block():
+            counter = b.alloca(I64)
+        b.store(ir.Constant(I64, 0), counter)
+        test, body, work, following, finished = (self.function.append_basic_block(name)
+                                                 for name in ("lanes", "lane", "at_block",
+                                                              "next_lane", "lanes_done"))
+        b.branch(test)
+        b.position_at_end(test)
+        k = b.load(counter)
+        b.cbranch(b.icmp_signed("<", k, ir.Constant(I64, self.width)), body, finished)
+        b.position_at_end(body)
+        b.cbranch(b.extract_element(self.mask, k), work, following)
+        b.position_at_end(work)
+        self.control.lane = k
+        lane_taken = taken
+        if taken is not None and isinstance(taken.type, ir.VectorType):
+            lane_taken = b.extract_element(taken, k)
+        pc = self.next_pc(step, lane_taken)
+        self.control.lane = ir.Constant(I64, 0)
+        b.store(b.insert_element(b.load(self.pcs), pc, k), self.pcs)
+        b.branch(following)
+        b.position_at_end(following)
+        b.store(b.add(k, ir.Constant(I64, 1)), counter)
+        b.branch(test)
+        b.position_at_end(finished)
+        b.branch(self.dispatch)
+
+    def next_pc(self, step: Step, taken: ir.Value | None) -> ir.Value:
+        """The PC after ``step`` (a block's last instruction) for one control state: its
+        flow effect given the condition ``taken``, then the stack check."""
+        b = self.b
+        no_jump = ir.Constant(I64, -1)
+        jump, breaking = no_jump, ir.Constant(I1, 0)
+        if step.kind is Kind.FLOW:
+            jump, breaking = self.emit_flow(step, taken)
+        check_call, check_if, check_loop = self.plan.pops[step.pc]
+        is_break = step.info.flow is Flow.BREAK
+        if check_call or check_if or check_loop or is_break:
+            pc, hang = self.control.next_pc(step.pc, jump, breaking, check_call, check_if,
+                                            check_loop or is_break)
+            self.fail_if(hang)
+            return pc
+        return b.select(b.icmp_signed("!=", jump, no_jump), jump,
+                        ir.Constant(I64, step.pc + 1))
 
     def emit_transfer(self, step: Step) -> None:
         """The PC after a block's last instruction: its flow effect, the stack check,
@@ -341,7 +494,7 @@ class _Unit:
         no_jump = ir.Constant(I64, -1)
         jump, breaking = no_jump, ir.Constant(I1, 0)
         if step.kind is Kind.FLOW:
-            jump, breaking = self.emit_flow(step)
+            jump, breaking = self.emit_flow(step, self.flow_condition(step))
         check_call, check_if, check_loop = self.plan.pops[step.pc]
         is_break = step.info.flow is Flow.BREAK
         if check_call or check_if or check_loop or is_break:
@@ -359,9 +512,10 @@ class _Unit:
         for leader, block in self.blocks.items():
             switch.add_case(ir.Constant(I64, leader), block)
 
-    def emit_flow(self, step: Step) -> tuple[ir.Value, ir.Value]:
+    def flow_condition(self, step: Step) -> ir.Value:
+        """``stacks.taken`` of a flow instruction: a vector of conditions where they
+        read the lanes' flags."""
         b, info = self.b, step.info
-        flow = info.flow
         fields = dict(step.fields)
         number = fields.get("id", 0)
         boolean = None
@@ -374,22 +528,23 @@ class _Unit:
         cmpx = cmpy = None
         if info.reads_flags:
             cmpx, cmpy = (b.load(slot) for slot in self.flags)
-        taken = condition(b, info.condition, fields.get("condop", 0), fields.get("refx", 0),
-                          fields.get("refy", 0), cmpx, cmpy, boolean, fields.get("num", 0))
-        if isinstance(taken.type, ir.VectorType):
-            # the lanes go on together only if they agree
-            every = self.all(taken)
-            self.fail_if(b.and_(b.not_(every), self.any(taken)))
-            taken = every
+        return condition(b, info.condition, fields.get("condop", 0), fields.get("refx", 0),
+                         fields.get("refy", 0), cmpx, cmpy, boolean, fields.get("num", 0))
+
+    def emit_flow(self, step: Step, taken: ir.Value) -> tuple[ir.Value, ir.Value]:
+        """The effect of a flow instruction on the current control state."""
+        b = self.b
+        fields = dict(step.fields)
+        number = fields.get("id", 0)
         loop = None
-        if flow is Flow.LOOP:
+        if step.info.flow is Flow.LOOP:
             number %= NUM_INT_UNIFORMS
             if ("i", number) in self.missing:
                 self.fail()
             ints = _ptr(b, self.args, ARG["ints"], I64)
             loop = tuple(b.load(b.gep(ints, [ir.Constant(I64, 4 * number + k)]))
                          for k in range(3))
-        return self.control.effect(flow, taken, step.pc, fields.get("dst", 0),
+        return self.control.effect(step.info.flow, taken, step.pc, fields.get("dst", 0),
                                    fields.get("num", 0), loop)
 
     # -- ALU ---------------------------------------------------------------------------------
@@ -409,41 +564,82 @@ class _Unit:
         return b.load(self.slots[(bank, number, component)])
 
     def relative(self, operand: Operand, component: int) -> ir.Value:
-        """A uniform read through an address register: each lane's row (or, through aL,
-        the lanes' one row); a row that was not given fails the lane."""
+        """A uniform read through an address register: each lane's row, all four
+        components at once (kept for the instruction); a row that was not given fails
+        the lane (checked only if some row was not given: ``rows_given``)."""
+        key = (operand.number, operand.relative)
+        if key not in self.gathered:
+            self.gathered[key] = self.gather(*key)
+        return self.gathered[key][component]
+
+    def gather(self, number: int, relative: int) -> list[ir.Value]:
         b, L = self.b, self.L
-        if operand.relative == 2:
-            offset = b.load(self.control.al)
-            row = Lowering(b, 1).relative_row(operand.number, offset)
-            rows = [row]
-        else:
-            offsets = b.load(self.a0[operand.relative])
-            row_vector = L.relative_row(operand.number, offsets)
-            rows = [row_vector] if self.width == 1 else [
-                b.extract_element(row_vector, ir.Constant(I32, k)) for k in range(self.width)]
-        given = _ptr(b, self.args, ARG["float_given"], I8)
+        offsets = self.al_values() if relative == 2 else b.load(self.a0[relative])
+        row_vector = L.relative_row(number, offsets)
+        rows = [row_vector] if self.width == 1 else [
+            b.extract_element(row_vector, ir.Constant(I32, k)) for k in range(self.width)]
+        checked = b.icmp_unsigned("==", _word(b, self.args, ARG["rows_given"]),
+                                  ir.Constant(I64, 0))
+        with b.if_then(checked, likely=False):
+            given = _ptr(b, self.args, ARG["float_given"], I8)
+            missing = None
+            for row in rows:
+                flag = b.icmp_unsigned("==", b.load(b.gep(given, [row])), ir.Constant(I8, 0))
+                missing = flag if missing is None else b.or_(missing, flag)
+            self.fail_if(missing)
         floats = _ptr(b, self.args, ARG["floats"], F32)
-        values, missing = [], None
-        for row in rows:
-            index = row
-            flag = b.icmp_unsigned("==", b.load(b.gep(given, [index])), ir.Constant(I8, 0))
-            missing = flag if missing is None else b.or_(missing, flag)
-            element = b.add(b.mul(index, ir.Constant(I64, 4)), ir.Constant(I64, component))
-            values.append(b.load(b.gep(floats, [element])))
-        self.fail_if(missing)
-        if len(values) == 1:
-            return L.splat(values[0])
-        return self._vector(values)
+        quad = ir.VectorType(F32, 4)
+        loaded = [b.load(b.bitcast(b.gep(floats, [b.mul(row, ir.Constant(I64, 4))]),
+                                   quad.as_pointer()), align=4) for row in rows]
+        if self.width == 1:
+            return [b.extract_element(loaded[0], ir.Constant(I32, c)) for c in range(4)]
+        # rows side by side (each shuffle doubles the length), then every 4th element
+        while len(loaded) > 1:
+            size = loaded[0].type.count
+            mask = ir.Constant(ir.VectorType(I32, 2 * size), list(range(2 * size)))
+            loaded = [b.shuffle_vector(loaded[i], loaded[i + 1], mask)
+                      for i in range(0, len(loaded), 2)]
+        whole = loaded[0]
+        return [b.shuffle_vector(whole, ir.Constant(whole.type, ir.Undefined), ir.Constant(
+            ir.VectorType(I32, self.width), [c + 4 * k for k in range(self.width)]))
+            for c in range(4)]
+
+    def hoist_work(self, x: ir.Value, make) -> ir.Value:
+        """The working value ``make()`` of ``x``: made once at entry if ``x`` was."""
+        for key, value in list(self.entry_values.items()):
+            if value is x:
+                return self.hoisted(("work", *key), make)
+        return make()
+
+    def operand_value(self, operand: Operand, component: int) -> ir.Value:
+        value = self.read(operand, component)
+        return self.alu_ir.negate(value) if operand.negate else value
+
+    def hoisted(self, key: tuple, make) -> ir.Value:
+        """``make()`` built once, at the end of the prologue (for values of inputs and
+        uniforms, which every block sees)."""
+        found = self.entry_values.get(key)
+        if found is None:
+            with self.b.goto_block(self.prologue):
+                found = make()
+            self.entry_values[key] = found
+        return found
 
     def emit_alu(self, step: Step) -> None:
         """An ALU instruction: its recipe's trees lowered, then written through the
         destination mask (CMP: both flags; MOVA: a0.x / a0.y for the mask's x / y)."""
         b = self.b
         raw: dict[tuple[int, int], ir.Value] = {}
+        self.gathered: dict[tuple[int, int], list[ir.Value]] = {}
 
         def source(item: Source) -> ir.Value:
             operand = step.sources[item.index]
             component = int(operand.swizzle[item.component])
+            if operand.bank in "vc" and operand.relative is None and (
+                    operand.bank, operand.number) not in self.missing:
+                # inputs and uniforms never change: their forms are made once, at entry
+                key = (operand.bank, operand.number, component, operand.negate)
+                return self.hoisted(key, lambda: self.operand_value(operand, component))
             key = (item.index, component)
             if key not in raw:
                 raw[key] = self.read(operand, component)
@@ -456,14 +652,22 @@ class _Unit:
         if result.value is not None and step.dest is not None:
             bank, number = step.dest
             for component in mask:
-                b.store(result.value[component], self.slots[(bank, number, component)])
+                self.write(self.slots[(bank, number, component)], result.value[component])
+            if mask and self.alu_ir.computes_in_range(tree):
+                out = self.L.nonfinite32(result.value[mask[0]])
+                for component in mask[1:]:
+                    out = b.or_(out, self.L.nonfinite32(result.value[component]))
+                if self.masked:
+                    out = b.and_(out, self.mask)
+                b.store(b.or_(b.load(self.out_of_range), out), self.out_of_range)
         if result.flags is not None:
             for slot, flag in zip(self.flags, result.flags, strict=True):
-                b.store(flag, slot)
+                self.write(slot, flag)
         if result.address is not None:
             for component in mask:
                 if component < 2:
-                    b.store(b.sext(result.address[component], self.L.i64), self.a0[component])
+                    self.write(self.a0[component], b.sext(result.address[component],
+                                                          self.L.i64))
 
 
 def ends_block(step: Step, pops: tuple[bool, bool, bool]) -> bool:

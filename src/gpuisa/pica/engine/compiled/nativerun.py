@@ -137,6 +137,7 @@ def launch(found: NativeKernel, program: DecodedProgram, state: ShaderState,
                         ("loops", NATIVE_LOOPS)):
         kept.append(array)
         args[native.ARG[name]] = _address(array)
+    args[native.ARG["rows_given"]] = bool(uniforms.float_given.all())
     args[native.ARG["max_steps"]] = max_steps
     status = lane_array(lanes, 1, np.int8, fill=False).reshape(-1)
     args[native.ARG["status"]] = _address(status)

@@ -54,7 +54,7 @@ from ..memory import lane_array
 from ..reference import run_lane, run_lanes
 from ..rules import primitives
 from ..state import RegisterFile, ShaderState
-from .codegen import KernelSource
+from .codegen import UFUNC_OPCODES, KernelSource
 from .kernels import UNUSED as _UNUSED
 from .kernels import UNUSED_READ_ONLY as _UNUSED_READ_ONLY
 from .kernels import ZERO_ADDRESS, ZERO_FLAGS, Memo, needs_reference
@@ -72,8 +72,9 @@ _MIN_LANES_PER_THREAD = 4096
 KERNELS = "cost"
 _CACHE_SIZE = 64
 #: Whether vertex shaders run on the LLVM kernels of :mod:`.native` (compiled in this
-#: process) instead of Numba's.
-NATIVE = False
+#: process in a fraction of a second) rather than on Numba's kernels and interpreter
+#: kernel (kept, for comparison, until the LLVM kernels also run geometry shaders).
+NATIVE = True
 
 @dataclass(frozen=True, slots=True)
 class Kernel:
@@ -207,6 +208,8 @@ def ready(program: DecodedProgram, state: ShaderState, entry: int,
     """Whether running ``state`` costs no compilation: the program's kernel is compiled
     in this process or cached on disk (EX2/LG2 programs the JIT cannot run exactly go
     to the reference engine, which compiles nothing either)."""
+    if NATIVE:
+        return compiled(program, state, entry, precision)
     if needs_reference(program):
         return True
     key = _run_key(program, state, entry, precision)
@@ -287,16 +290,35 @@ def compiled(program: DecodedProgram, state: ShaderState, entry: int,
     from the disk cache takes longer than the reference engine needs for a few lanes).
     Cheap, and imports no Numba: programs the JIT hands to the reference engine never
     have a kernel in the cache."""
-    return _cached(_run_key(program, state, entry, precision)) is not None
+    key = _run_key(program, state, entry, precision)
+    if NATIVE:
+        from . import nativerun
+
+        return _native_reference(program) or nativerun.compiled(program, entry, precision,
+                                                                 key[3])
+    return _cached(key) is not None
+
+
+def _native_reference(program: DecodedProgram) -> bool:
+    """Whether the LLVM kernels hand ``program`` to the reference engine (EX2/LG2 when
+    NumPy's inner loops cannot be called directly)."""
+    if not _analysis(program).opcodes & UFUNC_OPCODES:
+        return False
+    from .numpyloops import LOOPS_OK
+
+    return not LOOPS_OK
 
 
 def run_lanes_jit(program: DecodedProgram, state: ShaderState, entry: int, *,
                   precision: Precision, max_steps: int) -> np.ndarray:
     """The engine entry point (same contract as :func:`.reference.run_lanes`)."""
+    if NATIVE:
+        if _native_reference(program):
+            return run_lanes(program, state, entry, precision=precision,
+                             max_steps=max_steps)
+        return _run_native(program, state, entry, precision, max_steps)
     if needs_reference(program):
         return run_lanes(program, state, entry, precision=precision, max_steps=max_steps)
-    if NATIVE:
-        return _run_native(program, state, entry, precision, max_steps)
     analysis = _analysis(program)
     lanes = state.lanes
     key = _run_key(program, state, entry, precision)
@@ -469,8 +491,12 @@ def _interpreter(program: DecodedProgram, analysis, precision: Precision,
 
 
 def load_jit(values: np.ndarray, precision: Precision, out: np.ndarray) -> None:
-    """The engine's input loader (:mod:`.loader`): load_floats on every core."""
-    from .loader import load
+    """The engine's input loader (:mod:`.nativeload`, or with Numba's kernels
+    :mod:`.loader`): load_floats on every core."""
+    if NATIVE:
+        from .nativeload import load
+    else:
+        from .loader import load
 
     load(values, precision, out, in_parallel)
 

@@ -59,7 +59,7 @@ RULES: dict[str, Rule] = {
     "rounded": Rule(working=True, finite_in_range=True),
     "one": Rule(working=True, finite_in_range=True),
     "store": Rule(working=False, finite_in_range=True),
-    "const": Rule(working=False),
+    "const": Rule(working=False, finite_in_range=True),
     "max": Rule(working=False),
     "min": Rule(working=False),
     "sge": Rule(working=False),

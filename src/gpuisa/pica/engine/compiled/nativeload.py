@@ -1,0 +1,98 @@
+"""The compiled engine's input loader on LLVM: :func:`..loading.load_floats` for f24,
+over all cores.
+
+Converting 10^6 vertices to float24 with NumPy costs about as much as running a small
+shader, so float32 and float64 inputs are rounded by a small LLVM kernel made of
+``Lowering.round24`` (the rule ``tests/pica/engine/test_lowering.py`` proves equal to
+``primitives.round24``, itself proven equal to load_floats' ``floats.round_f24``).  NaN
+inputs are the exception: converting a float32 NaN to float64 quiets it, while
+load_floats keeps a signalling NaN's payload bits, so the kernel reports NaNs and
+:func:`load` converts those with load_floats itself.  Everything else (f32 mode, other
+dtypes, arrays that are not C-contiguous) goes to load_floats.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+
+import numpy as np
+from llvmlite import ir
+
+from ..loading import Precision, load_floats
+from .llvmjit import Compiled, compile_kernel
+from .lower import F32, F64, I8, I32, I64, Lowering
+
+#: Elements converted per thread below which one thread does all the work.
+_MIN_PER_THREAD = 1 << 17
+_WIDTH = 8
+_lock = threading.Lock()
+
+
+@functools.cache
+def _kernel(dtype: np.dtype) -> Compiled:
+    """``run(lo, hi, args)``: elements lo .. hi - 1 of ``args[0]`` (``dtype``) rounded
+    to float24 into ``args[1]`` (float32); ``args[2]`` (a byte) set if one was NaN."""
+    source = F32 if dtype == np.float32 else F64
+    module = ir.Module(name="gpuisa_pica_loader")
+    run = ir.Function(module, ir.FunctionType(ir.VoidType(), [I64, I64, I64.as_pointer()]),
+                      "run")
+    lo, hi, args = run.args
+    b = ir.IRBuilder(run.append_basic_block("entry"))
+
+    def pointer(k: int, kind: ir.Type) -> ir.Value:
+        return b.inttoptr(b.load(b.gep(args, [ir.Constant(I32, k)])), kind.as_pointer())
+
+    values, out, flag = pointer(0, source), pointer(1, F32), pointer(2, I8)
+    counter = b.alloca(I64)
+    b.store(lo, counter)
+    for width in (_WIDTH, 1):
+        L = Lowering(b, width)
+        test, body, done = (run.append_basic_block(f"{name}{width}")
+                            for name in ("test", "body", "done"))
+        b.branch(test)
+        b.position_at_end(test)
+        i = b.load(counter)
+        b.cbranch(b.icmp_signed("<=", b.add(i, ir.Constant(I64, width)), hi), body, done)
+        b.position_at_end(body)
+        kind = L.lanes(source)
+        x = b.load(b.bitcast(b.gep(values, [i]), kind.as_pointer()), align=4)
+        wide = b.fpext(x, L.f64) if source is F32 else x
+        b.store(L.store24(L.round24(wide)), b.bitcast(b.gep(out, [i]), L.f32.as_pointer()),
+                align=4)
+        nan = L.is_nan(x)
+        if width > 1:
+            nan = b.icmp_unsigned("!=", b.bitcast(nan, ir.IntType(width)),
+                                  ir.Constant(ir.IntType(width), 0))
+        with b.if_then(nan, likely=False):
+            b.store(ir.Constant(I8, 1), flag)
+        b.store(b.add(i, ir.Constant(I64, width)), counter)
+        b.branch(test)
+        b.position_at_end(done)
+    b.ret_void()
+    with _lock:
+        return compile_kernel(module)
+
+
+def load(values: np.ndarray, precision: Precision, out: np.ndarray,
+         in_parallel: Callable[..., list] | None = None) -> None:
+    """``load_floats(values, precision, out)``; ``in_parallel(work, count, minimum)``
+    spreads the elements over threads."""
+    if (precision != "f24" or values.dtype not in (np.dtype(np.float32), np.dtype(np.float64))
+            or not (values.flags.c_contiguous and out.flags.c_contiguous)
+            or out.dtype != np.float32 or values.shape != out.shape):
+        load_floats(values, precision, out)
+        return
+    kernel = _kernel(values.dtype)
+    flag = np.zeros(1, np.int8)
+    args = np.array([values.ctypes.data, out.ctypes.data, flag.ctypes.data], np.int64)
+    function, table = kernel.function, args.ctypes.data
+    count = values.size
+    if in_parallel is None:
+        function(0, count, table)
+    else:
+        in_parallel(lambda lo, hi: function(lo, hi, table), count, _MIN_PER_THREAD)
+    if flag[0]:
+        where = np.isnan(values)
+        out[where] = load_floats(values[where], precision)
