@@ -1,4 +1,4 @@
-"""Assembler speed: a 500-line vertex shader must assemble in under 0.2 s (gpuisa issue 3).
+"""Assembler speed: a 500-line vertex shader must assemble in under 0.2 s.
 
 Run: ``python benchmarks/bench_asm.py`` (prints the best time of several runs and exits
 with status 1 if it exceeds the budget).  Not part of the test suite: timings depend on

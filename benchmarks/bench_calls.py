@@ -1,4 +1,4 @@
-"""The per-call and cold-start targets of gpuisa issue 11 (``python -m benchmarks.bench_calls``).
+"""The per-call and cold-start speed goals (``python -m benchmarks.bench_calls``).
 
 * One ``run()`` of 1 vertex through a shader whose kernel this process has compiled
   (the transform of :mod:`benchmarks.shaders`, default engine): best and median of

@@ -1,5 +1,5 @@
 """Language-server speed: re-analysing a 500-line shader after an edit must take under
-0.1 s (gpuisa issue 15), so that diagnostics follow typing.
+0.1 s, so that diagnostics follow typing.
 
 Run: ``python benchmarks/bench_lsp.py`` (prints the best time of several runs of each
 step and exits with status 1 if the re-analysis exceeds the budget).  Not part of the

@@ -1,7 +1,7 @@
 """Engine throughput: ``python -m benchmarks.run [--quick | --full]``.
 
 Runs five workloads (:mod:`benchmarks.shaders`: a transform shader, per-vertex lighting
-with a data-dependent branch, the 27-word lighting shader of issue 11, skinning in a
+with a data-dependent branch, a 27-word lighting shader given as raw words, skinning in a
 LOOP with relative addressing, a geometry shader expanding points to quads) through
 ``gpuisa.pica.engine.run`` — from the caller's float32 arrays to the result,
 everything included — at N = 10^4 and 10^6 (``--quick``, the default) or also 10^7
@@ -14,8 +14,8 @@ few hundred vertices and extrapolated (its cost per vertex does not depend on N)
 "NumPy" is the same math written directly in NumPy (float32, no PICA rounding rules:
 the speed limit of array code).
 
-Prints a Markdown table (date, machine, NumPy version) for the README, then the issue's
-targets with their status.  ``--engines auto,jit,interpreter`` picks engines;
+Prints a Markdown table (date, machine, NumPy version) for the README, then the speed
+goals (:data:`TARGETS`) with their status.  ``--engines auto,jit,interpreter`` picks engines;
 ``--workloads`` picks workloads; ``--memory`` adds the peak resident memory of each run
 (Linux).
 """
@@ -183,7 +183,7 @@ def table(bench: Bench) -> str:
 
 TARGETS = [
     # (description, workload, precision, N, minimum vertices/s, or a reference factor):
-    # gpuisa issue 11, through run() with the default engine
+    # gpuisa's speed goals, through run() with the default engine
     ("transform, f24, N = 10^6: >= 100 M vertices/s", "transform", "f24", 10**6, 100e6, None),
     ("transform, f32, N = 10^6: >= 250 M vertices/s", "transform", "f32", 10**6, 250e6, None),
     ("transform, f24, N = 10^4: >= 5 M vertices/s", "transform", "f24", 10**4, 5e6, None),
@@ -253,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
           f"(geometry: input points, 4 vertices emitted each); best of several runs; "
           f"reference engine extrapolated from {REFERENCE_LANES} vertices.\n")
     print(table(bench))
-    print("\nTargets (gpuisa issue 11):\n")
+    print("\nSpeed goals:\n")
     print(targets(bench))
     return 0
 

@@ -122,10 +122,11 @@ POINT_SPRITE = """
 """
 
 
-#: The 27-word lighting shader the emulator comparison of gpuisa issue 11 used (words and
-#: operand descriptors as given there): o0 = MVP v0; N = normalize(M3 v1); diffuse
-#: min(max(L.N, 0), 1) times a colour plus ambient, times v2; JMPC skips a halving where
-#: L.N > 0.25 (about 37 % of these inputs); specular max(H.N, 0)^4; o3 = N.
+#: A 27-word lighting shader kept as raw instruction words and operand descriptors (a
+#: workload for comparing PICA200 emulators, not written in picasso): o0 = MVP v0;
+#: N = normalize(M3 v1); diffuse min(max(L.N, 0), 1) times a colour plus ambient, times v2;
+#: JMPC skips a halving where L.N > 0.25 (about 37 % of these inputs); specular
+#: max(H.N, 0)^4; o3 = N.
 PEER_LIGHTING_CODE = (
     0x08020000, 0x08021001, 0x08022002, 0x08023003, 0x06024080, 0x06025081, 0x06026082,
     0x06210800, 0x3E211006, 0x22011805, 0x06427800, 0x3242A906, 0x3642A907, 0x22628908,
@@ -244,7 +245,7 @@ _PEER_UNIFORMS = {
     "c7": (0.30305, 0.50508, 0.80812, 0), "c8": (1, 0.9, 0.8, 1), "c9": (0.1, 0.1, 0.15, 0),
     "c10": (0, 1, 0.5, 2), "c11": (0, 0.3162, 0.9487, 0), "c12": (0.25, 0.25, 0, 0),
     "c13": (0.5, 0.5, 0.5, 0),
-}  # issue 11's values
+}
 
 
 def _peer_numpy(inputs, uniforms):

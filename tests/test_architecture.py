@@ -1,4 +1,4 @@
-"""The architecture rules of DEVELOPERS.md, checked on the source: layers only look down
+"""The architecture rules of CONTRIBUTING.md, checked on the source: layers only look down
 (isa -> encoding -> container/asm/disasm -> engines -> check/render/vectors/lsp -> cli),
 no module imports itself through others (no import loops), and no module but an ISA's
 ``isa.py`` groups opcodes by hand.
@@ -186,7 +186,7 @@ def test_the_checks_can_fail():
 
 # -- opcode facts live in the ISA tables ----------------------------------------------------
 #
-# "No module keeps its own opcode set" (DEVELOPERS.md; issue 11): a grouping of opcodes
+# "No module keeps its own opcode set" (CONTRIBUTING.md): a grouping of opcodes
 # that code asks about is a column of the ISA's table.  The scan below finds, in every
 # module but the ISAs' own ``isa.py``, each hand-written grouping of two or more opcode
 # enum members: a set, tuple, list or dict display (dict: its keys), an ``or`` of

@@ -1,8 +1,9 @@
 """Tests of gpuisa.floats.
 
-Expected values come from the float24 bit table (shbin-format.md §7, pica-emulation-notes.md
-§1), from IEEE half precision as NumPy implements it, from NumPy float64 arithmetic, or from
-scalar struct-based re-derivations written here; never from the module's own output.
+Expected values come from the float24 bit table (shbin-format.md#f24-constants,
+pica-emulation.md#float24), from IEEE half precision as NumPy implements it, from NumPy float64
+arithmetic, or from scalar struct-based re-derivations written here; never from the module's own
+output.
 """
 
 from __future__ import annotations
@@ -170,7 +171,7 @@ def test_decode_rejects_floats():
 
 
 def picasso_oracle(value: float) -> int:
-    """shbin-format.md §7, one value at a time, through struct's C-style float cast."""
+    """shbin-format.md#f24-constants, one value at a time, through struct's C-style float cast."""
     try:
         (u,) = struct.unpack("<I", struct.pack("<f", value))
     except OverflowError:  # the C cast (float)value gives +-inf here
@@ -418,7 +419,7 @@ def c3d_style_pack(x: int, y: int, z: int, w: int) -> tuple[int, int, int]:
 
 
 def test_pack_uniform_by_hand():
-    # w=0x345678, z=0xDEF012, y=0x789ABC, x=0x123456 per emulation notes §2.1:
+    # w=0x345678, z=0xDEF012, y=0x789ABC, x=0x123456 per pica-emulation.md#upload-float:
     # b0 = w<<8 | z>>16, b1 = (z & 0xFFFF)<<16 | y>>8, b2 = (y & 0xFF)<<24 | x.
     patterns = [0x123456, 0x789ABC, 0xDEF012, 0x345678]
     words = (0x345678DE, 0xF012789A, 0xBC123456)
@@ -429,7 +430,7 @@ def test_pack_uniform_by_hand():
 
 
 def test_pack_uniform_float_vector():
-    # (1.0, -1.0, 0.5, 3.0) via the bit table, then §2.1.
+    # (1.0, -1.0, 0.5, 3.0) via the bit table, then pica-emulation.md#upload-float.
     assert pack_f24_uniform([0x3F0000, 0xBF0000, 0x3E0000, 0x408000]) == (
         0x408000 << 8 | 0x3E,
         0xBF00,

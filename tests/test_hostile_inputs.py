@@ -123,8 +123,9 @@ def test_scalar_uniform_from_pica_run_json(tmp_path, capsys):
 
 @pytest.mark.parametrize("lanes", [3, 70_000])  # the interpreter and a compiled kernel
 def test_empty_destination_mask_on_every_engine(lanes):
-    # mov r15, v0 with operand descriptor 0 (mask empty): 0x4FE00000 by the seed's format 1
-    # layout (opcode 0x13 << 26, dst 0x1F << 21, src1 v0 = 0), then end (0x88000000).
+    # mov r15, v0 with operand descriptor 0 (mask empty): 0x4FE00000 by 3dbrew's format 1
+    # layout (pica-isa.md#format-1) (opcode 0x13 << 26, dst 0x1F << 21, src1 v0 = 0), then end
+    # (0x88000000).
     shbin = assemble(".opdesc 0x0\n.proc main\n.word 0x4FE00000\n    end\n.end\n")
     values = np.arange(4 * lanes, dtype=np.float32).reshape(lanes, 4)
     for engine in ("reference", "jit"):

@@ -91,9 +91,9 @@ class ShaderHang(GpuIsaError):
 
 class ShaderFault(GpuIsaError):
     """The shader executed something gpuisa cannot give a defined result for: an opcode
-    with no known function (emulation notes §3.7), a missing operand descriptor, EMIT or
-    SETEMIT in a vertex shader (notes §6.1), a primitive using a vertex buffer entry that
-    no EMIT ever wrote."""
+    with no known function (pica-emulation.md#unknown-opcodes), a missing operand descriptor, EMIT
+    or SETEMIT in a vertex shader (pica-emulation.md#emit), a primitive using a vertex buffer entry
+    that no EMIT ever wrote."""
 
     def __init__(self, reason: str, *, pc: int):
         self.reason = reason

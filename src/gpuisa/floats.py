@@ -3,7 +3,7 @@
 This module is the single home of float24 number rules in gpuisa; emulators, the assembler
 and the container code call it instead of re-deriving bit layouts.
 
-float24 (``shbin-format.md`` §7, ``pica-emulation-notes.md`` §1): sign = bit 23, exponent =
+float24 (shbin-format.md#f24-constants, pica-emulation.md#float24): sign = bit 23, exponent =
 bits 16-22 (bias 63), mantissa = bits 0-15 with an implicit leading 1.  Smallest normal
 2^-62, largest finite (2 - 2^-16) * 2^63.  float20 (7 exponent bits, bias 63, 12 mantissa
 bits) and float16 (IEEE half layout) follow the same conventions and share one decoder.
@@ -121,7 +121,8 @@ def f16_to_f32(bits: npt.ArrayLike) -> np.ndarray:
 
 
 def f32_to_f24_picasso(values: npt.ArrayLike) -> np.ndarray:
-    """float24 patterns exactly as picasso's truncating encoder writes them (shbin §7).
+    """float24 patterns exactly as picasso's truncating encoder writes them
+    (shbin-format.md#f24-constants).
 
     Values are first rounded to float32 (picasso parses with atof and stores a float).
     mantissa24 = mantissa32 >> 7; e24 = e32 - 64; e24 < 0 gives a signed zero (-0.0 ->
@@ -229,7 +230,8 @@ def f32_to_f24(values: npt.ArrayLike, mode: RoundingMode = "rne") -> np.ndarray:
 
 
 def pack_f24_uniforms(patterns: npt.ArrayLike) -> np.ndarray:
-    """Pack (N, 4) float24 patterns (x, y, z, w) into (N, 3) upload words (emulation §2.1).
+    """Pack (N, 4) float24 patterns (x, y, z, w) into (N, 3) upload words
+    (pica-emulation.md#upload-float).
 
     Four float24 values travel in three words, w first: b0 = w:z[23:16], b1 = z[15:0]:y[23:8],
     b2 = y[7:0]:x.  Patterns must fit 24 bits.  Any (..., 4) shape works.

@@ -1,18 +1,33 @@
-"""Hand-built A2XX words for tests, written from the bit tables of docs/a2xx-isa.md.
+"""Hand-built A2XX words for tests, written from the bit tables of a2xx-isa.md, and the
+freedreno wiki's example listing kept in data/.
 
-Nothing here uses gpuisa: the CF slot packing follows the §1.1 table directly.
+Nothing here uses gpuisa: the CF slot packing follows the a2xx-isa.md#cf-slot table
+directly.
 """
 
 from __future__ import annotations
 
-# CF opcodes (§2.1), placed at clause bits 44-47.
+from itertools import dropwhile
+from pathlib import Path
+
+#: The freedreno wiki's complete example shader (its header names the page and revision).
+WIKI_EXAMPLE = Path(__file__).parent / "data" / "freedreno-wiki-example.txt"
+
+
+def wiki_example() -> str:
+    """The wiki's example listing as the page prints it, without the file's header."""
+    lines = WIKI_EXAMPLE.read_text(encoding="utf-8").splitlines(keepends=True)
+    return "".join(dropwhile(lambda line: line.startswith("#"), lines))
+
+
+# CF opcodes (a2xx-isa.md#cf-opcodes), placed at clause bits 44-47.
 OP_SHIFT = 44
 NOP = 0 << OP_SHIFT
 EXEC, EXEC_END = 1, 2
 
 
 def cf_slot(clause_a: int, clause_b: int) -> list[int]:
-    """Three dwords holding two 48-bit clauses (§1.1).
+    """Three dwords holding two 48-bit clauses (a2xx-isa.md#cf-slot).
 
     Clause A: d0 = bits 0-31, d1 & 0xFFFF = bits 32-47.
     Clause B: (d1 >> 16) | (d2 << 16) = bits 0-31, d2 >> 16 = bits 32-47.
@@ -25,7 +40,7 @@ def cf_slot(clause_a: int, clause_b: int) -> list[int]:
 
 
 def exec_clause(opcode: int, address: int, count: int, sequence: int = 0) -> int:
-    """An EXEC-family clause (§2.2) with only address/count/sequence set."""
+    """An EXEC-family clause (a2xx-isa.md#cf-exec) with only address/count/sequence set."""
     return (
         (address << 0)  # bits 0-8: address
         | (count << 12)  # bits 12-14: count

@@ -14,7 +14,6 @@ import pytest
 from gpuisa.a2xx import assemble, disassemble
 from gpuisa.a2xx.cli import main
 
-WIKI = Path("/work/shared/seeds/004_1b21e335d0aca46f.txt")
 SOURCE = """\
 ALLOC POSITION SIZE(0x0)
 EXEC

@@ -1,7 +1,8 @@
-"""Golden tests of Mesa-style disassembly (docs/a2xx-isa.md §6).
+"""Golden tests of Mesa-style disassembly (a2xx-isa.md#mesa-text).
 
-Words are built by hand from the bit tables (§2-§4); expected text is written from the
-format rules of §6 (level 0: every line starts with one TAB).
+Words are built by hand from the bit tables (a2xx-isa.md#cf, a2xx-isa.md#alu, a2xx-isa.md#fetch);
+expected text is written from the format rules of a2xx-isa.md#mesa-text (level 0: every line starts
+with one TAB).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from gpuisa.a2xx import disassemble
 from gpuisa.a2xx.errors import A2xxError
 from gpuisa.errors import GpuIsaError, InputError
 
-# A vector-only ALU slot's defaults: vector mask xyzw, so no scalar line (§6.3).
+# A vector-only ALU slot's defaults: vector mask xyzw, so no scalar line (a2xx-isa.md#mesa-alu).
 MASK_XYZW = 0xF << 16
 ALL_TEMPS = (1 << 31) | (1 << 30) | (1 << 29)  # src1_sel, src2_sel, src3_sel = R
 
@@ -42,7 +43,7 @@ def dis_fetch(d0: int, d1: int, d2: int, sync: bool = False) -> str:
 
 
 # --------------------------------------------------------------------------------------
-# §6.5 template
+# a2xx-isa.md#mesa-example template
 # --------------------------------------------------------------------------------------
 
 
@@ -62,7 +63,7 @@ def test_template_illustration() -> None:
 
 
 # --------------------------------------------------------------------------------------
-# CF clauses (§6.2)
+# CF clauses (a2xx-isa.md#mesa-cf)
 # --------------------------------------------------------------------------------------
 
 LEADER = exec_clause(EXEC, 1, 0)  # EXEC ADDR(0x1) CNT(0x0): CF program = 1 slot
@@ -198,10 +199,10 @@ def test_sequence_bits_and_seventh_instruction() -> None:
 
 
 # --------------------------------------------------------------------------------------
-# ALU (§6.3)
+# ALU (a2xx-isa.md#mesa-alu)
 # --------------------------------------------------------------------------------------
 
-# §3.2 names and the number of operands Mesa prints
+# a2xx-isa.md#vector-ops names and the number of operands Mesa prints
 VECTOR_NAMES = [
     ("ADDv", 2), ("MULv", 2), ("MAXv", 2), ("MINv", 2), ("SETEv", 2), ("SETGTv", 2),
     ("SETGTEv", 2), ("SETNEv", 2), ("FRACv", 1), ("TRUNCv", 1), ("FLOORv", 1),
@@ -230,7 +231,7 @@ def test_vector_opcode(opcode: int) -> None:
     assert dis_alu(d0, 0, d2) == one_instruction_text(alu_text(f"{name}\tR4 = {operands}"))
 
 
-# §3.4 names
+# a2xx-isa.md#scalar-ops names
 SCALAR_NAMES = {
     0: "ADDs", 1: "ADD_PREVs", 2: "MULs", 3: "MUL_PREVs", 4: "MUL_PREV2s", 5: "MAXs",
     6: "MINs", 7: "SETEs", 8: "SETGTs", 9: "SETGTEs", 10: "SETNEs", 11: "FRACs",
@@ -373,7 +374,7 @@ def test_scalar_export_comment_uses_scalar_dest() -> None:
 
 
 # --------------------------------------------------------------------------------------
-# FETCH (§6.4)
+# FETCH (a2xx-isa.md#mesa-fetch)
 # --------------------------------------------------------------------------------------
 
 
@@ -528,7 +529,7 @@ def test_texture_reg_lod_two_bits_and_lod_bias() -> None:
 
 
 # --------------------------------------------------------------------------------------
-# Raw mode (§6.1)
+# Raw mode (a2xx-isa.md#mesa-indent)
 # --------------------------------------------------------------------------------------
 
 

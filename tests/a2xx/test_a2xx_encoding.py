@@ -1,4 +1,4 @@
-"""Encoding: hand-built words decode to the doc's field values; decode -> encode is exact."""
+"""Encoding: hand-built words decode to a2xx-isa.md's field values; decode -> encode is exact."""
 
 from __future__ import annotations
 

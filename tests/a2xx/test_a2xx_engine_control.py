@@ -1,4 +1,5 @@
-"""Control flow, predication, kills and exports (doc §2, §3.6, §3.7, §9.2)."""
+"""Control flow, predication, kills and exports (a2xx-isa.md#cf, a2xx-isa.md#exports,
+a2xx-isa.md#alu-relative, a2xx-isa.md#control)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Vertex fetch: formats, normalisation, addressing and destination swizzles (doc §4)."""
+"""Vertex fetch: formats, normalisation, addressing and destination swizzles (a2xx-isa.md#fetch)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Scalar operations, co-issue and the previous-scalar register (doc §3.4, §3.5, §9)."""
+"""Scalar operations, co-issue and the previous-scalar register (a2xx-isa.md#scalar-ops,
+a2xx-isa.md#co-issue, a2xx-isa.md#emulation)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Texture fetches: nearest and bilinear sampling of a user-supplied 2D texture (doc §9.6)."""
+"""Texture fetches: nearest and bilinear sampling of a user-supplied 2D texture
+(a2xx-isa.md#fetch-execution)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Vector operations, one instruction at a time, against plain NumPy (doc §3.2, §9.4)."""
+"""Vector operations, one instruction at a time, against plain NumPy (a2xx-isa.md#vector-ops,
+a2xx-isa.md#float-rules)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Acceptance: the freedreno wiki's complete example (seed 004) against its GLSL source.
+"""Acceptance: the freedreno wiki's complete example (tests/a2xx/data/) against its GLSL source.
 
 The listing is assembled as printed and run on random inputs; its exports must match the
 GLSL shader evaluated independently in NumPy (float64).  The listing's three fetches use
@@ -9,20 +9,12 @@ attributes in one buffer, one after another, and loads R0 with the three row num
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
+from a2xx_helpers import wiki_example
 
 from gpuisa.a2xx import VertexFetchConstant, assemble, run_vertex
 from gpuisa.a2xx.isa import AllocBuffer
-
-WIKI = Path("/work/shared/seeds/004_1b21e335d0aca46f.txt")
-
-
-def _listing() -> str:
-    text = WIKI.read_text()
-    return text[text.index(" ;;;; const/register assignment:") :]
 
 
 def _glsl(*arrays: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -70,7 +62,7 @@ def test_wiki_lighting_shader_matches_glsl(seed: int) -> None:
     r0 = np.stack([rows, rows + n, rows + 2 * n, np.zeros(n, np.float32)], axis=1)
 
     result = run_vertex(
-        assemble(_listing()),
+        assemble(wiki_example()),
         n,
         vertex_buffers={"attributes": buffer},
         fetch_constants={4 * 3 + 0: VertexFetchConstant("attributes")},  # CONST(4, 0)

@@ -1,4 +1,5 @@
-"""The ISA tables against the doc's tables (docs/a2xx-isa.md §2-§4)."""
+"""The ISA tables against a2xx-isa.md's tables (a2xx-isa.md#cf, a2xx-isa.md#alu,
+a2xx-isa.md#fetch)."""
 
 from __future__ import annotations
 
@@ -10,14 +11,14 @@ from gpuisa.a2xx import isa
 from gpuisa.bits import Layout
 from gpuisa.errors import IsaTableError
 
-# §2.1
+# a2xx-isa.md#cf-opcodes
 CF_NAMES = [
     "NOP", "EXEC", "EXEC_END", "COND_EXEC", "COND_EXEC_END", "COND_PRED_EXEC",
     "COND_PRED_EXEC_END", "LOOP_START", "LOOP_END", "COND_CALL", "RETURN", "COND_JMP",
     "ALLOC", "COND_EXEC_PRED_CLEAN", "COND_EXEC_PRED_CLEAN_END", "MARK_VS_FETCH_DONE",
 ]  # fmt: skip
 
-# §3.2: number, Adreno name, XNA name, sources printed by Mesa
+# a2xx-isa.md#vector-ops: number, Adreno name, XNA name, sources printed by Mesa
 VECTOR = [
     (0, "ADDv", "add", 2), (1, "MULv", "mul", 2), (2, "MAXv", "max", 2),
     (3, "MINv", "min", 2), (4, "SETEv", "seq", 2), (5, "SETGTv", "sgt", 2),
@@ -32,7 +33,7 @@ VECTOR = [
     (27, "KILLNEv", "kill_ne", 2), (28, "DSTv", "dst", 2), (29, "MOVAv", "maxa", 1),
 ]  # fmt: skip
 
-# §3.4: number, Adreno name, XNA name
+# a2xx-isa.md#scalar-ops: number, Adreno name, XNA name
 SCALAR = [
     (0, "ADDs", "adds"), (1, "ADD_PREVs", "adds_prev"), (2, "MULs", "muls"),
     (3, "MUL_PREVs", "muls_prev"), (4, "MUL_PREV2s", "muls_prev2"), (5, "MAXs", "maxs"),
@@ -54,7 +55,7 @@ SCALAR = [
     (49, "COS", "cos"), (50, "RETAIN_PREV", "retain_prev"),
 ]  # fmt: skip
 
-# §4
+# a2xx-isa.md#fetch
 FETCH = [
     (0, "VTX_FETCH"), (1, "TEX_FETCH"), (16, "TEX_GET_BORDER_COLOR_FRAC"),
     (17, "TEX_GET_COMP_TEX_LOD"), (18, "TEX_GET_GRADIENTS"), (19, "TEX_GET_WEIGHTS"),
@@ -65,9 +66,9 @@ FETCH = [
 
 def test_cf_opcodes() -> None:
     assert [(op.value, op.name) for op in isa.CfOpcode] == list(enumerate(CF_NAMES))
-    exec_like = {1, 2, 3, 4, 5, 6, 13, 14}  # §1: EXEC-type opcodes
+    exec_like = {1, 2, 3, 4, 5, 6, 13, 14}  # a2xx-isa.md#program: EXEC-type opcodes
     assert {op for op, info in isa.CF_OPS.items() if info.is_exec} == exec_like
-    # §6.2: COND(%d) is printed for 3, 4, 5, 6, 13, 14
+    # a2xx-isa.md#mesa-cf: COND(%d) is printed for 3, 4, 5, 6, 13, 14
     conditional = {op for op, i in isa.CF_OPS.items() if i.condition is not isa.ExecCondition.NONE}
     assert conditional == {3, 4, 5, 6, 13, 14}
     assert {op for op, info in isa.CF_OPS.items() if info.ends} == {2, 4, 6, 14}
@@ -87,14 +88,15 @@ def test_scalar_opcodes() -> None:
 def test_fetch_opcodes() -> None:
     assert [(op.value, op.name) for op in isa.FetchOpcode] == FETCH
     mesa = {op.value: info.mesa for op, info in isa.FETCH_OPS.items()}
-    # §6.4: VERTEX (0), SAMPLE (1), SET_TEX_LOD (24), "?" for the other texture opcodes
+    # a2xx-isa.md#mesa-fetch: VERTEX (0), SAMPLE (1), SET_TEX_LOD (24), "?" for the other texture
+    # opcodes
     assert mesa == {0: "VERTEX", 1: "SAMPLE", 24: "SET_TEX_LOD"} | {
         n: "?" for n in (16, 17, 18, 19, 25, 26, 27)
     }
 
 
 def test_surface_formats_spot_checks() -> None:
-    # §4.3 table, a sample from each column, and the hole at 21
+    # a2xx-isa.md#formats table, a sample from each column, and the hole at 21
     assert isa.SurfaceFormat(0).name == "FMT_1_REVERSE"
     assert isa.SurfaceFormat(20).name == "FMT_DXT4_5"
     assert isa.SurfaceFormat(22).name == "FMT_24_8"
@@ -108,7 +110,7 @@ def test_surface_formats_spot_checks() -> None:
 @pytest.mark.parametrize(
     ("layout", "name", "dword", "bit", "width"),
     [
-        # §3.1, "dN.b" = bit b of dword N
+        # a2xx-isa.md#alu-layout, "dN.b" = bit b of dword N
         (isa.ALU_LAYOUT, "scalar_dest", 0, 8, 6),
         (isa.ALU_LAYOUT, "export_data", 0, 15, 1),
         (isa.ALU_LAYOUT, "scalar_opc", 0, 26, 6),
@@ -119,12 +121,12 @@ def test_surface_formats_spot_checks() -> None:
         (isa.ALU_LAYOUT, "src2_reg", 2, 8, 8),
         (isa.ALU_LAYOUT, "vector_opc", 2, 24, 5),
         (isa.ALU_LAYOUT, "src1_sel", 2, 31, 1),
-        # §4.1
+        # a2xx-isa.md#vertex-fetch
         (isa.VERTEX_FETCH_LAYOUT, "const_index_sel", 0, 25, 2),
         (isa.VERTEX_FETCH_LAYOUT, "format", 1, 16, 6),
         (isa.VERTEX_FETCH_LAYOUT, "exp_adjust_all", 1, 24, 6),
         (isa.VERTEX_FETCH_LAYOUT, "offset", 2, 8, 22),
-        # §4.2
+        # a2xx-isa.md#texture-fetch
         (isa.TEXTURE_FETCH_LAYOUT, "src_swiz", 0, 26, 6),
         (isa.TEXTURE_FETCH_LAYOUT, "aniso_filter", 1, 18, 3),
         (isa.TEXTURE_FETCH_LAYOUT, "use_reg_lod", 1, 29, 2),
@@ -139,13 +141,13 @@ def test_slot_field_positions(layout: Layout, name: str, dword: int, bit: int, w
 @pytest.mark.parametrize(
     ("kind", "name", "lsb", "width"),
     [
-        (isa.CfKind.EXEC, "count", 12, 3),  # §2.2
+        (isa.CfKind.EXEC, "count", 12, 3),  # a2xx-isa.md#cf-exec
         (isa.CfKind.EXEC, "serialize", 16, 12),
         (isa.CfKind.EXEC, "bool_addr", 34, 8),
-        (isa.CfKind.LOOP, "loop_id", 16, 5),  # §2.3
-        (isa.CfKind.JMP_CALL, "direction", 33, 1),  # §2.4
+        (isa.CfKind.LOOP, "loop_id", 16, 5),  # a2xx-isa.md#cf-loop
+        (isa.CfKind.JMP_CALL, "direction", 33, 1),  # a2xx-isa.md#cf-call-jmp
         (isa.CfKind.JMP_CALL, "predicated_jmp", 14, 1),
-        (isa.CfKind.ALLOC, "buffer_select", 41, 2),  # §2.5
+        (isa.CfKind.ALLOC, "buffer_select", 41, 2),  # a2xx-isa.md#cf-alloc
         (isa.CfKind.ALLOC, "size", 0, 4),
     ],
 )
@@ -175,7 +177,7 @@ def test_alu_swizzle_examples(text: str, field: int) -> None:
 
 
 def test_fetch_dst_identity() -> None:
-    # §3.3: identity 0x688; selectors 3 bits per channel
+    # a2xx-isa.md#swizzles: identity 0x688; selectors 3 bits per channel
     assert isa.FETCH_DST_IDENTITY == (0 | 1 << 3 | 2 << 6 | 3 << 9)
     assert isa.FETCH_DST_CHARS == "xyzw01?_"
 

@@ -1,9 +1,9 @@
 """Round trip words -> Mesa text -> words for random words of every opcode (hypothesis).
 
-The words are drawn field by field from the bit tables (docs/a2xx-isa.md §2-§4): every
-field the text shows takes a random value, every other bit the vendor compiler's value
-(test_a2xx_syntax_table.py's module docstring lists them).  Such words reassemble from
-their plain text; arbitrary words reassemble from the raw listing
+The words are drawn field by field from the bit tables (a2xx-isa.md#cf, a2xx-isa.md#alu,
+a2xx-isa.md#fetch): every field the text shows takes a random value, every other bit the vendor
+compiler's value (test_a2xx_syntax_table.py's module docstring lists them).  Such words reassemble
+from their plain text; arbitrary words reassemble from the raw listing
 (test_a2xx_asm.py::test_raw_listing_reassembles_bit_exact).
 
 Mesa prints a register byte's bits 0-5 and 7 only, so constant bytes with bit 6 set
@@ -36,7 +36,7 @@ def bit(draw: st.DrawFn) -> int:
 
 
 # --------------------------------------------------------------------------------------
-# CF clauses (§2)
+# CF clauses (a2xx-isa.md#cf)
 # --------------------------------------------------------------------------------------
 
 
@@ -68,7 +68,7 @@ def test_cf_clause_plain_round_trip(opcode: int, data: st.DataObject) -> None:
 
 
 # --------------------------------------------------------------------------------------
-# ALU slots (§3)
+# ALU slots (a2xx-isa.md#alu)
 # --------------------------------------------------------------------------------------
 
 
@@ -107,8 +107,8 @@ def alu_slot(draw: st.DrawFn, vector_op: int, scalar_op: int | None) -> tuple[in
         (predicated, 60),
         (vector_op, 88),
     ]
-    # §3.1: src3, src2, src1 from low to high in each of d1 (swizzle, negate) and d2
-    # (register byte, sel).
+    # a2xx-isa.md#alu-layout: src3, src2, src1 from low to high in each of d1 (swizzle, negate) and
+    # d2 (register byte, sel).
     for k, (reg, sel, swiz, negate) in enumerate((src3, src2, src1)):
         fields += [(swiz, 32 + 8 * k), (negate, 56 + k), (reg, 64 + 8 * k), (sel, 93 + k)]
     return pack(fields)
@@ -134,7 +134,7 @@ def test_scalar_opcode_plain_round_trip(scalar_op: int, data: st.DataObject) -> 
 
 
 # --------------------------------------------------------------------------------------
-# Fetch slots (§4)
+# Fetch slots (a2xx-isa.md#fetch)
 # --------------------------------------------------------------------------------------
 
 

@@ -1,11 +1,12 @@
 """Disassembly as tables of (words, Mesa text) rows that also reassemble.
 
-Every row's words are built by hand from the bit tables of docs/a2xx-isa.md (§2-§4) with
+Every row's words are built by hand from the bit tables of a2xx-isa.md (a2xx-isa.md#cf,
+a2xx-isa.md#alu, a2xx-isa.md#fetch) with
 the vendor compiler's values in the bits the text does not show (isa.py: ALU slots without
 a scalar line carry MAXs and src3_sel = 1, a one-source operation repeats src1 in src2, a
 program's first vertex fetch has prefetch 3 and is_index_rounded; evidence: the GMEM
-shaders of test_a2xx_vendor.py).  The expected text follows the §6 rules.  Each row must
-disassemble to its text and its text must assemble back to the words; rows for opcodes
+shaders of test_a2xx_vendor.py).  The expected text follows the a2xx-isa.md#mesa-text rules.  Each
+row must disassemble to its text and its text must assemble back to the words; rows for opcodes
 Mesa prints as ``?`` use the raw listing, the only text that names them.
 """
 
@@ -18,7 +19,8 @@ from test_a2xx_disasm import SCALAR_NAMES, VECTOR_NAMES
 from gpuisa.a2xx import assemble, disassemble
 
 # --------------------------------------------------------------------------------------
-# Row builders (positions from §3.1 / §4: bit = 32 * dword + bit in dword)
+# Row builders (positions from a2xx-isa.md#alu-layout, a2xx-isa.md#fetch:
+# bit = 32 * dword + bit in dword)
 # --------------------------------------------------------------------------------------
 
 
@@ -29,8 +31,8 @@ def slot(*fields: tuple[int, int]) -> tuple[int, int, int]:
 
 
 MAXS = 5  # the vendor's scalar filler
-# §3.2/§3.4 names, as the golden printer tests list them; unused vector opcodes print
-# OP(n) with src1 only.
+# a2xx-isa.md#vector-ops, a2xx-isa.md#scalar-ops names, as the golden printer tests list them;
+# unused vector opcodes print OP(n) with src1 only.
 VECTOR = [*VECTOR_NAMES, ("OP(30)", 1), ("OP(31)", 1)]
 SCALAR = SCALAR_NAMES
 
@@ -212,4 +214,5 @@ def test_every_opcode_has_a_row() -> None:
     assert cf == set(range(16))
     assert vector == set(range(32))
     assert scalar == set(range(64))
-    assert fetch == {0, 1, 16, 17, 18, 19, 24, 25, 26, 27}  # §4: every defined fetch opcode
+    # a2xx-isa.md#fetch: every defined fetch opcode
+    assert fetch == {0, 1, 16, 17, 18, 19, 24, 25, 26, 27}

@@ -58,8 +58,8 @@ def test_gmem_shader_round_trip(name: str, raw: bool) -> None:
 
 
 def test_gmem2sys_fragment_text() -> None:
-    # Written from the §6 rules: ALLOC, EXEC of one ALU (C0 to export 0), EXEC_END of the
-    # vendor's closing no-op (vector and scalar masks empty, so both lines print).
+    # Written from the a2xx-isa.md#mesa-text rules: ALLOC, EXEC of one ALU (C0 to export 0),
+    # EXEC_END of the vendor's closing no-op (vector and scalar masks empty, so both lines print).
     assert disassemble(GMEM2SYS_FRAG, "fragment") == (
         "\tALLOC PARAM/PIXEL SIZE(0x0)\n"
         "\tEXEC ADDR(0x2) CNT(0x1)\n"

@@ -1,6 +1,6 @@
-"""Golden tests of the Xenia/XNA-style listing (docs/a2xx-isa.md §7, §10).
+"""Golden tests of the Xenia/XNA-style listing (a2xx-isa.md#xna-text, a2xx-isa.md#adreno-vs-xenos).
 
-Words are built by hand from the bit tables; expected text follows §7 (prefixes
+Words are built by hand from the bit tables; expected text follows a2xx-isa.md#xna-text (prefixes
 ``/* %4d.%d */`` and ``/* %4d   */``, 6-character predicate field, operand syntax).
 """
 

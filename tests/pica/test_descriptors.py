@@ -1,4 +1,4 @@
-"""picasso's descriptor-table model (pica-assembly-language.md §8), values by hand."""
+"""picasso's descriptor-table model (pica-assembly.md#opdesc-allocation), values by hand."""
 
 import pytest
 
@@ -10,7 +10,7 @@ from gpuisa.pica.isa import OPCODES, Opcode
 @pytest.mark.parametrize(
     ("opcode", "dst_mask", "expected"),
     [
-        # §8.1 initial masks with nothing cleared
+        # pica-assembly.md#care-masks initial masks with nothing cleared
         (Opcode.DP4, 0xF, 0x003FFFFF),
         (Opcode.MAD, 0xF, 0x7FFFFFFF),
         (Opcode.LITP, 0x1, 0x00001FFF),

@@ -1,7 +1,7 @@
 """Disassembler text for hand-encoded programs.
 
-Instruction words are written as shift expressions of the seed's bit tables; the expected
-text follows the picasso syntax of pica-assembly-language.md plus docs/assembly-extensions.md.
+Instruction words are written as shift expressions of 3dbrew's bit tables (pica-isa.md#formats); the
+expected text follows the picasso syntax of pica-assembly.md plus docs/assembly-extensions.md.
 """
 
 import subprocess
@@ -55,7 +55,8 @@ def test_transform_shader_with_declarations():
         opdescs,
         constants=(Constant(2, 95, (0x000000, 0x3F0000, 0xBF0000, 0x3E0000)),),
         outputs=(OutputEntry(0, 0, 0xF), OutputEntry(3, 1, 0x3)),
-        uniforms=(  # sorted by first register, as picasso writes them (shbin-format §5.3)
+        # sorted by first register, as picasso writes them (shbin-format.md#dvle-uniforms)
+        uniforms=(
             Uniform("inpos", 0x00, 0x00),
             Uniform("in.tc", 0x01, 0x01),
             Uniform("projection", 0x10, 0x13),

@@ -3,7 +3,7 @@
 The contract (README, docs/assembly-extensions.md "Raw SHBIN fields"): for bytes ``b``
 that ``Shbin.from_bytes(b, strict=True)`` accepts, ``assemble(disassemble(b))`` writes
 the same contents in picasso's layout -- ``b`` itself when ``b`` is laid out as picasso
-lays files out (shbin-format.md §6), which every file built here is.  Files the reader
+lays files out (shbin-format.md#offsets), which every file built here is.  Files the reader
 only accepts with warnings (registers outside their bank, entry past the code ...) are
 not writable by any writer of the canonical layout, so they are not part of it.
 
@@ -46,7 +46,7 @@ def round_trip(data: bytes) -> bytes:
         raise AssertionError(f"{error}\n--- text ---\n{text}") from None
 
 
-# -- a picasso-layout SHBIN from its fields (shbin-format.md §2-§6), by hand ---------------
+# -- a picasso-layout SHBIN from its fields (shbin-format.md#layout), by hand ---------------
 
 NOP, END = 0x21 << 26, 0x22 << 26  # 3dbrew opcode table: NOP 0x21, END 0x22
 
@@ -214,7 +214,7 @@ def test_duplicate_uniform_names_and_odd_names():
 
 
 def test_uniform_table_not_sorted_by_register():
-    # picasso sorts its entries by register (§5.3); this file does not
+    # picasso sorts its entries by register (shbin-format.md#dvle-uniforms); this file does not
     expected = shbin_bytes([END], dvles=[dvle_bytes(uniforms=[("b", 0x10, 0x10), ("a", 0, 0)])])
     assert round_trip(expected) == expected
 
@@ -265,7 +265,7 @@ def test_opdesc_second_words_and_header_masks():
     full = 0xF | 0x1B << 5 | 0x1B << 14
     expected = shbin_bytes(
         [mov, END],
-        opdescs=[full | 1 << 31],  # Nintendo-style (shbin-format.md §3)
+        opdescs=[full | 1 << 31],  # Nintendo-style (shbin-format.md#dvlp)
         high=[0xF],
         dvles=[dvle_bytes(endmain=2, in_mask=0xFFFF, out_mask=0x8001, geo=(2, 7, 9, 11))],
     )
@@ -319,7 +319,8 @@ names = st.one_of(
     st.sampled_from(["", "m", "mvp", "a.b", "x$y", "_p", "r1", "c0", "aL", "main", "m"]),
     st.text(st.characters(min_codepoint=1, max_codepoint=0x7F), max_size=6),
 )
-BANKS = {"v": (0x00, 16), "c": (0x10, 96), "i": (0x70, 4), "b": (0x78, 16)}  # §5.3
+# The uniform register space of shbin-format.md#dvle-uniforms.
+BANKS = {"v": (0x00, 16), "c": (0x10, 96), "i": (0x70, 4), "b": (0x78, 16)}
 
 
 @st.composite

@@ -1,7 +1,7 @@
 """Instruction and operand-descriptor codec.
 
-The golden words below were computed by hand from the seed's bit tables (3dbrew
-"Instruction formats"): each comment gives the shift expression that produced the word.
+The golden words below were computed by hand from 3dbrew's bit tables ("Instruction
+formats", pica-isa.md#formats): each comment gives the shift expression that produced the word.
 """
 
 import pytest
@@ -50,7 +50,7 @@ GOLDEN = [
     # 0x17<<27 | 5<<24 | 2<<21 | 0x21<<12 | 0x10<<7  (cmp c1, lt, ge, r0): reads as 0x2F
     (0xBD421800, "CMP", "1c", dict(desc=0, src2=0x10, src1=0x21, idx=0, cmpy=2, cmpx=5)),
     (0xB8000081, "CMP", "1c", dict(desc=1, src2=0x01, src1=0x00, idx=0, cmpy=0, cmpx=0)),
-    # format 0 (words given in pica-assembly-language.md §5.4)
+    # format 0 (words given in pica-assembly.md#encodings)
     (0x80000000, "BREAK", "0", {}),
     (0x84000000, "NOP", "0", {}),
     (0x88000000, "END", "0", {}),
@@ -173,7 +173,7 @@ def test_opdesc_golden():
 
 
 def test_opdesc_bit31_is_preserved():
-    # The Nintendo toolchain sets bit 31 (shbin-format.md §3).
+    # The Nintendo toolchain sets bit 31 (shbin-format.md#dvlp).
     desc = decode_opdesc(0x8000036F)
     assert desc.extra == 0x80000000
     assert encode_opdesc(desc) == 0x8000036F

@@ -1,7 +1,7 @@
-"""The opcode table's facts, written out by hand from the seed's "Instructions" table
-(3dbrew "GPU/Shader Instruction Set", /work/shared/seeds/000) and picasso's padding rules
-(pica-assembly-language.md §10.2), compared with isa.py; the validation that guards the
-table; picasso_pads on cases worked out from §10.2's text."""
+"""The opcode table's facts, written out by hand from the "Instructions" table of 3dbrew
+"GPU/Shader Instruction Set" (pica-isa.md#opcodes names the revision) and picasso's padding rules
+(pica-assembly.md#padding), compared with isa.py; the validation that guards the
+table; picasso_pads on cases worked out from the text of pica-assembly.md#padding."""
 
 from __future__ import annotations
 
@@ -24,10 +24,11 @@ from gpuisa.pica.isa import (
 )
 
 # mnemonic, what it writes, result shape, rounding arithmetic, padding rule.  From the
-# seed's descriptions: "DST[i] = ... for all i" with SRC1[0] only, or a dot product
+# 3dbrew's descriptions: "DST[i] = ... for all i" with SRC1[0] only, or a dot product
 # ("DST = SRC1.SRC2"), is one value for every component; LITP "sets the cmp.x and cmp.y
 # flags" besides DST; MOVA "assigns the result to (a0.x, a0.y)"; CMP "sets booleans cmp.x
-# and cmp.y"; MAD "is not an FMA, the intermediate result is rounded".  Padding: §10.2.
+# and cmp.y"; MAD "is not an FMA, the intermediate result is rounded".  Padding:
+# pica-assembly.md#padding.
 EXPECTED = """
 add     reg        vec  sum      -
 dp3     reg        one  dot      -
@@ -112,7 +113,8 @@ def test_derived_facts(mnemonic):
     assert info.reads_bool == (mnemonic in READS_BOOL)
     assert info.geometry_only == (mnemonic in GEOMETRY_ONLY)
     assert info.has_operands == (mnemonic not in NO_OPERANDS)
-    assert info.inert == (mnemonic == "nop")  # seed: NOP does nothing but advance the PC
+    # pica-isa.md#op-nop: NOP does nothing but advance the PC
+    assert info.inert == (mnemonic == "nop")
     assert info.has_descriptor == (mnemonic in WITH_DESCRIPTOR)
 
 
@@ -170,7 +172,7 @@ def test_whole_table_validation_rejects(opcode, change, monkeypatch):
         isa._validate()
 
 
-# -- picasso's padding rule (§10.2) -------------------------------------------------------
+# -- picasso's padding rule (pica-assembly.md#padding) -------------------------------------
 # (closing, last opcode, block start P, position p, lastWasEnd) -> pad?
 PADS = [
     # .else: lastWasEnd, a JMP/CALL last, or an empty then-part (p - P < 2)
@@ -209,8 +211,8 @@ def test_picasso_pads(closing, last, start, position, after_end, pads):
 
 
 def test_emission_effects_by_hand():
-    """seed SETEMIT/EMIT: SETEMIT sets up the vertex slot, EMIT writes it; nothing else
-    touches the emission state."""
+    """3dbrew SETEMIT/EMIT (pica-emulation.md#emit): SETEMIT sets up the vertex slot, EMIT writes
+    it; nothing else touches the emission state."""
     assert OPCODES[Opcode.SETEMIT].emission is EmitEffect.SETUP
     assert OPCODES[Opcode.EMIT].emission is EmitEffect.EMIT
     assert {op for op, info in OPCODES.items() if info.emission is not EmitEffect.NONE} == {

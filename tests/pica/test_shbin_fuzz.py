@@ -127,7 +127,8 @@ outputs = st.builds(
     OutputEntry, u16, st.integers(0, 15), st.integers(0, 15), st.integers(0, 2**28 - 1)
 )
 labels = st.builds(Label, u32, u32, names, u32)
-BANKS = {"v": (0x00, 16), "c": (0x10, 96), "i": (0x70, 4), "b": (0x78, 16)}  # shbin §5.3
+# The uniform register space of shbin-format.md#dvle-uniforms.
+BANKS = {"v": (0x00, 16), "c": (0x10, 96), "i": (0x70, 4), "b": (0x78, 16)}
 
 
 @st.composite

@@ -1,4 +1,5 @@
-"""nihstro, aemstro and Nintendo-style layouts (shbin-format.md §6), preserve_layout, CGFX scan.
+"""nihstro, aemstro and Nintendo-style layouts (shbin-format.md#offsets), preserve_layout, CGFX
+scan.
 
 Files are laid out by hand; the comments give each structure's absolute offset.
 """

@@ -1,4 +1,5 @@
-"""output_map(dvle.outputs): libctru's DVLE_GenerateOutmap rules (shbin-format.md §5.2), by hand."""
+"""output_map(dvle.outputs): libctru's DVLE_GenerateOutmap rules (shbin-format.md#dvle-outputs), by
+hand."""
 
 from __future__ import annotations
 

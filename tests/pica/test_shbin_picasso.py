@@ -1,6 +1,6 @@
-"""SHBIN files in picasso's layout, built by hand from shbin-format.md §2-§6.
+"""SHBIN files in picasso's layout, built by hand from shbin-format.md#layout.
 
-The builders here follow the doc's tables and offset formulas with ``struct``; the other
+The builders here follow shbin-format.md's tables and offset formulas with ``struct``; the other
 ``test_shbin_*`` modules import them.  Expected records are written out literally.
 """
 
@@ -26,16 +26,17 @@ from gpuisa.pica.shbin import (
 )
 
 DVLB, DVLP, DVLE = 0x424C5644, 0x504C5644, 0x454C5644
-DVLE_HEADER = "<IHBBIIHHBBBB10I"  # §4: 4+2+1+1+4+4+2+2+1+1+1+1 bytes, then 10 words
+#: shbin-format.md#dvle-header: 4+2+1+1+4+4+2+2+1+1+1+1 bytes, then 10 words.
+DVLE_HEADER = "<IHBBIIHHBBBB10I"
 
 
 def const(kind: int, reg: int, w0: int, w1: int = 0, w2: int = 0, w3: int = 0) -> bytes:
-    """§5.1 constant entry (20 bytes)."""
+    """shbin-format.md#dvle-constants constant entry (20 bytes)."""
     return struct.pack("<HH4I", kind, reg, w0, w1, w2, w3)
 
 
 def output(semantic: int, reg: int, mask: int, upper: int = 0) -> bytes:
-    """§5.2 output entry (one u64)."""
+    """shbin-format.md#dvle-outputs output entry (one u64)."""
     return struct.pack("<Q", semantic | reg << 16 | mask << 32 | upper << 36)
 
 
@@ -53,8 +54,9 @@ def picasso_dvle(
     outputs=(),
     uniforms=(),
 ) -> bytes:
-    """One DVLE as picasso lays it out (§1, §6): header, constants, (empty labels at the
-    output offset), outputs, uniforms, symbols, zero padding to 4 bytes."""
+    """One DVLE as picasso lays it out (shbin-format.md#layout, shbin-format.md#offsets): header,
+    constants, (empty labels at the output offset), outputs, uniforms, symbols, zero padding to 4
+    bytes."""
     consts, outs = b"".join(constants), b"".join(outputs)
     names, unis = b"", b""
     for name, first, last in uniforms:
@@ -91,7 +93,8 @@ def picasso_dvle(
 
 
 def picasso_shbin(code, opdescs, dvles) -> bytes:
-    """DVLB header, 10-word DVLP header, code, opdescs (high word 0), DVLEs (§2, §3, §6)."""
+    """DVLB header, 10-word DVLP header, code, opdescs (high word 0), DVLEs (shbin-format.md#dvlb,
+    shbin-format.md#dvlp, shbin-format.md#offsets)."""
     dvlp_size = 0x28 + 4 * len(code) + 8 * len(opdescs)
     head = struct.pack("<2I", DVLB, len(dvles))
     offset = 8 + 4 * len(dvles) + dvlp_size
@@ -246,7 +249,7 @@ def test_picasso_files_rewrite_byte_identical(data, expected):
 
 
 def test_trailing_bytes_are_tolerated():
-    # Doc §9: the TIC-80 port embeds a picasso file with one extra NUL.
+    # shbin-format.md#round-trip: the TIC-80 port embeds a picasso file with one extra NUL.
     shbin = Shbin.from_bytes(SAMPLE_A + b"\0")
     assert shbin == EXPECTED_A
     assert shbin.to_bytes() == SAMPLE_A
@@ -267,7 +270,8 @@ def test_constant_float_conversions():
     pytest.importorskip("gpuisa.floats")
     float_c = EXPECTED_A.entries[0].constants[0]
     assert float_c.floats == (1.0, -1.0, 0.5, 3.0)
-    assert Constant.from_floats(95, (1.0, -1.0, 0.5, 3.0)) == float_c  # shbin §7 examples
+    # the examples of shbin-format.md#f24-constants
+    assert Constant.from_floats(95, (1.0, -1.0, 0.5, 3.0)) == float_c
 
 
 def test_uniform_helpers():
@@ -301,8 +305,8 @@ def test_output_entry_keeps_unknown_semantics_and_upper_bits():
 
 
 def test_labels_are_written_between_constants_and_outputs():
-    # picasso never writes labels; ours go where aemstro puts them (§6), names after
-    # the uniform names.
+    # picasso never writes labels; ours go where aemstro puts them (shbin-format.md#offsets), names
+    # after the uniform names.
     dvle = Dvle(
         main_offset=0,
         endmain_offset=1,

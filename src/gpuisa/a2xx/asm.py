@@ -1,4 +1,4 @@
-"""A2XX assembler for Mesa disassembly text and the freedreno wiki syntax (doc §8).
+"""A2XX assembler for Mesa disassembly text and the freedreno wiki syntax (a2xx-isa.md#assembler).
 
 ``assemble(text)`` accepts what :func:`gpuisa.a2xx.disassemble` prints (at any
 indentation level, plain or raw) and the historical fdre/wiki spelling.  The spelling of

@@ -1,4 +1,4 @@
-"""A2XX disassembler: Mesa ``disasm_a2xx()`` text (doc §6), byte for byte.
+"""A2XX disassembler: Mesa ``disasm_a2xx()`` text (a2xx-isa.md#mesa-text), byte for byte.
 
 Each line is a form of :mod:`.syntax` (the tables the assembler reads too) behind Mesa's
 indentation, raw columns and ``(S)ALU:``/``(S)FETCH:`` prefix, with its export comment.
@@ -11,8 +11,8 @@ addressing is not shown, and only source 3 is printed for scalar operations.
 Where Mesa's output is undefined the disassembler raises :class:`A2xxError` instead of
 guessing: undefined fetch opcodes (Mesa calls a NULL function pointer) and the reserved
 value 6 of the aniso/arbitrary filter fields (Mesa reads past its name table).  Unused
-vector/scalar opcodes print ``OP(n)`` (§6.3); an unused vector opcode prints one source,
-as Mesa's zero-initialised table entry (num_srcs = 0) does.
+vector/scalar opcodes print ``OP(n)`` (a2xx-isa.md#mesa-alu); an unused vector opcode prints one
+source, as Mesa's zero-initialised table entry (num_srcs = 0) does.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def disassemble(
 
     ``style="mesa"`` (default) reproduces Mesa's ``disasm_a2xx(words, n, level, type)``;
     ``raw=True`` adds the hex columns of its ``PRINT_RAW`` mode.  ``style="xna"`` produces
-    the Xenia/XNA-style listing (§7; ``raw`` and ``level`` do not apply to it).
+    the Xenia/XNA-style listing (a2xx-isa.md#xna-text; ``raw`` and ``level`` do not apply to it).
     """
     check_shader_type(shader_type)
     if style == "xna":

@@ -64,7 +64,8 @@ class _CfRecord:
 
 
 class _ExecRecord(_CfRecord):
-    """EXEC-family clause (§2.2): runs ``count`` ALU/FETCH slots from slot ``address``."""
+    """EXEC-family clause (a2xx-isa.md#cf-exec): runs ``count`` ALU/FETCH slots from slot
+    ``address``."""
 
     __slots__ = ()
 
@@ -82,7 +83,8 @@ class _ExecRecord(_CfRecord):
 
 
 class _AluRecord:
-    """One co-issued vector + scalar ALU slot (§3.1).  Every bit belongs to a field.
+    """One co-issued vector + scalar ALU slot (a2xx-isa.md#alu-layout).  Every bit belongs to a
+    field.
 
     ``src*_reg`` are whole register bytes: for a temp (``src*_sel`` = 1) bits 0-5 are the
     index, bit 6 aL-relative and bit 7 abs; for a constant all 8 bits are the index.
@@ -131,21 +133,33 @@ def _cf_record(name: str, kind: CfKind, opcode: CfOpcode, base: type, doc: str) 
 
 
 CfNop = _cf_record(
-    "CfNop", CfKind.NOP, CfOpcode.NOP, _CfRecord, "NOP or MARK_VS_FETCH_DONE (§2.1)."
+    "CfNop",
+    CfKind.NOP,
+    CfOpcode.NOP,
+    _CfRecord,
+    "NOP or MARK_VS_FETCH_DONE (a2xx-isa.md#cf-opcodes).",
 )
 CfExec = _cf_record("CfExec", CfKind.EXEC, CfOpcode.EXEC, _ExecRecord, _ExecRecord.__doc__ or "")
 CfLoop = _cf_record(
-    "CfLoop", CfKind.LOOP, CfOpcode.LOOP_START, _CfRecord, "LOOP_START / LOOP_END (§2.3)."
+    "CfLoop",
+    CfKind.LOOP,
+    CfOpcode.LOOP_START,
+    _CfRecord,
+    "LOOP_START / LOOP_END (a2xx-isa.md#cf-loop).",
 )
 CfJmpCall = _cf_record(
     "CfJmpCall",
     CfKind.JMP_CALL,
     CfOpcode.COND_JMP,
     _CfRecord,
-    "COND_CALL / RETURN / COND_JMP (§2.4).",
+    "COND_CALL / RETURN / COND_JMP (a2xx-isa.md#cf-call-jmp).",
 )
 CfAlloc = _cf_record(
-    "CfAlloc", CfKind.ALLOC, CfOpcode.ALLOC, _CfRecord, "ALLOC (§2.5): size = exports - 1."
+    "CfAlloc",
+    CfKind.ALLOC,
+    CfOpcode.ALLOC,
+    _CfRecord,
+    "ALLOC (a2xx-isa.md#cf-alloc): size = exports - 1.",
 )
 AluInstruction = _record(
     "AluInstruction", isa.ALU_LAYOUT, _AluRecord, _AluRecord.__doc__ or "", isa.ALU_DEFAULTS
@@ -159,10 +173,16 @@ def _fetch_record(name: str, kind: FetchKind, opcode: FetchOpcode, doc: str) -> 
 
 
 VertexFetch = _fetch_record(
-    "VertexFetch", FetchKind.VERTEX, FetchOpcode.VTX_FETCH, "Vertex fetch slot (§4.1)."
+    "VertexFetch",
+    FetchKind.VERTEX,
+    FetchOpcode.VTX_FETCH,
+    "Vertex fetch slot (a2xx-isa.md#vertex-fetch).",
 )
 TextureFetch = _fetch_record(
-    "TextureFetch", FetchKind.TEXTURE, FetchOpcode.TEX_FETCH, "Texture fetch slot (§4.2)."
+    "TextureFetch",
+    FetchKind.TEXTURE,
+    FetchOpcode.TEX_FETCH,
+    "Texture fetch slot (a2xx-isa.md#texture-fetch).",
 )
 
 CfClause = CfNop | CfExec | CfLoop | CfJmpCall | CfAlloc  # type: ignore[valid-type]
@@ -288,7 +308,7 @@ def slot_to_dwords(slot: int) -> tuple[int, int, int]:
 
 
 def split_cf_slot(slot: int) -> tuple[int, int]:
-    """The two 48-bit clauses of a CF slot (§1.1)."""
+    """The two 48-bit clauses of a CF slot (a2xx-isa.md#cf-slot)."""
     _check_word(slot, isa.SLOT_BITS, "a CF slot")
     return CF_SLOT["clause0"].extract(slot), CF_SLOT["clause1"].extract(slot)
 

@@ -7,7 +7,7 @@ module loads (no overlapping fields, every value of every opcode field either de
 explicitly declared unused), so an inconsistent edit fails at import time with
 :class:`~gpuisa.errors.IsaTableError`.
 
-Reference: /work/shared/docs/a2xx-isa.md (section numbers below refer to it).  Bit
+Reference: a2xx-isa.md (cited below by its anchors, e.g. a2xx-isa.md#cf-exec).  Bit
 positions in the 96-bit layouts are ``32 * dword + bit``: a slot is the integer
 ``d0 | d1 << 32 | d2 << 64``.
 """
@@ -25,12 +25,12 @@ SLOT_DWORDS = 3
 SLOT_BITS = 96
 CF_CLAUSE_BITS = 48
 
-# §1.1: clause A is the low 48 bits of the slot, clause B the high 48 bits.
+# a2xx-isa.md#cf-slot: clause A is the low 48 bits of the slot, clause B the high 48 bits.
 CF_SLOT = Layout("cf_slot", [("clause0", 0, 48), ("clause1", 48, 48)], SLOT_BITS)
 
 
 # --------------------------------------------------------------------------------------
-# Control flow (§2)
+# Control flow (a2xx-isa.md#cf)
 # --------------------------------------------------------------------------------------
 
 
@@ -90,12 +90,12 @@ class CfOpInfo:
     condition: ExecCondition = ExecCondition.NONE
     ends: bool = False
     # XNA "PredicateClean": None = read from clause bit 41 (plain and predicated execs),
-    # otherwise fixed by the opcode (XE-U, doc §7).
+    # otherwise fixed by the opcode (XE-U, a2xx-isa.md#xna-text).
     predicate_clean: bool | None = None
 
     @property
     def name(self) -> str:
-        """Mesa/freedreno spelling (§6.2)."""
+        """Mesa/freedreno spelling (a2xx-isa.md#mesa-cf)."""
         return self.opcode.name
 
     @property
@@ -123,7 +123,7 @@ CF_OPS: Mapping[CfOpcode, CfOpInfo] = dict(
         _cf(CfOpcode.RETURN, CfKind.JMP_CALL),
         _cf(CfOpcode.COND_JMP, CfKind.JMP_CALL),
         _cf(CfOpcode.ALLOC, CfKind.ALLOC),
-        # Despite the name these test a bool constant (XE-U, §2.1).
+        # Despite the name these test a bool constant (XE-U, a2xx-isa.md#cf-opcodes).
         _cf(CfOpcode.COND_EXEC_PRED_CLEAN, CfKind.EXEC, condition=_B, predicate_clean=True),
         _cf(
             CfOpcode.COND_EXEC_PRED_CLEAN_END,
@@ -142,7 +142,7 @@ CF_OPCODE_FIELD = ("opcode", 44, 4)
 # Clause layouts (48 bits).  Bits no field covers are kept verbatim by the encoder.
 CF_LAYOUTS: Mapping[CfKind, Layout] = {
     CfKind.NOP: Layout("cf_nop", [CF_OPCODE_FIELD], CF_CLAUSE_BITS),
-    # §2.2.  The address is Mesa's 9-bit field; bits 9-11 (Xenia's wider address) are
+    # a2xx-isa.md#cf-exec.  The address is Mesa's 9-bit field; bits 9-11 (Xenia's wider address) are
     # reserved.  Bit 41 of bool_addr doubles as Xenia's is_predicate_clean.
     CfKind.EXEC: Layout(
         "cf_exec",
@@ -159,8 +159,8 @@ CF_LAYOUTS: Mapping[CfKind, Layout] = {
         ],
         CF_CLAUSE_BITS,
     ),
-    # §2.3.  LOOP_START and LOOP_END share one layout: is_repeat only means something for
-    # LOOP_START, is_predicated_break/condition only for LOOP_END (Xenia).
+    # a2xx-isa.md#cf-loop.  LOOP_START and LOOP_END share one layout: is_repeat only means something
+    # for LOOP_START, is_predicated_break/condition only for LOOP_END (Xenia).
     CfKind.LOOP: Layout(
         "cf_loop",
         [
@@ -174,7 +174,7 @@ CF_LAYOUTS: Mapping[CfKind, Layout] = {
         ],
         CF_CLAUSE_BITS,
     ),
-    # §2.4.  RETURN uses this layout too (Mesa prints it like a jump).
+    # a2xx-isa.md#cf-call-jmp.  RETURN uses this layout too (Mesa prints it like a jump).
     CfKind.JMP_CALL: Layout(
         "cf_jmp_call",
         [
@@ -189,7 +189,7 @@ CF_LAYOUTS: Mapping[CfKind, Layout] = {
         ],
         CF_CLAUSE_BITS,
     ),
-    # §2.5.  Size is FD-H's 4 bits (Xenia: 3).
+    # a2xx-isa.md#cf-alloc.  Size is FD-H's 4 bits (Xenia: 3).
     CfKind.ALLOC: Layout(
         "cf_alloc",
         [
@@ -203,12 +203,12 @@ CF_LAYOUTS: Mapping[CfKind, Layout] = {
     ),
 }
 
-# Xenia reads some CF fields wider than Mesa (§10); the extra bits are reserved (unused)
-# in the layouts above.  Used by the XNA-style listing.
+# Xenia reads some CF fields wider than Mesa (a2xx-isa.md#adreno-vs-xenos); the extra bits are
+# reserved (unused) in the layouts above.  Used by the XNA-style listing.
 XENIA_ADDRESS_BITS: Mapping[CfKind, int] = {CfKind.EXEC: 12, CfKind.LOOP: 13, CfKind.JMP_CALL: 13}
 XENIA_ALLOC_SIZE_BITS = 3
 # Xenia's is_predicate_clean: clause bit 41 (bool_addr bit 7) of plain and predicated
-# execs; blob compilers set it, which Mesa prints as BOOL_ADDR(0x80) (§2.2).
+# execs; blob compilers set it, which Mesa prints as BOOL_ADDR(0x80) (a2xx-isa.md#cf-exec).
 XENIA_PREDICATE_CLEAN_BIT = 41
 
 # EXEC sequence field: 2 bits per instruction, low bit = FETCH, high bit = serialize.
@@ -225,7 +225,7 @@ ALLOC_BUFFER_NAMES: Mapping[AllocBuffer, str] = {
 
 
 # --------------------------------------------------------------------------------------
-# ALU (§3)
+# ALU (a2xx-isa.md#alu)
 # --------------------------------------------------------------------------------------
 
 
@@ -316,7 +316,7 @@ class ScalarOpcode(IntEnum):
 
 
 class ScalarOperands(Enum):
-    """Which values a scalar op reads from source 3 (§3.4)."""
+    """Which values a scalar op reads from source 3 (a2xx-isa.md#scalar-ops)."""
 
     NONE = "none"  # no operand
     A = "a"  # one lane (the W lane, or a and ps for *_PREV ops)
@@ -328,7 +328,7 @@ class ScalarOperands(Enum):
 class VectorOpInfo:
     opcode: VectorOpcode
     xna: str
-    mesa_srcs: int  # operands Mesa's disassembler prints (§6.3)
+    mesa_srcs: int  # operands Mesa's disassembler prints (a2xx-isa.md#mesa-alu)
     srcs: int  # operands the operation reads (XE-U; differs from Mesa only for MOVAv)
 
     @property
@@ -448,8 +448,8 @@ SCALAR_OPS: Mapping[ScalarOpcode, ScalarOpInfo] = {
 # 41 is XNA's "opcode_41"; 63 is Mesa's internal SCALAR_NONE.
 SCALAR_UNUSED: frozenset[int] = frozenset({41, *range(51, 64)})
 
-# §3.1.  Register bytes (src*_reg) hold a temp (bits 0-5 index, bit 6 aL-relative, bit 7
-# abs) or a full 8-bit constant index, depending on src*_sel.
+# a2xx-isa.md#alu-layout.  Register bytes (src*_reg) hold a temp (bits 0-5 index, bit 6 aL-relative,
+# bit 7 abs) or a full 8-bit constant index, depending on src*_sel.
 ALU_LAYOUT = Layout(
     "alu",
     [
@@ -526,7 +526,7 @@ REG_INDEX_MASK = 0x3F
 REG_REL_BIT = 0x40
 REG_ABS_BIT = 0x80
 
-# Export register numbers (§3.6).
+# Export register numbers (a2xx-isa.md#exports).
 EXPORT_FRAG_COLOR = 0
 EXPORT_INTERPOLATORS = 16  # vertex shader exports 0-15
 EXPORT_COLORS = 4  # pixel shader exports 0-3
@@ -539,7 +539,7 @@ EXPORT_POINT_SIZE = 63
 
 
 # --------------------------------------------------------------------------------------
-# Swizzles (§3.3)
+# Swizzles (a2xx-isa.md#swizzles)
 # --------------------------------------------------------------------------------------
 
 SWIZZLE_CHARS = "xyzw"
@@ -562,7 +562,7 @@ def alu_swizzle_field(components: tuple[int, ...]) -> int:
 
 
 # --------------------------------------------------------------------------------------
-# Fetch (§4)
+# Fetch (a2xx-isa.md#fetch)
 # --------------------------------------------------------------------------------------
 
 
@@ -588,8 +588,9 @@ class FetchKind(Enum):
 class FetchOpInfo:
     opcode: FetchOpcode
     kind: FetchKind
-    mesa: str  # Mesa's printed name (§6.4)
-    # XNA mnemonic stem (§7; Xenia adds 1D/2D/3D/Cube to some); None: XNA has no name.
+    mesa: str  # Mesa's printed name (a2xx-isa.md#mesa-fetch)
+    # XNA mnemonic stem (a2xx-isa.md#xna-text; Xenia adds 1D/2D/3D/Cube to some);
+    # None: XNA has no name.
     xna: str | None
     # Source components read (XE-T): 0 = as many as the texture dimension has.
     src_components: int
@@ -625,7 +626,7 @@ FETCH_OPCODE_FIELD = ("opcode", 0, 5)
 
 
 class SurfaceFormat(IntEnum):
-    """enum a2xx_sq_surfaceformat (§4.3)."""
+    """enum a2xx_sq_surfaceformat (a2xx-isa.md#formats)."""
 
     FMT_1_REVERSE = 0
     FMT_1 = 1
@@ -692,7 +693,8 @@ class SurfaceFormat(IntEnum):
 
 SURFACE_FORMAT_UNUSED: frozenset[int] = frozenset({21, 62, 63})
 
-# Formats Mesa's disassembler prints by name; all others print as TYPE(0x%x) (§6.4).
+# Formats Mesa's disassembler prints by name; all others print as TYPE(0x%x)
+# (a2xx-isa.md#mesa-fetch).
 MESA_VERTEX_FORMAT_NAMES: frozenset[SurfaceFormat] = frozenset(
     {
         SurfaceFormat.FMT_1_REVERSE,
@@ -749,7 +751,7 @@ class ArbitraryFilter(IntEnum):
 
 ARBITRARY_FILTER_UNUSED: frozenset[int] = frozenset({6})
 
-# Mesa's spellings (§6.4); USE_FETCH_CONST is never printed.
+# Mesa's spellings (a2xx-isa.md#mesa-fetch); USE_FETCH_CONST is never printed.
 TEX_FILTER_NAMES: Mapping[TexFilter, str] = {
     TexFilter.POINT: "POINT",
     TexFilter.LINEAR: "LINEAR",
@@ -779,7 +781,7 @@ class SampleLocation(IntEnum):
 
 
 class FetchDimension(IntEnum):
-    """Xenia's texture dimension bits (d2.14-15); 0 on Adreno (§4.2)."""
+    """Xenia's texture dimension bits (d2.14-15); 0 on Adreno (a2xx-isa.md#texture-fetch)."""
 
     D1 = 0
     D2 = 1
@@ -796,7 +798,8 @@ DIMENSION_COMPONENTS: Mapping[FetchDimension, int] = {
 }
 
 
-# §4.1, following M-H for the offset (22 bits at d2.8) and exp_adjust (6 bits at d1.24).
+# a2xx-isa.md#vertex-fetch, following M-H for the offset (22 bits at d2.8) and exp_adjust (6 bits at
+# d1.24).
 VERTEX_FETCH_LAYOUT = Layout(
     "vertex_fetch",
     [
@@ -826,7 +829,7 @@ VERTEX_FETCH_LAYOUT = Layout(
     SLOT_BITS,
 )
 
-# §4.2.  use_reg_lod is Mesa's 2 bits (Xenia: bit 29 only).
+# a2xx-isa.md#texture-fetch.  use_reg_lod is Mesa's 2 bits (Xenia: bit 29 only).
 TEXTURE_FETCH_LAYOUT = Layout(
     "texture_fetch",
     [
@@ -958,19 +961,21 @@ def layout_enums(layout: Layout) -> dict[str, type[IntEnum]]:
 
 
 # --------------------------------------------------------------------------------------
-# Execution resources and constant registers (§2.3, §3.7, §4.1, §4.3, §9)
+# Execution resources and constant registers (a2xx-isa.md#cf-loop, a2xx-isa.md#alu-relative,
+# a2xx-isa.md#vertex-fetch, a2xx-isa.md#formats, a2xx-isa.md#emulation)
 # --------------------------------------------------------------------------------------
 
 TEMP_REGISTERS = 64
 # The 8-bit ALU register byte addresses C0-C255; relative addressing can reach further
-# into the 512 constants the two stages share (SQ_VS_CONST / SQ_PS_CONST, §3.7).
+# into the 512 constants the two stages share (SQ_VS_CONST / SQ_PS_CONST, a2xx-isa.md#alu-relative).
 FLOAT_CONSTANTS = 512
 BOOL_CONSTANTS = 256  # SHADER_CONSTANT_BOOL_000_031 ... (32 per register)
 LOOP_CONSTANTS = 32  # SHADER_CONSTANT_LOOP_00 ...
 CALL_STACK_DEPTH = 4
 LOOP_STACK_DEPTH = 4
 # A vertex fetch names fetch constant group ``const_index`` and one of its three vertex
-# constants ``const_index_sel``: Xenos vertex constant slot = const_index * 3 + sel (§4.1).
+# constants ``const_index_sel``: Xenos vertex constant slot = const_index * 3 + sel
+# (a2xx-isa.md#vertex-fetch).
 VERTEX_CONSTANTS_PER_GROUP = 3
 VERTEX_FETCH_SLOTS = 32 * VERTEX_CONSTANTS_PER_GROUP
 TEXTURE_FETCH_CONSTANTS = 32
@@ -980,7 +985,7 @@ LOOP_CONSTANT_LAYOUT = Layout(
     "loop_constant", [("count", 0, 8), ("start", 8, 8), ("step", 16, 8)], 32
 )
 LOOP_ADDRESS_RANGE = (-256, 256)  # aL clamp (XE-I)
-ADDRESS_REGISTER_RANGE = (-256, 255)  # a0 clamp of MOVA* (§9.4)
+ADDRESS_REGISTER_RANGE = (-256, 255)  # a0 clamp of MOVA* (a2xx-isa.md#float-rules)
 
 # Xenos vertex fetch constant (XE-X ``xe_gpu_vertex_fetch_t``), two dwords; address and
 # size count dwords.
@@ -1028,7 +1033,7 @@ def _packed(*widths: int) -> tuple[tuple[int, int, int], ...]:
 
 
 _I, _H, _F = VertexDataKind.INTEGER, VertexDataKind.HALF, VertexDataKind.FLOAT
-# §4.3 "Unpacking": the Xenos vertex formats (XE-X) plus FMT_8, FMT_8_8, FMT_16 and
+# a2xx-isa.md#formats "Unpacking": the Xenos vertex formats (XE-X) plus FMT_8, FMT_8_8, FMT_16 and
 # FMT_16_FLOAT, which Mesa's a2xx driver also uses for vertex buffers (fd2_util.c).
 VERTEX_FORMAT_INFO: Mapping[SurfaceFormat, VertexFormatInfo] = {
     SurfaceFormat.FMT_8: VertexFormatInfo(_I, _packed(8)),
@@ -1052,8 +1057,8 @@ VERTEX_FORMAT_INFO: Mapping[SurfaceFormat, VertexFormatInfo] = {
     SurfaceFormat.FMT_32_32_32_32_FLOAT: VertexFormatInfo(_F, _packed(32, 32, 32, 32)),
 }
 
-# Vector operations with effects besides their result (§9.3): they run even when nothing
-# is written.
+# Vector operations with effects besides their result (a2xx-isa.md#alu-execution): they run even
+# when nothing is written.
 VECTOR_SIDE_EFFECTS: frozenset[VectorOpcode] = frozenset(
     {
         VectorOpcode.PRED_SETE_PUSHv,
@@ -1139,7 +1144,7 @@ def _validate() -> None:
 
     for layout in FETCH_LAYOUTS.values():
         _check_field(layout, *FETCH_OPCODE_FIELD)
-        # §4: every fetch predicates through d1.31 / d2.31.
+        # a2xx-isa.md#fetch: every fetch predicates through d1.31 / d2.31.
         _check_field(layout, "pred_select", 63, 1)
         _check_field(layout, "pred_condition", 95, 1)
     if set(FETCH_LAYOUTS) != {info.kind for info in FETCH_OPS.values()}:
@@ -1186,7 +1191,7 @@ def _validate() -> None:
             raise IsaTableError(f"{fmt.name}: a component crosses a dword boundary")
 
     if alu_swizzle_field((0, 0, 0, 0)) != 0x6C or alu_swizzle_components(0) != (0, 1, 2, 3):
-        raise IsaTableError("ALU swizzle helpers disagree with §3.3")
+        raise IsaTableError("ALU swizzle helpers disagree with a2xx-isa.md#swizzles")
 
 
 _validate()

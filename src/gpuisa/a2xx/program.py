@@ -43,7 +43,7 @@ def clauses_of(slots: Iterable[int]) -> list[int]:
 
 
 def cf_clause_count(slots: list[int]) -> int:
-    """Number of CF clauses, found the way Mesa's disassembler does (doc §1).
+    """Number of CF clauses, found the way Mesa's disassembler does (a2xx-isa.md#program).
 
     Scan clauses from the start until the first EXEC-type clause; its address is the
     number of CF slots.  Xenia uses the minimum over all EXECs instead; the two agree on

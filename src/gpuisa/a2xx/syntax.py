@@ -629,7 +629,7 @@ def source(v: Mapping[str, int], i: int) -> tuple[int, ...]:
 
 
 # Mesa prints the operands a vector operation reads in this order: a 3-source operation
-# lists src3 first (§6.3).
+# lists src3 first (a2xx-isa.md#mesa-alu).
 MESA_OPERAND_ORDER: Mapping[int, tuple[int, ...]] = {1: (1,), 2: (1, 2), 3: (3, 1, 2)}
 
 
@@ -778,7 +778,7 @@ VECTOR_FORM: tuple[Piece, ...] = (
     _flag("CLAMP", "vector_clamp"),
 )
 
-# Wiki spellings of scalar operations (doc §8), read but never printed.
+# Wiki spellings of scalar operations (a2xx-isa.md#assembler), read but never printed.
 SCALAR_ALIASES: Mapping[str, int] = {
     "MOV": isa.ScalarOpcode.MAXs,
     "RCP": isa.ScalarOpcode.RECIP_IEEE,

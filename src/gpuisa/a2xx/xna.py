@@ -1,14 +1,14 @@
-"""Xenia/XNA-style A2XX listing (doc §7).
+"""Xenia/XNA-style A2XX listing (a2xx-isa.md#xna-text).
 
 This is the text Xenia's shader analysis prints (and Microsoft's XNA assembler accepts):
 CF clauses prefixed ``/* slot.clause */`` with ``label L#`` lines before jump/call/loop
 targets, and each EXEC's instructions prefixed ``/* slot   */``.  Fields are read the way
-Xenia reads them (§10): 12/13-bit CF addresses, 3-bit ALLOC size, signed 23-bit vertex
-fetch offset, 1-bit UseRegisterLOD and texture dimension bits.  The second lane of
+Xenia reads them (a2xx-isa.md#adreno-vs-xenos): 12/13-bit CF addresses, 3-bit ALLOC size, signed
+23-bit vertex fetch offset, 1-bit UseRegisterLOD and texture dimension bits.  The second lane of
 two-component scalar operands is Z when the vector operation reads source 3, else X.
 
 Inputs Xenia cannot print raise :class:`A2xxError`: texture opcode 27 (TEX_RESERVED_4)
-and vertex formats outside the Xenos vertex format list (§4.3).
+and vertex formats outside the Xenos vertex format list (a2xx-isa.md#formats).
 """
 
 from __future__ import annotations
@@ -167,7 +167,8 @@ class _XnaPrinter:
     # ----------------------------------------------------------------------------------
 
     def export_target(self, alu: AluInstruction) -> str:
-        """Name of the export register ``vector_dest`` (both results go there, §3.6)."""
+        """Name of the export register ``vector_dest`` (both results go there,
+        a2xx-isa.md#exports)."""
         reg = alu.vector_dest
         if reg == isa.EXPORT_ADDRESS:
             return "eA"
@@ -279,7 +280,8 @@ def _src_fields(alu: AluInstruction, i: int) -> tuple[int, int, int, int]:
 
 
 def _const_addressing(alu: AluInstruction, i: int) -> str | None:
-    """a0/aL if constant operand ``i`` is relatively addressed (§3.1 rule), else None."""
+    """a0/aL if constant operand ``i`` is relatively addressed (a2xx-isa.md#alu-layout rule), else
+    None."""
     if i == 1:
         relative = alu.const_0_rel_abs
     elif i == 2:
@@ -315,7 +317,8 @@ def _alu_operand(alu: AluInstruction, i: int, components: int, second_lane: int 
 
 
 def _const_reg_operands(alu: AluInstruction) -> list[str]:
-    """mulsc/addsc/subsc: constant (W lane) and a temp built from other bits (§3.4)."""
+    """mulsc/addsc/subsc: constant (W lane) and a temp built from other bits
+    (a2xx-isa.md#scalar-ops)."""
     negate = "-" if alu.src3_reg_negate else ""
     comps = isa.alu_swizzle_components(alu.src3_swiz)
     abs_ = bool(alu.abs_constants)

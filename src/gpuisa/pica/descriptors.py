@@ -3,7 +3,7 @@
 The operand-descriptor table of a SHBIN depends on the order in which instructions
 claimed entries, so both the assembler (which builds the table) and the disassembler
 (which must print text that rebuilds the same table) need the exact same model.  It is
-the toolchain's algorithm, not a hardware rule: pica-assembly-language.md §8.
+the toolchain's algorithm, not a hardware rule: pica-assembly.md#opdesc-allocation.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ def _component_bits(source: int, component: int) -> int:
 
 
 def care_mask(info: OpcodeInfo, dst_mask: int) -> int:
-    """The descriptor bits an instruction depends on (§8.1 initial mask, §8.2 don't-cares).
+    """The descriptor bits an instruction depends on (pica-assembly.md#care-masks initial mask,
+    pica-assembly.md#dont-care don't-cares).
 
     ``dst_mask`` is the instruction's destination mask (hardware order, bit 3 = x); for
     MOVA it says which of a0.x (bit 3) and a0.y (bit 2) are written.
@@ -75,7 +76,7 @@ class DescriptorTable:
 
     values: list[int] = field(default_factory=list)
     masks: list[int] = field(default_factory=list)
-    #: Indices below 32 already referenced by MAD/MADI instructions (§8.4).
+    #: Indices below 32 already referenced by MAD/MADI instructions (pica-assembly.md#mad-swap).
     mad_used: set[int] = field(default_factory=set)
 
     def pin(self, value: int) -> int:
@@ -94,7 +95,7 @@ class DescriptorTable:
         return None
 
     def allocate(self, value: int, mask: int) -> int:
-        """First-fit merge in place (§8.3): returns the entry index used."""
+        """First-fit merge in place (pica-assembly.md#first-fit): returns the entry index used."""
         i = self.find(value, mask)
         if i is None:
             self._check_room()
@@ -106,7 +107,7 @@ class DescriptorTable:
         return i
 
     def allocate_mad(self, value: int, mask: int) -> tuple[int, int | None]:
-        """Allocate for a MAD/MADI (§8.4).
+        """Allocate for a MAD/MADI (pica-assembly.md#mad-swap).
 
         Returns ``(index, swapped)``: when the first-fit index is 32 or more, the entry is
         swapped with the lowest index below 32 no MAD uses yet; ``swapped`` is then the

@@ -6,8 +6,8 @@ comparison operators, condition operators and hardware limits.  The encoder, dec
 disassembler, assembler and emulators all read these tables; nothing else in gpuisa
 hard-codes a bit position or an opcode number.
 
-Source: 3dbrew "GPU/Shader Instruction Set" (seeds 000/002, newest revision).  Where the
-seed leaves a value unknown, the comment says which evidence was used instead.
+Source: 3dbrew "GPU/Shader Instruction Set" (the revision pica-isa.md#opcodes names).  Where
+3dbrew leaves a value unknown, the comment says which evidence was used instead.
 The tables are validated when this module is imported (:func:`_validate`).
 """
 
@@ -24,7 +24,7 @@ OPCODE_BITS = 6
 
 # -- hardware limits -----------------------------------------------------------------------
 
-#: Program memory of a shader unit in words (emulation notes §4.1).
+#: Program memory of a shader unit in words (pica-emulation.md#register-files).
 MAX_CODE_WORDS = 4096
 #: Vertex shader program limit in words (3dbrew: Ironfall debug info; picasso enforces it).
 MAX_VERTEX_CODE_WORDS = 512
@@ -37,7 +37,7 @@ LOOP_STACK_DEPTH = 4
 #: How many CALL-stack pops take effect per instruction (3dbrew: "the fourth update to its
 #: copy of the PC is missed", the CALL four-pops bug).
 CALL_POPS_EFFECTIVE = 3
-#: Geometry-shader output vertex buffer entries (3dbrew SETEMIT; emulation notes §6.1).
+#: Geometry-shader output vertex buffer entries (3dbrew SETEMIT; pica-emulation.md#emit).
 GS_VERTEX_BUFFER_ENTRIES = 4
 
 NUM_INPUTS = 16
@@ -55,7 +55,7 @@ NUM_GEOMETRY_OUTPUTS = 7
 
 @dataclass(frozen=True, slots=True)
 class Format:
-    """One instruction format of the seed's "Instruction formats" section.
+    """One instruction format of 3dbrew's "Instruction formats" section (pica-isa.md#formats).
 
     ``opcode_width`` is how many of the top bits hold the opcode (6, or 5 for CMP whose
     CMPX field takes bit 26, or 3 for MAD/MADI).  ``indexed_source`` names the source
@@ -89,7 +89,8 @@ def _format(name: str, opcode_width: int, fields, indexed_source: str | None = N
     return Format(name, opcode_width, Layout(f"format {name}", fields, WORD_BITS), indexed_source)
 
 
-#: Field tables transcribed from the seed (offsets and sizes in bits).
+#: Field tables transcribed from 3dbrew "Instruction formats" (offsets and sizes in bits;
+#: pica-isa.md#formats).
 FORMATS: dict[str, Format] = {
     f.name: f
     for f in (
@@ -126,7 +127,7 @@ FORMATS: dict[str, Format] = {
             6,
             [("num", 0, 8), ("dst", 10, 12), ("condop", 22, 2), ("refy", 24, 1), ("refx", 25, 1)],
         ),
-        # The seed calls bits 22-25 "Constant ID (BOOL/INT)": b0-b15 for IFU/CALLU/JMPU,
+        # 3dbrew calls bits 22-25 "Constant ID (BOOL/INT)": b0-b15 for IFU/CALLU/JMPU,
         # i0-i3 for LOOP (picasso only ever writes 2 bits there for LOOP).
         _format("3", 6, [("num", 0, 8), ("dst", 10, 12), ("id", 22, 4)]),
         _format("4", 6, [("winding", 22, 1), ("primemit", 23, 1), ("vtxid", 24, 2)]),
@@ -156,7 +157,8 @@ FORMATS: dict[str, Format] = {
             ],
             "src3",
         ),
-        # Opcodes the seed lists as "???": no known fields; all 26 low bits are kept raw.
+        # Opcodes 3dbrew lists as "???" (pica-isa.md#format-unknown): no known fields; all 26 low
+        # bits are kept raw.
         _format("unknown", 6, []),
     )
 }
@@ -222,7 +224,7 @@ class Opcode(IntEnum):
 
 class SourceUse(Enum):
     """Which source components an opcode reads, as picasso's don't-care masking models it
-    (pica-assembly-language.md §8.2).  The assembler and the linter use it."""
+    (pica-assembly.md#dont-care).  The assembler and the linter use it."""
 
     MASKED = "masked"  # component i of every source iff destination component i is written
     DP3 = "dp3"  # x, y, z of src1 and src2
@@ -244,8 +246,8 @@ class Kind(Enum):
 
 
 class EmitEffect(Enum):
-    """What a geometry instruction does to the emission state (seed SETEMIT/EMIT; notes
-    §6.1)."""
+    """What a geometry instruction does to the emission state (3dbrew SETEMIT/EMIT;
+    pica-emulation.md#emit)."""
 
     NONE = "-"
     SETUP = "setup"  # SETEMIT: selects the vertex slot, primitive and winding flags
@@ -253,8 +255,9 @@ class EmitEffect(Enum):
 
 
 class Flow(IntEnum):
-    """What a control instruction does to the PC and the stacks (seed "Control Flow",
-    notes §5.2).  Integer values: compiled engines receive them as constants."""
+    """What a control instruction does to the PC and the stacks (3dbrew "Control Flow",
+    pica-emulation.md#flow-instructions).  Integer values: compiled engines receive them as
+    constants."""
 
     NONE = 0  # falls through to PC + 1 (ALU, NOP, geometry)
     JUMP = 1  # JMPC/JMPU: pending jump to DST, taken only if no stack pops
@@ -271,11 +274,11 @@ class Condition(IntEnum):
     ALWAYS = 0
     FLAGS = 1  # CONDOP of REFX/REFY against the cmp flags (IFC, CALLC, JMPC, BREAKC)
     BOOL = 2  # the bool uniform ID is true (IFU, CALLU)
-    BOOLNUM = 3  # JMPU: the bool uniform ID equals NOT bit 0 of NUM (seed JMPU row)
+    BOOLNUM = 3  # JMPU: the bool uniform ID equals NOT bit 0 of NUM (pica-isa.md#op-jmpu)
 
 
 class Writes(IntFlag):
-    """What an opcode's result goes to (seed "Instructions" table)."""
+    """What an opcode's result goes to (3dbrew "Instructions" table, pica-isa.md#opcodes)."""
 
     NONE = 0
     REGISTER = 1  # an output or temporary register, through the destination mask
@@ -288,13 +291,13 @@ class Result(Enum):
 
     NONE = "-"  # no register result
     VECTOR = "vec"  # each component computed on its own (also DST, LITP)
-    SCALAR = "one"  # one value, written to every component the mask selects (seed: DP3,
-    # DP4, DPH, RCP, RSQ, EX2, LG2)
+    SCALAR = "one"  # one value, written to every component the mask selects (DP3,
+    # DP4, DPH, RCP, RSQ, EX2, LG2; pica-isa.md#opcodes)
 
 
 class Arithmetic(Enum):
-    """The float arithmetic an opcode does, where float24 rounds (seed "Instructions";
-    notes §3.1): these are the opcodes whose results depend on the rounding rule and on
+    """The float arithmetic an opcode does, where float24 rounds (3dbrew "Instructions";
+    pica-emulation.md#mul): these are the opcodes whose results depend on the rounding rule and on
     the multiply where 0 · inf = 0.  Every other opcode selects, compares or uses a
     special-function unit."""
 
@@ -307,7 +310,7 @@ class Arithmetic(Enum):
 
 class Pad(Enum):
     """picasso's padding rule: after which words a block end gets a NOP of its own
-    (pica-assembly-language.md §10.2; see :func:`picasso_pads`)."""
+    (pica-assembly.md#padding; see :func:`picasso_pads`)."""
 
     NONE = "-"
     BLOCK = "block"  # JMP and CALL: any ``.end`` or ``.else`` right after them
@@ -389,8 +392,8 @@ class OpcodeInfo:
 # One line per opcode (riscv-opcodes style): value, mnemonic, format, kind, sources, use,
 # inverted partner, flow effect, condition source, what it writes (reg, flags, addr), the
 # register result's shape (vec, one), its rounding arithmetic, picasso's padding rule.
-# Transcribed from the seed's "Instructions" table and "Control Flow" section; the
-# padding column from picasso's behaviour (pica-assembly-language.md §10.2).
+# Transcribed from 3dbrew's "Instructions" table and "Control Flow" section; the
+# padding column from picasso's behaviour (pica-assembly.md#padding).
 _OPCODE_TABLE = """
 0x00 add     1       arithmetic 2 masked -    none  always  reg       vec sum     -
 0x01 dp3     1       arithmetic 2 dp3    -    none  always  reg       one dot     -
@@ -443,7 +446,7 @@ _OPCODE_TABLE = """
 0x38 mad     5       arithmetic 3 masked madi none  always  reg       vec mad     -
 """
 
-#: What each instruction computes, in one line (the seed's "Description" column, in
+#: What each instruction computes, in one line (3dbrew's "Description" column, in
 #: gpuisa's words); an I-form shares its partner's line.
 _SUMMARIES = """
 add     dst = src1 + src2, per component
@@ -570,9 +573,8 @@ BY_VALUE: tuple[OpcodeInfo, ...] = _by_value()
 
 def picasso_pads(closing: str, last: Opcode | None, start: int, position: int,
                  after_end: bool) -> bool:
-    """Whether picasso inserts a NOP before closing a block (pica-assembly-language.md
-    §10.2).  The assembler applies it, and the disassembler replays it to leave those
-    NOPs out of its text.
+    """Whether picasso inserts a NOP before closing a block (pica-assembly.md#padding).  The
+    assembler applies it, and the disassembler replays it to leave those NOPs out of its text.
 
     ``closing`` is ``"else"`` or the kind of block an ``.end`` closes (``"proc"``,
     ``"if"``, ``"for"``); ``last`` the opcode of the last instruction (None after a
@@ -594,8 +596,8 @@ def picasso_pads(closing: str, last: Opcode | None, start: int, position: int,
 
 # -- operand descriptors -------------------------------------------------------------------
 
-#: Operand-descriptor word (seed "Operand descriptors").  Bit 31 is not described; the
-#: Nintendo toolchain sets it (shbin-format.md §3), so the codec preserves it.
+#: Operand-descriptor word (3dbrew "Operand descriptors", pica-isa.md#opdesc).  Bit 31 is not
+#: described; the Nintendo toolchain sets it (shbin-format.md#dvlp), so the codec preserves it.
 OPDESC_LAYOUT = Layout(
     "operand descriptor",
     [
@@ -610,11 +612,12 @@ OPDESC_LAYOUT = Layout(
     WORD_BITS,
 )
 
-#: Component names in selector value order (seed: 0 = x, 1 = y, 2 = z, 3 = w).
+#: Component names in selector value order (pica-isa.md#opdesc: 0 = x, 1 = y, 2 = z, 3 = w).
 COMPONENTS = "xyzw"
 #: Alternative letter sets accepted by picasso for the same components.
 COMPONENT_ALIASES = ("xyzw", "rgba", "stpq")
-#: The identity selector .xyzw (seed: "component selector 0x1B is equivalent to .xyzw").
+#: The identity selector .xyzw (3dbrew: "component selector 0x1B is equivalent
+#: to .xyzw"; pica-isa.md#opdesc).
 IDENTITY_SELECTOR = 0x1B
 
 
@@ -631,7 +634,8 @@ def components_selector(components: tuple[int, ...] | list[int]) -> int:
 
 
 def mask_components(mask: int) -> tuple[int, ...]:
-    """Components written by a destination mask (seed: bit 3 = x, 2 = y, 1 = z, 0 = w)."""
+    """Components written by a destination mask (pica-isa.md#opdesc: bit 3 = x, 2 = y,
+    1 = z, 0 = w)."""
     return tuple(i for i in range(4) if mask & (8 >> i))
 
 
@@ -657,13 +661,13 @@ class RegisterBank:
         return self.base <= raw < self.base + self.count
 
 
-#: SRC mapping (seed "Registers": 0x00-0x0F v, 0x10-0x1F r, 0x20-0x7F c).
+#: SRC mapping (pica-isa.md#registers: 0x00-0x0F v, 0x10-0x1F r, 0x20-0x7F c).
 SOURCE_BANKS = (
     RegisterBank("v", 0x00, NUM_INPUTS),
     RegisterBank("r", 0x10, NUM_TEMPORARIES),
     RegisterBank("c", 0x20, NUM_FLOAT_UNIFORMS),
 )
-#: DST mapping (seed: 0x00-0x0F o, 0x10-0x1F r).
+#: DST mapping (pica-isa.md#registers: 0x00-0x0F o, 0x10-0x1F r).
 DESTINATION_BANKS = (
     RegisterBank("o", 0x00, NUM_OUTPUTS),
     RegisterBank("r", 0x10, NUM_TEMPORARIES),
@@ -695,7 +699,7 @@ def register_field(banks: tuple[RegisterBank, ...], prefix: str, number: int) ->
     raise ValueError(f"no register {prefix}{number} in this field")
 
 
-#: IDX field values (seed "Relative addressing").
+#: IDX field values (3dbrew "Relative addressing"; pica-isa.md#index-registers).
 INDEX_REGISTERS: dict[int, str | None] = {0: None, 1: "a0.x", 2: "a0.y", 3: "aL"}
 #: Relative offsets outside this range are ignored (treated as 0) by the hardware.
 RELATIVE_OFFSET_RANGE = (-128, 127)
@@ -707,7 +711,7 @@ RELATIVE_INDEX_MASK = 0x7F
 
 
 class CompareOp(IntEnum):
-    """CMPX/CMPY field values (seed "Comparison operator").  6 and 7 evaluate to true."""
+    """CMPX/CMPY field values (pica-isa.md#compare-ops).  6 and 7 evaluate to true."""
 
     EQ = 0
     NE = 1
@@ -720,7 +724,7 @@ class CompareOp(IntEnum):
 
 
 class CondOp(IntEnum):
-    """CONDOP field values (seed "Conditions")."""
+    """CONDOP field values (pica-isa.md#conditions)."""
 
     OR = 0  # cmp.x == REFX || cmp.y == REFY
     AND = 1  # cmp.x == REFX && cmp.y == REFY
@@ -729,7 +733,7 @@ class CondOp(IntEnum):
 
 
 class GeometryMode(IntEnum):
-    """DVLE geometry-shader input modes (shbin-format.md §4)."""
+    """DVLE geometry-shader input modes (shbin-format.md#dvle-header)."""
 
     POINT = 0
     VARIABLE = 1

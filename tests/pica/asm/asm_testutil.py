@@ -10,7 +10,8 @@ import pytest
 from gpuisa.errors import SourceError
 from gpuisa.pica.asm import AssemblyResult, assemble_with_warnings
 
-# Field positions from the seed's "Instruction formats" tables, for hand-built words.
+# Field positions from 3dbrew's "Instruction formats" tables (pica-isa.md#formats), for hand-built
+# words.
 OPDESC_DST_ALL = 0xF
 XYZW = 0x1B  # selector of .xyzw (component 0 in bits 6-7)
 NOP = 0x21 << 26
@@ -24,8 +25,8 @@ def sel(swizzle: str) -> int:
 
 def opdesc(mask: int = 0xF, s1: str | None = None, s2: str | None = None,
            s3: str | None = None, n1: int = 0, n2: int = 0, n3: int = 0) -> int:
-    """Operand descriptor from the seed's layout: mask 0-3, neg1 4, sel1 5-12, neg2 13,
-    sel2 14-21, neg3 22, sel3 23-30 (absent sources are 0)."""
+    """Operand descriptor from 3dbrew's layout (pica-isa.md#opdesc): mask 0-3, neg1 4, sel1 5-12,
+    neg2 13, sel2 14-21, neg3 22, sel3 23-30 (absent sources are 0)."""
     word = mask
     for swz, neg, shift in ((s1, n1, 4), (s2, n2, 13), (s3, n3, 22)):
         if swz is not None:
@@ -59,7 +60,7 @@ def warnings(text: str | list[tuple[str, str]], **options) -> list[tuple[int, in
             for d in build(text, **options).warnings if d.severity == "warning"]
 
 
-# -- SHBIN files built by hand from shbin-format.md §2-§6 -----------------------------------
+# -- SHBIN files built by hand from shbin-format.md#layout -----------------------------------
 
 DVLE_HEADER = "<4sHBBIIHHBBBB10I"
 

@@ -1,8 +1,8 @@
-"""Blocks and picasso's automatic padding NOPs (pica-assembly-language.md §10).
+"""Blocks and picasso's automatic padding NOPs (pica-assembly.md#blocks).
 
 Word layouts: IFC = 0x28 << 26 | REFX 25 | REFY 24 | CONDOP 22-23 | DST 10-21 | NUM 0-7;
-``cmp.x`` alone is REFX = REFY = 1, CONDOP 2 (§6).  LOOP = 0x29 << 26 | int id 22-23 |
-DST 10-21.
+``cmp.x`` alone is REFX = REFY = 1, CONDOP 2 (pica-assembly.md#conditions).
+LOOP = 0x29 << 26 | int id 22-23 | DST 10-21.
 """
 
 from asm_testutil import END, NOP, build, errors, program, warnings

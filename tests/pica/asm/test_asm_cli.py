@@ -1,4 +1,4 @@
-"""``pica asm``: picasso's command line (pica-assembly-language.md §12)."""
+"""``pica asm``: picasso's command line (pica-assembly.md#command-line)."""
 
 import argparse
 import sys

@@ -1,7 +1,7 @@
 """DVLE contents: constants, outputs, uniforms, inputs, entry points, geometry settings,
 and a whole SHBIN compared byte for byte with one built by hand from shbin-format.md.
 
-float24 patterns follow picasso's truncating conversion (shbin-format.md §7):
+float24 patterns follow picasso's truncating conversion (shbin-format.md#f24-constants):
 sign << 23 | (e32 - 64) << 16 | mantissa32 >> 7; 1.0 = 0x3F0000, -1.0 = 0xBF0000,
 0.5 = 0x3E0000, 3.0 = 0x408000, -0.0 = 0x800000, overflow = +-0x7F0000.
 """
@@ -42,7 +42,7 @@ QUICK_REFERENCE = """\
 
 
 def test_quick_reference_example_byte_for_byte():
-    # pica-assembly-language.md §14: projection = c0-c3, consts = c95, inpos/intc = v0/v1,
+    # pica-assembly.md#example: projection = c0-c3, consts = c95, inpos/intc = v0/v1,
     # outpos/outtc = o0/o1
     code = [
         0x13 << 26 | 0x10 << 21 | 0x00 << 12 | 0,  # mov r0.xyz, v0

@@ -1,7 +1,8 @@
-"""Instruction words and operand descriptors, derived by hand from the seed's bit tables.
+"""Instruction words and operand descriptors, derived by hand from 3dbrew's bit tables
+(pica-isa.md#formats, pica-isa.md#opdesc).
 
 Each expected word is written as the shift expression of its fields (3dbrew "Instruction
-formats"; pica-assembly-language.md §5.4): format 1 = DESC 0-6, src2 7-11, src1 12-18,
+formats"; pica-assembly.md#encodings): format 1 = DESC 0-6, src2 7-11, src1 12-18,
 IDX 19-20, dst 21-25, opcode 26-31; 1i = DESC 0-6, src2 7-13, src1 14-18, IDX 19-20;
 1u = format 1 without src2; 1c = format 1 with CMPY 21-23, CMPX 24-26 and a 5-bit opcode
 (0x17 << 27); 5 = DESC 0-4, src3 5-9, src2 10-16, src1 17-21, IDX 22-23, dst 24-28, 3-bit
@@ -204,7 +205,8 @@ def test_alias_offset_and_index():
 
 
 def test_inverted_form_is_chosen_only_for_narrow_src1_and_wide_src2():
-    # §5.3: both sources narrow -> the plain opcode, src1 in the 7-bit field 12-18
+    # pica-assembly.md#i-forms: both sources narrow -> the plain opcode, src1 in the 7-bit
+    # field 12-18
     code, _ = program("    dph r0, v0, r1\n    sge r0, r1, r2")
     assert code == (0x03 << 26 | 0x10 << 21 | 0x00 << 12 | 0x11 << 7 | 0,
                     0x09 << 26 | 0x10 << 21 | 0x11 << 12 | 0x12 << 7 | 0)
@@ -228,7 +230,7 @@ def test_negated_destination_is_ignored_and_sources_keep_their_negation():
 
 
 def test_every_mnemonic_of_the_language_and_no_other():
-    # pica-assembly-language.md §5.1, written out by hand
+    # pica-assembly.md#mnemonics, written out by hand
     from gpuisa.pica.asm.instructions import MNEMONICS
 
     assert set(MNEMONICS) == {

@@ -1,8 +1,9 @@
 """Every error message, with its exact text and location (file:line:column).
 
-Message texts are picasso's (pica-assembly-language.md §4, §5.2, §13.2) unless marked
-as gpuisa's own.  The column is that of the offending token, given here as the token's
-text: the test looks it up in the source line (``where``), or as an explicit column.
+Message texts are picasso's (pica-assembly.md#directives, pica-assembly.md#operand-checks,
+pica-assembly.md#messages) unless marked as gpuisa's own.  The column is that of the offending
+token, given here as the token's text: the test looks it up in the source line (``where``), or as an
+explicit column.
 """
 
 import re
@@ -96,7 +97,7 @@ INSTRUCTION_ERRORS = [
     (main("a:", "a: nop"), 3, "a", "duplicate label: a"),
     ("nop\n.proc main\nend\n.end\n", 1, "nop", "instruction outside block"),
     ("foo\n.proc main\nend\n.end\n", 1, "foo", "instruction outside block"),
-    # an empty operand between two commas is an empty register name (§2.5)
+    # an empty operand between two commas is an empty register name (pica-assembly.md#statements)
     (main("add r0, , r1"), 2, 9, "invalid register: "),
     (main("mov r0, c0.x[1]"), 2, "c0.x", "invalid register: c0.x"),
     (main("mov r0, c8[4x]"), 2, "4x", "invalid register offset: 4x"),
@@ -132,7 +133,7 @@ INSTRUCTION_ERRORS = [
     (main("ifu", ".end"), 2, 4, "missing parameter"),
     (main("for", ".end"), 2, 4, "missing parameter"),
     (main("for i0, i1", ".end"), 2, "i1", "too many parameters"),
-    # not picasso mnemonics (§5.1)
+    # not picasso mnemonics (pica-assembly.md#mnemonics)
     *[(main(f"{name} r0"), 2, name, f"invalid instruction: {name}")
       for name in ("lit", "exp", "log", "loop", "endloop", "if", "else", "endif", "jmp",
                    "ret")],
@@ -395,7 +396,8 @@ def test_uses_of_a_procedure_refused_for_nesting_are_not_reported():
 
 
 def test_repeated_shared_uniform_still_needs_a_global_record():
-    # every declaration of a shared uniform appends a header record (§9.2), also a repeat
+    # every declaration of a shared uniform appends a header record
+    # (pica-assembly.md#global-uniforms), also a repeat
     a = ".fvec " + ", ".join(f"u{i}" for i in range(96)) + "\n" + main()
     b = ".fvec u0\n.entry m2\n" + main().replace("main", "m2")
     assert errors([("a.pica", a), ("b.pica", b)]) == [

@@ -1,4 +1,4 @@
-"""Lexical rules (pica-assembly-language.md §2) and the C number parsers picasso uses."""
+"""Lexical rules (pica-assembly.md#lexical) and the C number parsers picasso uses."""
 
 import math
 
@@ -117,7 +117,7 @@ def test_mixed_swizzle_letter_sets():
 
 
 def test_every_directive_of_the_language_and_no_other():
-    # pica-assembly-language.md §4 and docs/assembly-extensions.md (.word and .unit are
+    # pica-assembly.md#directives and docs/assembly-extensions.md (.word and .unit are
     # handled before the directive table: .word like an instruction, .unit by the driver)
     from gpuisa.pica.asm.directives import DIRECTIVES
 

@@ -1,4 +1,5 @@
-"""Several input files linked into one SHBIN (pica-assembly-language.md §9, §11, §12.1)."""
+"""Several input files linked into one SHBIN (pica-assembly.md#allocation, pica-assembly.md#linking,
+pica-assembly.md#header)."""
 
 from asm_testutil import END, build, dvle_blob, errors, opdesc, shbin_bytes
 

@@ -1,5 +1,6 @@
 """Operand-descriptor allocation: don't-care masking, first-fit merge, the MAD swap
-(pica-assembly-language.md §8).  Expected tables are worked out by hand from §8's rules."""
+(pica-assembly.md#opdesc-allocation).  Expected tables are worked out by hand from
+the rules of pica-assembly.md#opdesc-allocation."""
 
 import itertools
 
@@ -147,9 +148,9 @@ def test_opdesc_allocation_error_when_no_low_index_is_free():
         ("test.pica", 35, 5, "opdesc allocation error")]
 
 
-# §8.2, one row per rule: two instructions that differ only in selector components the
-# rule marks don't-care share one entry (which keeps the first writer's bits); a difference
-# in a component the operation reads gives a second entry.  I-forms use the plain
+# pica-assembly.md#dont-care, one row per rule: two instructions that differ only in selector
+# components the rule marks don't-care share one entry (which keeps the first writer's bits); a
+# difference in a component the operation reads gives a second entry.  I-forms use the plain
 # opcode's rule and MADI uses MAD's.
 DONT_CARE = [
     # add mul sge slt max min flr mov mad: components not written are never read

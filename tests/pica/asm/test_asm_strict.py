@@ -1,4 +1,4 @@
-"""picasso's defects (pica-assembly-language.md §15): fixed by default, reproduced by
+"""picasso's defects (pica-assembly.md#defects): fixed by default, reproduced by
 ``--picasso-strict`` (``strict=True``)."""
 
 from asm_testutil import END, build, errors, program, warnings
@@ -135,7 +135,7 @@ def test_text_after_vectors_and_arrays():
 
 def test_integer_register_checks_of_seti_and_for():
     # picasso's register parser takes i0-i7; `.seti` then checks 0x80-0x83, `for`
-    # 0x80-0x87 (§3.6, §5.2)
+    # 0x80-0x87 (pica-assembly.md#register-ranges, pica-assembly.md#operand-checks)
     text = ".seti i4(1, 2, 3, 4)\n.proc main\n    end\n.end\n"
     assert errors(text, strict=True) == [("test.pica", 1, 7, "invalid integer vector uniform: i4")]
     text = ".proc main\n    for i8\n    nop\n    .end\n    end\n.end\n"

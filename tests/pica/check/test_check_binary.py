@@ -157,6 +157,9 @@ def test_cli_shbin_explain_and_errors(tmp_path, capsys):
     assert "  001: 02000080  add desc=0, src2=1, src1=0, idx=0, dst=16" in out
     assert main(["check", "--explain", "PICA604"]) == 0
     assert "libctru issue #535" in capsys.readouterr().out
+    assert main(["check", "--explain", "PICA302"]) == 0
+    assert "Source: pica-emulation.md#flow-check (3dbrew)\n(<page>.md#<anchor>: a section of " \
+        "gpuisa's reference pages, docs/reference/" in capsys.readouterr().out
     assert main(["check", "--explain", "PICA999"]) == 1
     assert "pica: error: unknown check 'PICA999'" in capsys.readouterr().err
     broken = tmp_path / "broken.pica"

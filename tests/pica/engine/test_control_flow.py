@@ -1,8 +1,8 @@
 """Control flow: the IF/CALL/LOOP stacks, their per-instruction check and its corner cases.
 
 Every program is hand-encoded; the expected register values come from tracing the
-program by hand with the rules of 3dbrew "Control Flow" (seed 002) and
-pica-emulation-notes.md §5.  Markers: ``add rN, rN, c0`` with c0 = (1, 1, 1, 1) counts
+program by hand with the rules of 3dbrew "Control Flow" and
+pica-emulation.md#flow.  Markers: ``add rN, rN, c0`` with c0 = (1, 1, 1, 1) counts
 how often an instruction ran in rN.x.
 """
 
@@ -108,7 +108,8 @@ def test_call_chain_and_the_four_pops_bug(engine, depth, expected):
 
 
 def test_call_stack_overflow_drops_the_oldest_entry(engine):
-    """Five nested CALLs: the fifth push discards the first (seed: ring buffer).
+    """Five nested CALLs: the fifth push discards the first (a ring buffer,
+    pica-emulation.md#flow-stacks).
 
     Each callee is the next CALL; each return address holds a JMPU (b0 = true) to the
     instruction just before the caller's trigger, so the scopes unwind one by one.
@@ -235,7 +236,7 @@ def test_if_stack_overflow_drops_the_oldest_entry(engine, depth, expected):
      (True, 0xFE, True), (False, 0xFF, True)],
 )
 def test_jmpu_inversion_bit(engine, value, num, taken):
-    """JMPU jumps iff b == !(NUM & 1) (seed JMPU row)."""
+    """JMPU jumps iff b == !(NUM & 1) (pica-isa.md#op-jmpu)."""
     a = Asm()
     a.flow("jmpu", dst=3, num=num, id=2)  # 0
     mark(a, 1)  # 1: not taken
@@ -392,7 +393,7 @@ def test_breakc_inside_a_loop(engine):
     a.end()  # 5
     result = execute(a, engine, uniforms={"i0": [9, 0, 1, 0]}, inputs={"v0": [3.0] * 4})
     assert counts(result) == {0: 3, 1: 2}
-    # aL: 0 -> 1 -> 2 after two iterations, + 1 on the break (notes §5.3)
+    # aL: 0 -> 1 -> 2 after two iterations, + 1 on the break (pica-emulation.md#flow-check)
     assert result.address[0, 2] == 3
 
 

@@ -104,7 +104,7 @@ def test_initial_registers(engine):
 
 
 def test_f24_bits_and_upload_words(engine):
-    # packed upload words for (x, y, z, w) = (1.0, 2.0, 0.5, -1.0) (notes §2.1):
+    # packed upload words for (x, y, z, w) = (1.0, 2.0, 0.5, -1.0) (pica-emulation.md#upload-float):
     # b0 = w << 8 | z >> 16, b1 = (z & 0xFFFF) << 16 | y >> 8, b2 = (y & 0xFF) << 24 | x
     x, y, z, w = 0x3F0000, 0x400000, 0x3E0000, 0xBF0000
     words = (w << 8 | z >> 16, (z & 0xFFFF) << 16 | y >> 8, (y & 0xFF) << 24 | x)

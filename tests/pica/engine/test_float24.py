@@ -1,8 +1,9 @@
-"""float24 arithmetic (precision="f24", the default): the seed's floating-point table,
+"""float24 arithmetic (precision="f24", the default): 3dbrew's floating-point table,
 the float24 range limits, the rounding rule and the 63-halvings observation.
 
-Expected values are derived by hand from the seed (3dbrew "Floating-Point Behavior":
-s = largest subnormal = pattern 0x00FFFF, n = smallest normal = 0x010000 = 2^-62) and
+Expected values are derived by hand from 3dbrew "Floating-Point Behavior"
+(pica-emulation.md#fp-table: s = largest subnormal = pattern 0x00FFFF, n = smallest normal =
+0x010000 = 2^-62) and
 the float24 layout (1 sign, 7 exponent bits bias 63, 16 mantissa bits).
 """
 
@@ -26,7 +27,7 @@ def vec(*values):
     return list(values) + [values[-1]] * (4 - len(values))
 
 
-# One row per line of the seed's table.  (name, mnemonic, sources, c0, v0, expected o0)
+# One row per line of 3dbrew's table.  (name, mnemonic, sources, c0, v0, expected o0)
 TABLE = [
     ("inf*0", "mul", ("c0", "v0"), vec(INF, -INF, 0, 0), vec(0, 0, INF, -INF), vec(0)),
     ("NaN*0", "mul", ("c0", "v0"), vec(NAN, 0, 2, 0), vec(0, NAN, NAN, 0), vec(NAN, NAN, NAN, 0)),
@@ -41,7 +42,7 @@ TABLE = [
     ("rsq(-inf)", "rsq", ("c0",), vec(-INF), None, vec(NAN)),
     ("rsq(NaN)", "rsq", ("c0",), vec(NAN), None, vec(NAN)),
     ("max(0,+inf)", "max", ("c0", "v0"), vec(0), vec(INF), vec(INF)),
-    # The seed's table says max(0, -inf) = -inf; hardware tests give 0 (notes §3.2,
+    # 3dbrew's table says max(0, -inf) = -inf; hardware tests give 0 (pica-emulation.md#min-max,
     # Citra PR #1065).  gpuisa follows the hardware.
     ("max(0,-inf)", "max", ("c0", "v0"), vec(0), vec(-INF), vec(0)),
     ("max(0,NaN)", "max", ("c0", "v0"), vec(0), vec(NAN), vec(NAN)),
@@ -67,7 +68,7 @@ def test_seed_floating_point_table(engine, mnemonic, sources, c0, v0, expected):
 
 
 def test_seed_table_max_0_neg_inf_disagrees_with_hardware(engine):
-    """Pin the deliberate deviation: the seed's row says -inf, the result is 0."""
+    """Pin the deliberate deviation: 3dbrew's row says -inf, the result is 0."""
     result = one_op(engine, "max", "o0", "c0", "v0", uniforms={"c0": vec(0)},
                     inputs={"v0": vec(-INF)})
     assert result.outputs["o0"][0, 0] == 0.0
@@ -75,7 +76,7 @@ def test_seed_table_max_0_neg_inf_disagrees_with_hardware(engine):
 
 
 def test_rsq_of_rcp_of_negative_infinity(engine):
-    """rsq(rcp(-inf)) = +inf: rcp(-inf) is +0, not -0 (seed table)."""
+    """rsq(rcp(-inf)) = +inf: rcp(-inf) is +0, not -0 (pica-emulation.md#fp-table)."""
     a = Asm()
     a.op("rcp", "r0", "c0")
     a.op("rsq", "o0", "r0")
@@ -94,7 +95,7 @@ def test_rcp_and_rsq_of_a_negative_zero_pattern(engine):
 
 @pytest.mark.parametrize(("cmpx", "expected"), [(0, False), (1, True)])
 def test_cmp_does_not_flush_subnormal_inputs(engine, cmpx, expected):
-    """Seed: cmp(s, 0) = false — EQ is false and NE true."""
+    """3dbrew: cmp(s, 0) = false — EQ is false and NE true."""
     result = one_op(engine, "cmp", None, "c0", "v0", uniforms={"c0": S4},
                     inputs={"v0": vec(0)}, cmpx=cmpx, cmpy=cmpx)
     assert result.cmp[0].tolist() == [expected, expected]
@@ -110,7 +111,7 @@ def test_inf_times_zero_inside_mad_and_dp4(engine):
 
 
 def test_no_negative_zero(engine):
-    """-(1 * 0) and 0 * -1 are +0 in f24 mode: the PICA has no -0 (seed)."""
+    """-(1 * 0) and 0 * -1 are +0 in f24 mode: the PICA has no -0 (pica-emulation.md#flush)."""
     result = one_op(engine, "mul", "o0", "-c0", "v0", uniforms={"c0": vec(1, 0, -1, 0)},
                     inputs={"v0": vec(0, -1, 0, 0)})
     assert bits(result.outputs["o0"][0]).tolist() == [0, 0, 0, 0]
@@ -171,7 +172,8 @@ def test_smallest_normal_survives_and_below_flushes(engine):
 
 
 def test_one_halved_63_times_equals_zero(engine):
-    """Seed: "1.0 can be multiplied 63 times by 0.5 until the result compares equal zero"."""
+    """3dbrew (pica-emulation.md#f24-halvings): "1.0 can be multiplied 63 times by 0.5 until the
+    result compares equal zero"."""
 
     def halve(times, precision):
         a = Asm()
@@ -187,7 +189,8 @@ def test_one_halved_63_times_equals_zero(engine):
     assert halve(62, "f24").cmp[0].tolist() == [False, False]
     assert halve(62, "f24").temporaries["r0"][0, 0] == 2.0**-62
     assert halve(63, "f24").cmp[0].tolist() == [True, True]
-    # float32 arithmetic (what emulators do) keeps going down to 2^-149 (notes §1.2)
+    # float32 arithmetic (what emulators do) keeps going down to 2^-149
+    # (pica-emulation.md#f24-halvings)
     assert halve(63, "f32").cmp[0].tolist() == [False, False]
     assert halve(63, "f32").temporaries["r0"][0, 0] == 2.0**-63
 
@@ -225,8 +228,8 @@ def test_mul_rounds_the_exact_product(engine):
 
 def test_mad_rounds_the_product_before_adding(engine):
     """(1 + 2^-8)(1 + 2^-9) = 1 + 2^-8 + 2^-9 + 2^-17: the 2^-17 is a tie lost to even
-    when the product is rounded, so adding -(1 + 2^-8 + 2^-9) gives 0, not 2^-17 (seed:
-    MAD "is not an FMA, the intermediate result is rounded")."""
+    when the product is rounded, so adding -(1 + 2^-8 + 2^-9) gives 0, not 2^-17 (3dbrew:
+    MAD "is not an FMA, the intermediate result is rounded"; pica-emulation.md#mul)."""
     p = 1 + 2.0**-8 + 2.0**-9
     result = one_op(engine, "mad", "o0", "v0", "c0", "v1", uniforms={"c0": vec(1 + 2.0**-9)},
                     inputs={"v0": vec(1 + 2.0**-8), "v1": vec(-p)})

@@ -18,7 +18,7 @@ def f32_op(engine, *args, **kw):
 
 
 # The float24 table's rows that do not depend on float24 subnormal flushing hold in f32
-# mode too (notes §1.3: "float32 arithmetic with the PICA rules").
+# mode too (pica-emulation.md#f24-rounding: "float32 arithmetic with the PICA rules").
 F32_ROWS = [row for row in TABLE if row[0] not in ("mul(s,2)", "mul(n,0.5)")]
 
 

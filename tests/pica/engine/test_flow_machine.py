@@ -1,6 +1,7 @@
 """The stack machine and emission rules of engine/flow, values worked out by hand from
-the seed's "Control Flow" section and notes §5-§6; and the same functions compiled by
-Numba (as the compiled engine uses them) agreeing with the plain Python run."""
+3dbrew's "Control Flow" section and pica-emulation.md#flow, pica-emulation.md#geometry; and the same
+functions compiled by Numba (as the compiled engine uses them) agreeing with the plain Python
+run."""
 
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ def test_loop_runs_count_plus_one_times_and_al_steps():
         if n_loop == 0:
             break
     # X + 1 = 3 iterations: two jumps back to the body, then out; aL += Z every time and
-    # an outermost loop leaves aL at Y + (X + 1) * Z = 19 (notes §5.3).
+    # an outermost loop leaves aL at Y + (X + 1) * Z = 19 (pica-emulation.md#flow-check).
     assert visits == [(3, 13), (3, 16), (6, 19)]
 
 
@@ -81,7 +82,8 @@ def test_call_fourth_pop_is_missed():
     n = S.push_call(calls, n, 101, 102)
     n = S.push_call(calls, n, 100, 101)
     # Chain: 100 -> 101 -> 102 -> 103 -> 200: four pops, the fourth does not update the
-    # PC (seed: "the fourth update to its copy of the PC is missed").
+    # PC (3dbrew: "the fourth update to its copy of the PC is missed";
+    # pica-emulation.md#flow-check).
     pc, _, _, n_call, _, _ = check(ifs, calls, loops, (0, n, 0), 99)
     assert (pc, n_call) == (103, 0)
 

@@ -1,8 +1,8 @@
 """Geometry shaders: SETEMIT/EMIT, the vertex buffer, winding, output banking, b15, the
 persistent unit, and the three input modes through run_pipeline.
 
-Expected vertices and primitives are traced by hand from the seed's SETEMIT/EMIT rows
-and pica-emulation-notes.md §6.
+Expected vertices and primitives are traced by hand from 3dbrew's SETEMIT/EMIT rows
+and pica-emulation.md#geometry.
 """
 
 import numpy as np
@@ -80,7 +80,7 @@ def test_b15_is_set_after_each_invocation_and_registers_persist(engine):
 
 def test_vertex_buffer_is_not_cleared_between_invocations(engine):
     """Invocation 0 fills entries 0 and 1; invocation 1 writes entry 2 with PRIMEMIT: the
-    triangle reuses the two earlier vertices (seed SETEMIT: buffer not cleared)."""
+    triangle reuses the two earlier vertices (pica-emulation.md#emit: buffer not cleared)."""
     a = Asm()
     a.flow("ifu", dst=6, num=4, id=15)  # 0: later invocations -> 1..5; first -> 6..9
     setemit(a, 2, prim=True)  # 1

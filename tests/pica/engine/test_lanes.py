@@ -5,7 +5,7 @@ the NaN an operation returns; geometry feeds whose invocations depend on each ot
 not.
 
 Expected values are worked out by hand from each lane's inputs (small integers, exact in
-float24), from the seed's SETEMIT/EMIT rows and notes §6, or from exact fractions.
+float24), from 3dbrew's SETEMIT/EMIT rows and pica-emulation.md#geometry, or from exact fractions.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def test_loops_left_at_different_iterations(engine):
     # per iteration 4 instructions, the breaking one 3; LOOP, MOV, END
     steps = 4 * iterations - broke + 3
     assert result.steps.tolist() == steps.tolist()
-    # aL = 0, then + 2 after every iteration, also on the break (notes §5.3)
+    # aL = 0, then + 2 after every iteration, also on the break (pica-emulation.md#flow-check)
     assert result.address[:, 2].tolist() == (2 * iterations).tolist()
 
 
@@ -219,7 +219,8 @@ def test_f24_add_and_mul_are_correctly_rounded(engine, pairs):
 @pytest.mark.parametrize("lanes", [1, 3, 100])
 def test_the_first_nan_operand_wins_quieted_on_every_lane(engine, lanes):
     """f32 mode keeps NaN payloads: ADD and MUL of two NaNs give the first operand with
-    its quiet bit set (notes §3.1: what an x86 FPU does), whatever the number of lanes."""
+    its quiet bit set (pica-emulation.md#mul: what an x86 FPU does), whatever the number of
+    lanes."""
     signalling = np.uint32(0x7F800080).view(np.float32)  # payload 0x80, quiet bit clear
     quiet = np.uint32(0xFFC12300).view(np.float32)
     v0 = np.full((lanes, 4), signalling, np.float32)
@@ -283,8 +284,8 @@ def test_a_value_carried_from_invocation_to_invocation(engine):
 
 
 def test_bank_parity_decides_what_later_emits_copy(engine):
-    """One EMIT per invocation flips the output bank each time (notes §6.2).  o1 is
-    written only in the first invocation (b15 false), into bank 0; later EMITs copy o1
+    """One EMIT per invocation flips the output bank each time (pica-emulation.md#output-banks).  o1
+    is written only in the first invocation (b15 false), into bank 0; later EMITs copy o1
     from the bank the invocation starts in: 100 from bank 0, 0 from bank 1."""
     a = Asm()
     a.flow("jmpu", dst=2, num=0, id=15)  # 0: b15 true: skip the write

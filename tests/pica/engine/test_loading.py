@@ -3,8 +3,8 @@ which engine's loader run() uses.
 
 Expected float24 values come from an exact rounding of the rational value (17
 significant bits, ties to even, below 2^-62 -> +0, from 2^64 on -> infinity), written
-here independently of gpuisa; NaN patterns are derived by hand from notes §1.1 (a NaN
-keeps its sign and the 16 payload bits float24 has, the quiet bit set only if none
+here independently of gpuisa; NaN patterns are derived by hand from pica-emulation.md#f24-format (a
+NaN keeps its sign and the 16 payload bits float24 has, the quiet bit set only if none
 survive).
 """
 

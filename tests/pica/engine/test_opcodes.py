@@ -1,6 +1,6 @@
 """Every ALU opcode on ordinary values, the I-forms, CMP, LITP, MOVA, NOP/END and the
-instructions that fault.  Expected values are computed by hand from the seed's
-instruction table (3dbrew "Instructions").  Unread source components hold NaN, so a
+instructions that fault.  Expected values are computed by hand from 3dbrew's
+instruction table ("Instructions", pica-isa.md#opcodes).  Unread source components hold NaN, so a
 test fails if the engine reads a component the opcode does not use.
 """
 
@@ -91,7 +91,7 @@ def test_mad(engine):
 
 def test_inverted_forms_compute_the_same_function(engine):
     """DPHI/DSTI/SGEI/SLTI/MADI: SRC1 narrow, the wide (uniform) operand is SRC2 or, for
-    MADI, SRC3; the math is that of the plain form (seed Nomenclature)."""
+    MADI, SRC3; the math is that of the plain form (pica-emulation.md#arithmetic)."""
     v0 = [1, 2, 3, NAN]
     c0 = [5, 6, 7, 8]
     assert_same(o0(one_op(engine, "dphi", "o0", "v0", "c0", uniforms={"c0": c0},

@@ -2,7 +2,8 @@
 float32 inputs used in place, and results that cost no memory for what a run never used.
 
 Expected values are the inputs themselves (MOV/ADD of exact small values) or zeros (the
-registers' initial contents, notes §4.2): nothing here depends on gpuisa's arithmetic.
+registers' initial contents, pica-emulation.md#initial-state): nothing here depends on gpuisa's
+arithmetic.
 """
 
 import threading

@@ -1,6 +1,7 @@
 """The language server's analysis, in process: index, diagnostics adapter, project files,
-hover, completion.  Expected values are derived by hand from pica-assembly-language.md
-(allocation rules of §9, scopes of §3.5 and §11) and from the test sources."""
+hover, completion.  Expected values are derived by hand from pica-assembly.md
+(allocation rules of pica-assembly.md#allocation, scopes of pica-assembly.md#aliases and
+pica-assembly.md#linking) and from the test sources."""
 
 from __future__ import annotations
 
@@ -22,14 +23,16 @@ def test_every_directive_has_a_syntax_text():
 
 
 def test_every_mnemonic_has_a_hover():
-    # §5.1: the assembly mnemonics, with LOOP spelled `for`, `loop` not accepted
+    # the assembly mnemonics, with LOOP spelled `for`, `loop` not accepted
+    # (pica-assembly.md#mnemonics)
     for name in ("add", "dp3", "dp4", "dph", "dphi", "dst", "dsti", "ex2", "lg2", "litp", "mul",
                  "sge", "sgei", "slt", "slti", "flr", "max", "min", "rcp", "rsq", "mova", "mov",
                  "cmp", "mad", "madi", "nop", "end", "emit", "break", "breakc", "call", "callc",
                  "callu", "ifc", "ifu", "jmpc", "jmpu", "for", "setemit"):
         assert mnemonic_hover(name.upper()), name
     assert mnemonic_hover("loop") is None
-    # the I-forms are synonyms of the plain mnemonics (§5.1): both show DPH, 0x03
+    # the I-forms are synonyms of the plain mnemonics (pica-assembly.md#mnemonics):
+    # both show DPH, 0x03
     assert "opcode 0x03" in mnemonic_hover("dphi")
 
 
@@ -78,8 +81,8 @@ def test_unclosed_block_note_is_related_information():
 
 def test_findings_of_pica_check_are_added_with_their_ids():
     # `rcp r0, r1` (line 4, 0-based 3; column 5, 0-based 4; "rcp" 3 long): RCP reads only
-    # r1.x (notes §3.3), so writing r0.xyzw from "r1" is PICA401; r1 is never written
-    # (PICA201).  `.constf` gives the DVLE a constant table (no PICA604).
+    # r1.x (pica-emulation.md#scalar-units), so writing r0.xyzw from "r1" is PICA401; r1 is never
+    # written (PICA201).  `.constf` gives the DVLE a constant table (no PICA604).
     source = (".constf one(1, 1, 1, 1)\n.out o position\n.proc main\n    rcp r0, r1\n"
               "    mov o, r0\n    end\n.end\n")
     problems = analyse([("a.pica", source)]).problems["a.pica"]
@@ -99,7 +102,8 @@ def test_assembler_warnings_are_not_reported_twice():
 
 
 def test_hover_of_constant_array_and_register():
-    # §9.1: a local allocation of n registers takes end - n from the top (c95 first)
+    # pica-assembly.md#pools: a local allocation of n registers takes end - n from the top
+    # (c95 first)
     source = (".constfa arr[]\n.constfa (1, 2, 3, 4)\n.constfa (5, 6, 7, 8)\n"
               ".constfa (0.25, 0, 0, 0)\n.end\n.constf one(1, 1, 1, 1)\n"
               ".proc main\n    mov r0, arr[1]\n    mov r1, one\n    end\n.end\n")

@@ -1,5 +1,6 @@
 """The VS Code extension folder: valid manifest, a TextMate grammar that knows every
-mnemonic and directive the assembler accepts (pica-assembly-language.md §4, §5.1)."""
+mnemonic and directive the assembler accepts (pica-assembly.md#directives,
+pica-assembly.md#mnemonics)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """End-to-end: the real ``pica lsp`` subprocess driven by an LSP client (pytest-lsp).
 
-Expected values come from pica-assembly-language.md (the §5.1 opcode table, the §14
-example's register allocation, the §13 diagnostic example) and from running ``pica asm``
+Expected values come from pica-assembly.md (the opcode table of pica-assembly.md#mnemonics,
+the register allocation of pica-assembly.md#example, the diagnostic example of
+pica-assembly.md#diagnostics) and from running ``pica asm``
 on the same files, never from the server's own output.
 """
 
@@ -27,7 +28,7 @@ ENV = dict(os.environ, PYTHONPATH=SRC)
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 MAIN = """\
-; vertex shader (pica-assembly-language.md §14)
+; vertex shader (pica-assembly.md#example)
 .fvec projection[4]
 .constf consts(0.0, 1.0, -1.0, 0.5)
 .alias  ones consts.yyyy
@@ -137,9 +138,10 @@ async def test_diagnostics_match_pica_asm(client: LanguageClient, project: Path)
     got = {(d.range.start.line, d.range.start.character, _SEVERITY[d.severity], d.message)
            for d in diagnostics}
     assert got == pica_asm(project / "broken.v.pica")
-    # §13.1's example: the c0 of `add r0, r1, c0` (line 2, column 17 in this file)
+    # the example of pica-assembly.md#diagnostic-format: the c0 of `add r0, r1, c0`
+    # (line 2, column 17 in this file)
     assert (1, 16, "error", "invalid source2 register: c0") in got
-    # §3.3: a descending destination mask is a warning
+    # pica-assembly.md#swizzles: a descending destination mask is a warning
     assert any(sev == "warning" and line == 2 for line, _, sev, _ in got)
     assert any("nowhere" in msg for *_, msg in got)
 
@@ -161,7 +163,7 @@ async def hover(client: LanguageClient, path: Path, needle: str, nth: int = 0) -
     return result.contents.value
 
 
-# opcode values and formats: pica-assembly-language.md §5.1 (3dbrew numbering)
+# opcode values and formats: pica-assembly.md#mnemonics (3dbrew numbering)
 @pytest.mark.parametrize(("needle", "nth", "expected"), [
     ("mov ", 0, ("opcode 0x13", "format 1u")),
     ("dp4 ", 0, ("opcode 0x02", "format 1,", "float24")),
@@ -194,7 +196,7 @@ async def test_hover_more_mnemonics(client: LanguageClient, tmp_path: Path):
 async def test_hover_names(client: LanguageClient, project: Path):
     main = project / "main.v.pica"
     await open_doc(client, main)
-    # §14: projection gets c0-c3, consts c95, inpos v0, outpos o0, outtc o1
+    # pica-assembly.md#example: projection gets c0-c3, consts c95, inpos v0, outpos o0, outtc o1
     assert "c95.yyyy" in await hover(client, main, "ones", 1)
     assert "(0, 1, -1, 0.5)" in await hover(client, main, "ones", 1)
     assert "c0-c3" in await hover(client, main, "projection", 1)
@@ -219,7 +221,7 @@ async def test_definition_and_references_across_files(client: LanguageClient, pr
         text_document=ident, position=position_of(MAIN, "helper", 0, 2),
         context=types.ReferenceContext(include_declaration=True)))
     assert _locations(refs) == {(uri(helper), 2, 6), (uri(main), 17, 9)}
-    # the uniform declared in both files is one uniform (§9.2)
+    # the uniform declared in both files is one uniform (pica-assembly.md#global-uniforms)
     refs = await client.text_document_references_async(types.ReferenceParams(
         text_document=ident, position=position_of(MAIN, "projection"),
         context=types.ReferenceContext(include_declaration=False)))
@@ -272,7 +274,7 @@ async def test_completion(client: LanguageClient, project: Path):
     await open_doc(client, main)
     start = await complete(client, main, "    ")
     assert {"mad", "dp4", "for", "setemit", ".proc", ".fvec", ".constfa"} <= start
-    assert "loop" not in start  # picasso spells LOOP `for` (§5.1)
+    assert "loop" not in start  # picasso spells LOOP `for` (pica-assembly.md#mnemonics)
     operands = await complete(client, main, "    dp4 r1, ")
     assert {"projection", "inpos", "ones", "consts", "r15", "c95", "v15"} <= operands
     assert "main" not in operands

@@ -1,7 +1,8 @@
-"""Seed and hardware cases against values derived here from the cited tables.
+"""``seed`` and ``hardware`` cases against values derived here from the cited tables.
 
-Seed rows are parsed from the seed page itself; float24 patterns are written by hand from
-the format (sign bit 23, exponent bits 16-22 with bias 63, 16 mantissa bits)."""
+The ``seed`` rows are parsed from a verbatim copy of 3dbrew's "Floating-Point Behavior"
+table kept in data/ (its header names the page and revision); float24 patterns are written
+by hand from the format (sign bit 23, exponent bits 16-22 with bias 63, 16 mantissa bits)."""
 
 from pathlib import Path
 
@@ -9,10 +10,10 @@ import pytest
 
 from gpuisa.pica.vectors.model import HARDWARE, SEED
 
-SEED_FILE = Path("/work/shared/seeds/000_2801458166e9545b.txt")
+FP_TABLE = Path(__file__).parent / "data" / "3dbrew-floating-point-behavior.txt"
 INF, NINF, ZERO = 0x7F0000, 0xFF0000, 0x000000
 NAN = "nan"
-#: The seed's result words -> float24 pattern (s = largest subnormal, 0x00FFFF).
+#: 3dbrew's result words -> float24 pattern (s = largest subnormal, 0x00FFFF).
 RESULTS = {"0": ZERO, "+inf": INF, "-inf": NINF, "NaN": NAN, "s": 0x00FFFF, "false": "false"}
 
 
@@ -39,7 +40,7 @@ def is_nan24(p):
 
 
 def seed_rows():
-    text = SEED_FILE.read_text()
+    text = FP_TABLE.read_text(encoding="utf-8")
     table = text.split("Computation | Result | Notes |")[1].split("1.0 can be multiplied")[0]
     rows = []
     for line in table.splitlines():
@@ -49,7 +50,7 @@ def seed_rows():
     return rows
 
 
-def test_the_seed_table_has_27_rows():
+def test_the_3dbrew_table_has_27_rows():
     assert len(seed_rows()) == 27
 
 
@@ -60,7 +61,7 @@ def test_every_seed_row_is_a_seed_case_with_the_tables_value(suite, row, result)
     assert cases, f"no seed case for row {row!r}"
     expected = RESULTS[result]
     if row == "max(0, -inf)":
-        # pica-emulation-notes.md §3.2: hardware tests show max(0, -inf) = 0
+        # pica-emulation.md#min-max: hardware tests show max(0, -inf) = 0
         assert "overridden by hardware" in cases[0].provenance.source
         expected = ZERO
     for case in cases:
@@ -82,49 +83,57 @@ def test_halving_one_63_times_gives_zero(by_id):
     assert dict(by_id["seed/halve-1.0-63-times"].expected["f32"].outputs)["o0"][0] == 0x20000000
 
 
-# (case id, register, float24 x component derived by hand, section of the notes)
+#: The rules of pica-emulation.md the hardware cases below come under.
+MUL = "pica-emulation.md#mul"
+MIN_MAX = "pica-emulation.md#min-max"
+SCALAR = "pica-emulation.md#scalar-units"
+COMPARE = "pica-emulation.md#compare"
+MOVA = "pica-emulation.md#flr-mov-mova"
+RELATIVE = "pica-emulation.md#relative"
+
+# (case id, register, float24 x component derived by hand, its rule in pica-emulation.md)
 HARDWARE_VALUES = [
-    ("hw/mul/inf-times-0", "o0", ZERO, "§3.1"),
-    ("hw/mul/0-times-minus-inf", "o0", ZERO, "§3.1"),
-    ("hw/mul/inf-times-minus-inf", "o0", NINF, "§3.1"),
-    ("hw/mul/nan-times-0", "o0", NAN, "§3.1"),
-    ("hw/dp4/inf-times-0-lane-x", "o0", f24(3.0), "§3.1"),
-    ("hw/mad/inf-times-0-plus-1", "o0", f24(1.0), "§3.1"),
-    ("hw/max/0-ninf", "o0", ZERO, "§3.2"),
-    ("hw/max/nan-0", "o0", ZERO, "§3.2"),
-    ("hw/max/0-nan", "o0", NAN, "§3.2"),
-    ("hw/min/0-ninf", "o0", NINF, "§3.2"),
-    ("hw/max/subnormal-0", "o0", 0x00FFFF, "§3.2"),
-    ("hw/rcp/pinf", "o0", ZERO, "§3.3"),
-    ("hw/rsq/minus-0", "o0", INF, "§3.3"),
-    ("hw/rcp-x-only/swizzled-x", "o0", f24(0.5), "§3.3"),  # x after .yxzw is 2.0
-    ("hw/ex2/ninf", "o0", ZERO, "§3.3"),
-    ("hw/ex2/overflow", "o0", INF, "§3.3"),  # ex2(64) = 2^64 is above the float24 range
-    ("hw/lg2/n0", "o0", NINF, "§3.3"),
-    ("hw/lg2/negative", "o0", NAN, "§3.3"),
-    ("hw/sge/nan-1", "o0", ZERO, "§3.5"),
-    ("hw/slti/1-nan", "o0", ZERO, "§3.5"),
-    ("hw/dph/w-replaced", "o0", f24(1 + 2 + 3 + 4.0), "§3.1"),
-    ("hw/litp/clamps-y-high", "o0", f24(2.0), "§3.5"),
-    ("hw/mova/0.9-truncates-to-0", "o0", f24(1.0), "§3.6"),  # c0 = 1.0, c1 = 2.0
-    ("hw/relative/in-range", "o0", f24(13.0), "§4.3"),  # c[10 + 3]
-    ("hw/relative/in-range", "o1", f24(6.0), "§4.3"),  # c[10 - 4]
-    ("hw/relative/below-minus-128-is-0", "o0", f24(10.0), "§4.3"),
-    ("hw/relative/above-127-is-0", "o0", f24(10.0), "§4.3"),
-    ("hw/relative/wraps-to-c0", "o0", ZERO, "§4.3"),  # (10 + 118) & 0x7F = 0
-    ("hw/relative/beyond-c95-reads-1.0", "o0", f24(1.0), "§4.3"),  # c96
-    ("hw/relative/edge-127", "o0", f24(9.0), "§4.3"),  # (10 + 127) & 0x7F = 9
-    ("hw/relative/edge-127", "o1", f24(10.0), "§4.3"),  # (10 - 128) & 0x7F = 10
-    ("hw/mad-encoding/relative-wide-operand", "o0", f24(2.0 * 6 + 3), "§4.3"),  # c5 = 6
-    ("hw/mad-encoding/relative-wide-operand", "o1", f24(2.0 * 3 + 6), "§4.3"),
+    ("hw/mul/inf-times-0", "o0", ZERO, MUL),
+    ("hw/mul/0-times-minus-inf", "o0", ZERO, MUL),
+    ("hw/mul/inf-times-minus-inf", "o0", NINF, MUL),
+    ("hw/mul/nan-times-0", "o0", NAN, MUL),
+    ("hw/dp4/inf-times-0-lane-x", "o0", f24(3.0), MUL),
+    ("hw/mad/inf-times-0-plus-1", "o0", f24(1.0), MUL),
+    ("hw/max/0-ninf", "o0", ZERO, MIN_MAX),
+    ("hw/max/nan-0", "o0", ZERO, MIN_MAX),
+    ("hw/max/0-nan", "o0", NAN, MIN_MAX),
+    ("hw/min/0-ninf", "o0", NINF, MIN_MAX),
+    ("hw/max/subnormal-0", "o0", 0x00FFFF, MIN_MAX),
+    ("hw/rcp/pinf", "o0", ZERO, SCALAR),
+    ("hw/rsq/minus-0", "o0", INF, SCALAR),
+    ("hw/rcp-x-only/swizzled-x", "o0", f24(0.5), SCALAR),  # x after .yxzw is 2.0
+    ("hw/ex2/ninf", "o0", ZERO, SCALAR),
+    ("hw/ex2/overflow", "o0", INF, SCALAR),  # ex2(64) = 2^64 is above the float24 range
+    ("hw/lg2/n0", "o0", NINF, SCALAR),
+    ("hw/lg2/negative", "o0", NAN, SCALAR),
+    ("hw/sge/nan-1", "o0", ZERO, COMPARE),
+    ("hw/slti/1-nan", "o0", ZERO, COMPARE),
+    ("hw/dph/w-replaced", "o0", f24(1 + 2 + 3 + 4.0), MUL),
+    ("hw/litp/clamps-y-high", "o0", f24(2.0), COMPARE),
+    ("hw/mova/0.9-truncates-to-0", "o0", f24(1.0), MOVA),  # c0 = 1.0, c1 = 2.0
+    ("hw/relative/in-range", "o0", f24(13.0), RELATIVE),  # c[10 + 3]
+    ("hw/relative/in-range", "o1", f24(6.0), RELATIVE),  # c[10 - 4]
+    ("hw/relative/below-minus-128-is-0", "o0", f24(10.0), RELATIVE),
+    ("hw/relative/above-127-is-0", "o0", f24(10.0), RELATIVE),
+    ("hw/relative/wraps-to-c0", "o0", ZERO, RELATIVE),  # (10 + 118) & 0x7F = 0
+    ("hw/relative/beyond-c95-reads-1.0", "o0", f24(1.0), RELATIVE),  # c96
+    ("hw/relative/edge-127", "o0", f24(9.0), RELATIVE),  # (10 + 127) & 0x7F = 9
+    ("hw/relative/edge-127", "o1", f24(10.0), RELATIVE),  # (10 - 128) & 0x7F = 10
+    ("hw/mad-encoding/relative-wide-operand", "o0", f24(2.0 * 6 + 3), RELATIVE),  # c5 = 6
+    ("hw/mad-encoding/relative-wide-operand", "o1", f24(2.0 * 3 + 6), RELATIVE),
 ]
 
 
-@pytest.mark.parametrize("ident,register,value,section", HARDWARE_VALUES)
-def test_hardware_cases_match_the_notes(by_id, ident, register, value, section):
+@pytest.mark.parametrize("ident,register,value,rule", HARDWARE_VALUES)
+def test_hardware_cases_match_the_reference_page(by_id, ident, register, value, rule):
     case = by_id[ident]
     assert case.provenance.kind == HARDWARE
-    assert section in case.provenance.source
+    assert rule in case.provenance.source
     x = dict(case.expected["f24"].outputs)[register][0]
     if value == NAN:
         assert is_nan24(x)
@@ -145,18 +154,24 @@ def test_output_banking_third_emit_sees_the_first_value(by_id):
     assert [v[0][0] for v in vertices] == [f24(1.0), f24(2.0), f24(1.0)]
 
 
-#: Every hardware fact of pica-emulation-notes.md (by section) and the source it cites.
-NOTES_FACTS = [("§3.1", "fp-tests"), ("§3.2", "fp-tests"), ("§3.3", "rcp/rsq"),
-               ("§3.3", "ex2/lg2"), ("§3.5", "sge/slt"), ("§3.5", "PICA_LITP"),
-               ("§3.6", "mova"), ("§4.3", "relative addressing"), ("§4.3", "mad-encoding"),
-               ("§3.1", "dph/dphi"), ("§6.2", "Azahar PR #2338"),
-               ("§4.2", "Citra PR #3787"), ("§6.3", "picasso manual"),
-               ("§7", "output_vertex.cpp")]
+#: Every hardware fact of pica-emulation.md (by rule) and the source it cites.
+HARDWARE_FACTS = [
+    ("pica-emulation.md#mul", "fp-tests"), ("pica-emulation.md#min-max", "fp-tests"),
+    ("pica-emulation.md#scalar-units", "rcp/rsq"), ("pica-emulation.md#scalar-units", "ex2/lg2"),
+    ("pica-emulation.md#compare", "sge/slt"), ("pica-emulation.md#compare", "PICA_LITP"),
+    ("pica-emulation.md#flr-mov-mova", "mova"),
+    ("pica-emulation.md#relative", "relative addressing"),
+    ("pica-emulation.md#relative", "mad-encoding"), ("pica-emulation.md#mul", "dph/dphi"),
+    ("pica-emulation.md#output-banks", "Azahar PR #2338"),
+    ("pica-emulation.md#initial-state", "Citra PR #3787"),
+    ("pica-emulation.md#gs-input", "picasso manual"),
+    ("pica-emulation.md#output-map", "output_vertex.cpp"),
+]
 
 
-@pytest.mark.parametrize("section,source", NOTES_FACTS)
-def test_every_hardware_fact_of_the_notes_is_a_hardware_case(suite, section, source):
-    assert any(c.provenance.kind == HARDWARE and section in c.provenance.source
+@pytest.mark.parametrize("rule,source", HARDWARE_FACTS)
+def test_every_hardware_fact_of_the_reference_page_is_a_hardware_case(suite, rule, source):
+    assert any(c.provenance.kind == HARDWARE and rule in c.provenance.source
                and source in c.provenance.source for c in suite)
 
 
@@ -170,10 +185,10 @@ def test_every_hardware_case_names_a_public_test_or_report(suite):
 
 
 def test_unmapped_semantic_slots_read_one(by_id):
-    """Notes §7 (Azahar output_vertex.cpp, citing hardware tests): o1 feeds only color.xy,
-    so color.zw, texcoord0 and view read 1.0.  Patterns by hand: 1.0 is 0x3F0000 in
-    float24 (exponent bias 63) and 0x3F800000 in float32; 0.125 = 2^-3 is 0x3C0000 /
-    0x3E000000, 0.375 = 1.5 * 2^-2 is 0x3D8000 / 0x3EC00000."""
+    """pica-emulation.md#output-map (Azahar output_vertex.cpp, citing hardware tests): o1
+    feeds only color.xy, so color.zw, texcoord0 and view read 1.0.  Patterns by hand: 1.0
+    is 0x3F0000 in float24 (exponent bias 63) and 0x3F800000 in float32; 0.125 = 2^-3 is
+    0x3C0000 / 0x3E000000, 0.375 = 1.5 * 2^-2 is 0x3D8000 / 0x3EC00000."""
     case = by_id["hw/output-map/unmapped-slots-read-one"]
     one = {"f24": 0x3F0000, "f32": 0x3F800000}
     colour = {"f24": (0x3C0000, 0x3D8000), "f32": (0x3E000000, 0x3EC00000)}

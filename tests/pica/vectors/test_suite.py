@@ -165,8 +165,8 @@ def test_cli_needs_an_action_and_a_writable_target(tmp_path, capsys):
 
 
 def test_check_compares_semantic_attributes_when_results_give_them(suite, tmp_path, capsys):
-    """An emulator filling unmapped slots with 0 instead of 1.0 (notes §7) is found when
-    its results include the attributes after the output map."""
+    """An emulator filling unmapped slots with 0 instead of 1.0 (pica-emulation.md#output-map) is
+    found when its results include the attributes after the output map."""
     target = "hw/output-map/unmapped-slots-read-one"
     cases = [case for case in suite if case.id == target]
 

@@ -1,4 +1,4 @@
-"""Vectorized A2XX shader emulation (doc §9).
+"""Vectorized A2XX shader emulation (a2xx-isa.md#emulation).
 
 :func:`run_vertex` and :func:`run_fragment` run a shader on N invocations at once:
 registers are component-major ``(4, N)`` float32 arrays, so each instruction is a few

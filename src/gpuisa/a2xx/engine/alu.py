@@ -1,4 +1,5 @@
-"""Executing one co-issued vector + scalar ALU slot on a set of invocations (doc §3, §9.3).
+"""Executing one co-issued vector + scalar ALU slot on a set of invocations (a2xx-isa.md#alu,
+a2xx-isa.md#alu-execution).
 
 Order (XE-I): read every operand (denormal flush, abs, negate), run the vector op if
 anything is written or it has side effects, run the scalar op (always: it updates ``ps``
@@ -51,7 +52,7 @@ class AluPlan:
 
 def _const_relative(instr: AluInstruction, i: int) -> bool:
     """Whether constant operand ``i`` (1-3) is relative: it uses const_0_rel_abs if no
-    earlier operand is a constant, else const_1_rel_abs (XE-U, doc §3.1)."""
+    earlier operand is a constant, else const_1_rel_abs (XE-U, a2xx-isa.md#alu-layout)."""
     earlier = sum(1 for j in range(1, i) if not getattr(instr, f"src{j}_sel"))
     return bool(instr.const_1_rel_abs if earlier else instr.const_0_rel_abs)
 
@@ -82,7 +83,7 @@ def _operand(instr: AluInstruction, i: int, config: EmulatorConfig) -> Operand:
 
 
 def _scalar_sources(instr: AluInstruction, config: EmulatorConfig) -> tuple[Operand, Operand]:
-    """The scalar op's operands ``a`` (lane 3 of source 3) and ``b`` (doc §3.4)."""
+    """The scalar op's operands ``a`` (lane 3 of source 3) and ``b`` (a2xx-isa.md#scalar-ops)."""
     src3 = _operand(instr, 3, config)
     lanes = src3.components
     info = instr.scalar_info
@@ -189,7 +190,7 @@ def _export(
     vector_result: np.ndarray | None,
     scalar_result: np.ndarray,
 ) -> None:
-    """Both results go to export ``vector_dest``, per component (XE-U, doc §3.6): vector
+    """Both results go to export ``vector_dest``, per component (XE-U, a2xx-isa.md#exports): vector
     and scalar mask -> 1.0, one of them -> its result, neither -> 0.0 if scalar_dest_rel
     is set, else unchanged."""
     dest = state.export(instr.vector_dest)

@@ -1,4 +1,5 @@
-"""The emulator's switches for the points on which its sources disagree (doc §10, §11).
+"""The emulator's switches for the points on which its sources disagree
+(a2xx-isa.md#adreno-vs-xenos, a2xx-isa.md#open-questions).
 
 Two presets exist: ``"adreno"`` (freedreno/Mesa conventions, the default) and ``"xenos"``
 (Xenia's reading of the Xbox 360 GPU).  Every switch can also be set on its own.
@@ -7,18 +8,21 @@ Two presets exist: ``"adreno"`` (freedreno/Mesa conventions, the default) and ``
   two-operand scalar op (ADDs, MULs, MAXs, SUBs, ...).  The first operand is always lane 3
   (W).  Default 2 (Z): xenia-canary PR #1149 reports that hardware reads Z, fixing a
   rendering bug; upstream Xenia reads lane 0 (X).  Mesa's encoder writes its operands to
-  both lane pairs, so Mesa-compiled code gives the same result either way (doc §3.4).
+  both lane pairs, so Mesa-compiled code gives the same result either way (a2xx-isa.md#scalar-ops).
 * ``address_unit`` - unit of the vertex fetch ``STRIDE`` and ``OFFSET`` fields: Mesa
   patches bytes (``STRIDE(12)`` for a vec3 of floats, as in the freedreno wiki listing);
-  KGSL's binaries and Xenos use dwords (doc §10, open question §11.3).
+  KGSL's binaries and Xenos use dwords (a2xx-isa.md#adreno-vs-xenos, open question
+  a2xx-isa.md#open-stride).
 * ``mini_fetch`` - honour d1.30 of a vertex fetch as Xenos' *mini fetch* (reuse the
   previous full fetch's buffer, index and stride).  Adreno binaries set this bit on every
-  fetch after the first, even across buffers, so the Adreno preset ignores it (doc §4.1).
+  fetch after the first, even across buffers, so the Adreno preset ignores it
+  (a2xx-isa.md#vertex-fetch).
 * ``abs_constants`` - d0 bit 7 of an ALU slot: Xenos takes the absolute value of constant
-  operands; Adreno calls it ``low_precision_16b_fp`` and gpuisa ignores it (doc §10).
+  operands; Adreno calls it ``low_precision_16b_fp`` and gpuisa ignores it
+  (a2xx-isa.md#adreno-vs-xenos).
 * ``wide_addresses`` - Xenia's 12-bit EXEC / 13-bit jump and loop addresses and signed
   23-bit vertex fetch offsets instead of Mesa's 9/10-bit addresses and 22-bit unsigned
-  offsets (doc §2, §4.1).
+  offsets (a2xx-isa.md#cf, a2xx-isa.md#vertex-fetch).
 * ``half_floats`` - 16-bit float vertex data: ``"ieee"`` (exponent 31 = inf/NaN) or
   ``"xenos"`` (exponent 31 is an ordinary exponent, as Xenia's ``xenos_half_to_float``).
 """

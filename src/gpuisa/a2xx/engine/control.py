@@ -1,4 +1,5 @@
-"""Control flow over lane groups (doc §2, §9.2): divergence handled exactly, per invocation.
+"""Control flow over lane groups (a2xx-isa.md#cf, a2xx-isa.md#control): divergence handled exactly,
+per invocation.
 
 Invocations that share a CF position, call stack and loop stack form a *group* and run
 together.  A clause whose outcome differs between a group's invocations (a predicated

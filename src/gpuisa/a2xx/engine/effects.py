@@ -1,4 +1,4 @@
-"""Side effects of an ALU operation besides its result (doc §9.3)."""
+"""Side effects of an ALU operation besides its result (a2xx-isa.md#alu-execution)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Vertex fetch (doc §4.1, §4.3, §9.6): read, unpack and write one element per invocation.
+"""Vertex fetch (a2xx-isa.md#vertex-fetch, a2xx-isa.md#formats, a2xx-isa.md#fetch-execution): read,
+unpack and write one element per invocation.
 
 Address (XE-I): element = fetch constant start + stride * floor(index [+ 0.5]); the
 dwords read start at element + offset.  Stride and offset count bytes or dwords
@@ -22,7 +23,7 @@ from .inputs import BoundBuffer
 from .state import BatchState, Lanes, lane_count
 
 _OUT_OF_RANGE = np.int64(-(1 << 62))
-# Destination selectors (§3.3): "xyzw01?_"
+# Destination selectors (a2xx-isa.md#swizzles): "xyzw01?_"
 _ONE = isa.FETCH_DST_CHARS.index("1")
 _KEEP = isa.FETCH_DST_CHARS.index("_")
 _BYTE_SHIFTS = np.array([0, 8, 16, 24], dtype=np.uint32)
@@ -33,7 +34,8 @@ def fetch_slot(instr: VertexFetch) -> int:
 
 
 def vertex_offset(instr: VertexFetch, config: EmulatorConfig) -> int:
-    """The offset field: M-H's 22 unsigned bits, or Xenia's signed 23 bits (§4.1)."""
+    """The offset field: M-H's 22 unsigned bits, or Xenia's signed 23 bits
+    (a2xx-isa.md#vertex-fetch)."""
     if not config.wide_addresses:
         return instr.offset
     # Xenia's field continues into reserved bits above M-H's 22-bit one.

@@ -1,4 +1,4 @@
-"""float32 helpers implementing the ALU's Direct3D 9 legacy rules (doc §9.4).
+"""float32 helpers implementing the ALU's Direct3D 9 legacy rules (a2xx-isa.md#float-rules).
 
 All functions take and return float32 arrays and work elementwise; sign and denormal
 handling is done on the bit patterns so that it is exact (``-0.0`` stays ``-0.0``, NaN

@@ -31,7 +31,8 @@ def _index(value: object, what: str) -> int:
 
 @dataclass(frozen=True, slots=True)
 class LoopConstant:
-    """A loop constant register (doc §2.3): ``count`` iterations, aL = start + i * step."""
+    """A loop constant register (a2xx-isa.md#cf-loop): ``count`` iterations,
+    aL = start + i * step."""
 
     count: int
     start: int = 0

@@ -1,6 +1,6 @@
 """Run results as text: a table, JSON (one line per array) or an .npz archive.
 
-Exports are named after what they hold (doc §3.6): ``position``, ``point_size`` and
+Exports are named after what they hold (a2xx-isa.md#exports): ``position``, ``point_size`` and
 ``param0``-``param15`` for vertex shaders, ``color0``-``color3`` and ``depth`` for pixel
 shaders, ``eA``/``eM0``-``eM4`` for memory exports, ``exportN`` otherwise.  Non-finite
 numbers are written "inf", "-inf" and "nan" in JSON.
@@ -19,7 +19,7 @@ from .results import FragmentResult, ShaderResult, VertexResult
 
 
 def export_name(number: int, result: ShaderResult) -> str:
-    """A readable name for an export register (doc §3.6)."""
+    """A readable name for an export register (a2xx-isa.md#exports)."""
     if isinstance(result, VertexResult):
         if number == isa.EXPORT_POSITION:
             return "position"

@@ -22,7 +22,7 @@ class Alloc:
 class ShaderResult:
     """The final state of every invocation.
 
-    ``exports`` maps each export register an executed instruction wrote (0-63, doc §3.6)
+    ``exports`` maps each export register an executed instruction wrote (0-63, a2xx-isa.md#exports)
     to its value; components never written are 0.0.  ``registers`` holds the final value
     of every temp register that was given or written.  ``killed`` is set for invocations
     that executed a KILL* operation whose condition held; they still ran to the end.

@@ -1,10 +1,11 @@
-"""The scalar operations (doc §3.4, §9.4), one value per invocation.
+"""The scalar operations (a2xx-isa.md#scalar-ops, a2xx-isa.md#float-rules), one value per
+invocation.
 
 Each operation takes ``a`` (lane 3 of source 3), ``b`` (the second lane, see
 :class:`~.config.EmulatorConfig` ``scalar_b_lane``) and ``ps`` (the previous scalar
 result) as float32 arrays and returns its result and :class:`Effects`.  For the
-``*_CONST_*`` operations ``a`` is the constant and ``b`` the temp operand (§3.4).  The
-result becomes the new ``ps``; RETAIN_PREV returns ``ps`` itself.
+``*_CONST_*`` operations ``a`` is the constant and ``b`` the temp operand (a2xx-isa.md#scalar-ops).
+The result becomes the new ``ps``; RETAIN_PREV returns ``ps`` itself.
 """
 
 from __future__ import annotations

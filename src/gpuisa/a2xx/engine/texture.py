@@ -1,4 +1,5 @@
-"""Texture fetches (doc §4.2, §9.6): nearest or bilinear sampling of a 2D texel array.
+"""Texture fetches (a2xx-isa.md#texture-fetch, a2xx-isa.md#fetch-execution): nearest or bilinear
+sampling of a 2D texel array.
 
 The texture fetch constant is not modelled: the caller gives each texture fetch constant
 (0-31) as a :class:`Texture` holding decoded texel values.  Only the base level is

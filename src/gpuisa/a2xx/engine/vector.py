@@ -1,4 +1,5 @@
-"""The 30 vector operations (doc §3.2, §9.4), on component-major operands.
+"""The 30 vector operations (a2xx-isa.md#vector-ops, a2xx-isa.md#float-rules), on component-major
+operands.
 
 Each operation takes the first, second and third operands ``a``, ``b``, ``c`` as
 ``(4, m)`` float32 arrays (``m`` invocations, or 1 for a value shared by all) and returns
@@ -97,7 +98,7 @@ VECTOR_OPS: Mapping[V, VectorOp] = {
     V.FRACv: _plain(lambda a, b, c: a - np.floor(a)),
     V.TRUNCv: _plain(lambda a, b, c: np.trunc(a)),
     V.FLOORv: _plain(lambda a, b, c: np.floor(a)),
-    # Not fused: the product is rounded before the addition (XE-U; doc §11.4).
+    # Not fused: the product is rounded before the addition (XE-U; a2xx-isa.md#open-muladd).
     V.MULADDv: _plain(lambda a, b, c: legacy_mul(a, b) + c),
     V.CNDEv: _plain(lambda a, b, c: np.where(a == 0, b, c)),
     V.CNDGTEv: _plain(lambda a, b, c: np.where(a >= 0, b, c)),

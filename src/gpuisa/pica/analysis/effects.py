@@ -24,9 +24,10 @@ from ..isa import (
 A0X, A0Y, AL, CMPX, CMPY, NO_SETEMIT = (1 << i for i in range(6))
 #: Names of the MISC bits, for messages.
 MISC_BITS = {A0X: "a0.x", A0Y: "a0.y", AL: "aL", CMPX: "cmp.x", CMPY: "cmp.y"}
-#: The bit INDEX reads (notes §4.3: 1 = a0.x, 2 = a0.y, 3 = aL).
+#: The bit INDEX reads (pica-emulation.md#relative: 1 = a0.x, 2 = a0.y, 3 = aL).
 _INDEX_BITS = {1: A0X, 2: A0Y, 3: AL}
-#: Condition flags a CONDOP tests (notes §5.2: 0 = x OR y, 1 = x AND y, 2 = x, 3 = y).
+#: Condition flags a CONDOP tests (pica-emulation.md#flow-instructions: 0 = x OR y,
+#: 1 = x AND y, 2 = x, 3 = y).
 _CONDOP_BITS = {0: CMPX | CMPY, 1: CMPX | CMPY, 2: CMPX, 3: CMPY}
 #: Destination field values of the temporaries start here (isa DESTINATION_BANKS).
 _TEMP_DST = 0x10
@@ -70,7 +71,7 @@ def _lanes(use: SourceUse, dst_mask: int, count: int) -> list[tuple[int, ...]]:
     if use is SourceUse.MOVA:
         return [tuple(c for c in written if c < 2)]
     if use is SourceUse.CMP:
-        # the hardware compares x and y only (notes §3.5)
+        # the hardware compares x and y only (pica-emulation.md#compare)
         return [(0, 1)] * count
     if use is SourceUse.ALL:
         return [(0, 1, 2, 3)] * count
@@ -107,7 +108,7 @@ def effect(word: int, opdescs: tuple[int, ...]) -> Effect:
     if Writes.ADDRESS in info.writes:
         misc_writes = (A0X if dst_mask & 8 else 0) | (A0Y if dst_mask & 4 else 0)
     if Writes.FLAGS in info.writes:
-        misc_writes |= CMPX | CMPY  # CMP, and LITP besides its register (notes §3.5)
+        misc_writes |= CMPX | CMPY  # CMP, and LITP besides its register (pica-emulation.md#compare)
     if Writes.REGISTER in info.writes:
         dst = ins["dst"]
         bits = sum(1 << (4 * (dst % _TEMP_DST) + c) for c in comps)

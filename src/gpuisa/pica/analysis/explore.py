@@ -1,5 +1,5 @@
 """Every execution path of an entry point, with the control-flow rules of
-pica-emulation-notes.md §5, by the engines' own stack machine (:mod:`..flow.stacks`).
+pica-emulation.md#flow, by the engines' own stack machine (:mod:`..flow.stacks`).
 
 Conditions, loop counts and boolean uniforms are unknown, so every branch is taken both
 ways and every LOOP both repeats and ends.  A control state is the PC and the three

@@ -4,7 +4,7 @@
 >>> shbin = assemble([("shader.v.pica", text)])
 >>> data = shbin.to_bytes()
 
-The language is picasso's (``pica-assembly-language.md``) plus gpuisa's extensions
+The language is picasso's (pica-assembly.md) plus gpuisa's extensions
 (``docs/assembly-extensions.md``); for every source picasso 2.7.1 accepts, the SHBIN is
 byte-identical to picasso's.  All errors of a run are reported together in one
 :class:`gpuisa.errors.SourceError`, each as ``file:line:col: error: message`` with the

@@ -1,9 +1,9 @@
 """The assembler driver: files, statements, blocks, padding NOPs, linking, the SHBIN.
 
-One :class:`Assembler` runs picasso's model (pica-assembly-language.md §1, §10, §11): files
-are read in order into one code buffer and one operand-descriptor table; procedures are
-global, labels, aliases and local constants per file.  Unlike picasso it does not stop at
-the first error: a failing statement is reported and skipped, and assembly goes on so
+One :class:`Assembler` runs picasso's model (pica-assembly.md#model, pica-assembly.md#blocks,
+pica-assembly.md#linking): files are read in order into one code buffer and one operand-descriptor
+table; procedures are global, labels, aliases and local constants per file.  Unlike picasso it does
+not stop at the first error: a failing statement is reported and skipped, and assembly goes on so
 that every error of the run is reported.  Output is produced only when there was none.
 
 The statement handlers live in :mod:`.instructions` and :mod:`.directives`.
@@ -50,7 +50,8 @@ NOP_WORD = encode(Instruction.make(Opcode.NOP))
 @dataclass(frozen=True, slots=True)
 class Options:
     """``pad_nops``: insert picasso's padding NOPs (``-n`` turns them into warnings).
-    ``strict``: reproduce picasso's defects (§15).  ``werror``: warnings are errors.
+    ``strict``: reproduce picasso's defects (pica-assembly.md#defects).  ``werror``: warnings are
+    errors.
     ``lint``: run the path checks of :mod:`.lint` (``pica check`` runs its own)."""
 
     pad_nops: bool = True
@@ -192,7 +193,7 @@ class Assembler:
 
     def begin_file(self, unit: str | None, origin: Tok) -> None:
         """picasso's ClearStatus: per-file tables restart, the shared pools' local end
-        returns to the top (§9.1)."""
+        returns to the top (pica-assembly.md#pools)."""
         self.unit = unit
         self.origin = origin
         self.vertex_pools.clear_local()
@@ -285,7 +286,8 @@ class Assembler:
         return self.dvle
 
     def check_vertex_room(self, tok: Tok) -> None:
-        """§10.3 / §15.4: at most 512 words of vertex-shader code."""
+        """pica-assembly.md#vertex-limit, pica-assembly.md#defect-513: at most 512 words of
+        vertex-shader code."""
         if self.current_dvle().is_geo:
             return
         size = len(self.code)
@@ -312,7 +314,7 @@ class Assembler:
         return BY_VALUE[self.code[-1] >> 26].opcode
 
     def pad(self, tok: Tok) -> None:
-        """A padding NOP (§10.2), or the ``-n`` warning instead."""
+        """A padding NOP (pica-assembly.md#padding), or the ``-n`` warning instead."""
         if not self.options.pad_nops:
             self.warn("a padding NOP is required here", tok)
             return
@@ -328,7 +330,8 @@ class Assembler:
 
     def descriptor(self, base: OpcodeInfo, mask: int, sources: Sequence[Operand],
                    tok: Tok) -> tuple[int, int]:
-        """(descriptor value, care-mask) of an instruction (§7, §8.1-8.2)."""
+        """(descriptor value, care-mask) of an instruction (pica-assembly.md#opdesc,
+        pica-assembly.md#care-masks, pica-assembly.md#dont-care)."""
         values = {"mask": mask}
         for n, op in enumerate(sources, start=1):
             values[f"neg{n}"] = int(op.neg)
@@ -344,7 +347,8 @@ class Assembler:
             raise AsmError(str(exc), tok) from None
 
     def allocate_mad(self, value: int, mask: int, tok: Tok) -> int:
-        """§8.4: the MAD "< 32 swap" and the rewrite of earlier instructions."""
+        """pica-assembly.md#mad-swap: the MAD "< 32 swap" and the rewrite of earlier
+        instructions."""
         try:
             index, swapped = self.opdescs.allocate_mad(value, mask)
         except EncodingError as exc:
@@ -406,7 +410,7 @@ class Assembler:
     # -- linking --------------------------------------------------------------------------
 
     def link(self, eof: Line) -> None:
-        """§11: procedure relocations, the DVLE count, entry points."""
+        """pica-assembly.md#linking: procedure relocations, the DVLE count, entry points."""
         for reloc in self.proc_relocs:
             proc = self.procs.get(reloc.name)
             if proc is None:
@@ -489,7 +493,7 @@ def _uniform_bank(reg: int) -> tuple[str, int]:
 
 
 def _replace_dst(word: int, target: int) -> int:
-    """Label relocation: only DST changes (§5.4)."""
+    """Label relocation: only DST changes (pica-assembly.md#encodings)."""
     dst = BY_VALUE[word >> 26].format.layout["dst"]
     return (word & ~dst.mask) | ((target << dst.lsb) & dst.mask)
 

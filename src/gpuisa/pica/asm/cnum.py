@@ -2,7 +2,7 @@
 
 picasso reads register numbers with ``strtoll(text, &end, 0)`` and constants with ``atoi``
 and ``atof``, all of which parse the longest valid prefix and ignore what follows
-(pica-assembly-language.md §2.6).  Reproducing them exactly is what makes the same source
+(pica-assembly.md#numbers).  Reproducing them exactly is what makes the same source
 give the same bytes; each function also says how much of the text it used, so that the
 assembler can diagnose trailing garbage instead of silently ignoring it.
 """

@@ -1,6 +1,6 @@
 """Declarations: uniforms (``.fvec/.ivec/.bool``), constants (``.constf/.consti/.constfa``,
-``.setf/.seti/.setb``) and gpuisa's explicit placement of both (pica-assembly-language.md
-§4, §9; docs/assembly-extensions.md).
+``.setf/.seti/.setb``) and gpuisa's explicit placement of both (pica-assembly.md#directives,
+pica-assembly.md#allocation; docs/assembly-extensions.md).
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def _placed_span(kind: ConstantKind, reg: int, size: int) -> str:
     return f"registers {_reg_name(kind, reg)}-{_reg_name(kind, reg + size - 1)} are"
 
 
-# -- uniforms (§9) ------------------------------------------------------------------------
+# -- uniforms (pica-assembly.md#allocation) ------------------------------------------------
 
 
 def uniform(kind: ConstantKind) -> Handler:
@@ -160,7 +160,7 @@ def _uniform_item(asm: Assembler, dvle: DvleState, pools: PoolBundle, shared: bo
 
 def _empty_uniform_name(asm: Assembler, item: Tok) -> bool:
     """``.fvec a,, b``: picasso's identifier check accepts the empty string
-    (pica-assembly-language.md §2.4), so it allocates a nameless uniform between ``a`` and
+    (pica-assembly.md#identifiers), so it allocates a nameless uniform between ``a`` and
     ``b`` and moves ``b`` up a register.  That is almost surely a typo: an error (the
     other items are still declared), or in strict mode (picasso's bytes) a warning.
     Returns whether to allocate the nameless uniform."""
@@ -232,7 +232,7 @@ def _vector(asm: Assembler, st: Statement, first: Tok | None = None
             ) -> tuple[list[Tok], Tok]:
     """The four values of ``(x, y, z, w)`` after the opening parenthesis, and the text
     after the closing one.  picasso takes the fourth value up to the first ``)``; extra
-    values end up in it and are ignored by atof (§4, ``.constf``)."""
+    values end up in it and are ignored by atof (pica-assembly.md#directives, ``.constf``)."""
     args = st.args
     values = [first if first is not None else need(args.arg(), args)]
     while len(values) < 3:
@@ -454,7 +454,7 @@ def setb(asm: Assembler, st: Statement) -> None:
     no_more(args)
     if reg_t.text.endswith(","):
         # ``.setb b0, true`` is common in real shaders: picasso reads the register with
-        # strtoll, which stops at the comma (pica-assembly-language.md §2.6).
+        # strtoll, which stops at the comma (pica-assembly.md#numbers).
         reg_t = reg_t.sub(0, len(reg_t.text) - 1)
     op = parse_operand(asm, reg_t)
     if not B_BASE <= op.reg < B_END:

@@ -1,5 +1,5 @@
-"""Directive statements (pica-assembly-language.md §4, §10) and gpuisa's extensions
-(``docs/assembly-extensions.md``): blocks, aliases, inputs, outputs, entry points,
+"""Directive statements (pica-assembly.md#directives, pica-assembly.md#blocks) and gpuisa's
+extensions (``docs/assembly-extensions.md``): blocks, aliases, inputs, outputs, entry points,
 geometry-shader settings, raw words and descriptors.  Uniform and constant declarations
 are in :mod:`.declarations`.
 """
@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 
 Handler = Callable[["Assembler", Statement], None]
 
-# -- blocks (§10) -------------------------------------------------------------------------
+# -- blocks (pica-assembly.md#blocks) ------------------------------------------------------
 
 
 def _proc(asm: Assembler, st: Statement) -> None:
@@ -199,7 +199,7 @@ OUTPUT_TYPES = {
     "view": OutputSemantic.VIEW,
     "dummy": OutputSemantic.DUMMY,
 }
-#: Registers from this one up can only carry ``dummy`` outputs (§4.1).
+#: Registers from this one up can only carry ``dummy`` outputs (pica-assembly.md#out).
 _FIRST_DUMMY_ONLY = 7
 
 

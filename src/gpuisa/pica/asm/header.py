@@ -1,4 +1,4 @@
-"""The ``-h`` C header picasso writes (pica-assembly-language.md §12.1)."""
+"""The ``-h`` C header picasso writes (pica-assembly.md#header)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """Instruction statements: operands, checks, descriptor allocation, encoding.
 
-Implements pica-assembly-language.md §5 (operand checks, the automatic I-forms, the
-encodings) and §6 (conditions).  Opcode numbers and field positions come from the ISA
-table through :func:`..encoding.Instruction.make`; this module only knows the assembly
+Implements pica-assembly.md#instructions (operand checks, the automatic I-forms, the
+encodings) and pica-assembly.md#conditions (conditions).  Opcode numbers and field positions come
+from the ISA table through :func:`..encoding.Instruction.make`; this module only knows the assembly
 syntax of each instruction.  The mnemonic table is built from :data:`..isa.OPCODES`.
 """
 
@@ -55,7 +55,7 @@ def _destination(asm: Assembler, tok: Tok) -> Operand:
 
 def _check_source(op: Operand, number: int, width: int, label: int | None = None) -> None:
     """The register must fit a ``width``-bit source field; ``label`` is the source number
-    picasso prints (it differs for MAD's src1, §5.2)."""
+    picasso prints (it differs for MAD's src1, pica-assembly.md#operand-checks)."""
     if not 0 <= op.reg < 1 << width:
         raise AsmError(f"invalid source{label or number} register: {op.name}", op.tok)
 
@@ -115,7 +115,8 @@ def _no_operands(info: OpcodeInfo) -> Handler:
 
 
 def _binary(info: OpcodeInfo) -> Handler:
-    """add/dp3/dp4/dph/dst/mul/sge/slt/max/min; the I-form is chosen automatically (§5.3)."""
+    """add/dp3/dp4/dph/dst/mul/sge/slt/max/min; the I-form is chosen automatically
+    (pica-assembly.md#i-forms)."""
     inverted = OPCODES[info.inverted] if info.inverted is not None else None
 
     def handler(asm: Assembler, st: Statement) -> None:
@@ -209,7 +210,7 @@ def _mad(info: OpcodeInfo) -> Handler:
             use = info
             _check_source(s2, 2, _width(use, "src2"))
             _check_source(s3, 3, _width(use, "src3"))
-            _no_index(s3, 2)  # picasso prints "source2" here too (§5.2)
+            _no_index(s3, 2)  # picasso prints "source2" here too (pica-assembly.md#operand-checks)
         _distinct_inputs([s1, s2, s3],
                          "source registers must be different input registers (v0..v15)")
         _emit_alu(asm, st, use, info, dst.mask(), [s1, s2, s3], dst)
@@ -399,11 +400,12 @@ def _mnemonics() -> dict[str, Handler]:
         handler = _handler(info) if info.mnemonic else None
         if handler is None:
             continue
-        # picasso spells LOOP "for" and does not accept "loop" (§5.1).
+        # picasso spells LOOP "for" and does not accept "loop" (pica-assembly.md#mnemonics).
         table["for" if info.opcode is Opcode.LOOP else info.mnemonic] = handler
     return table
 
 
 #: Lower-case mnemonic -> handler.  The I-form spellings (dphi, madi, ...) are exact
-#: synonyms of the plain ones: the form is always chosen from the operands (§5.1).
+#: synonyms of the plain ones: the form is always chosen from the operands
+#: (pica-assembly.md#mnemonics).
 MNEMONICS: dict[str, Handler] = _mnemonics()

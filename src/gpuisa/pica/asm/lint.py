@@ -12,7 +12,7 @@ All three are checks of ``pica check`` (PICA305/306, PICA103, PICA403): the expl
 (:mod:`..analysis.explore`) and the decisions (:mod:`..analysis.flow`) are shared with
 that tool; this module only turns them into the assembler's warnings.  The exploration follows every
 execution path of each DVLE's entry procedure with the control-flow rules of
-pica-emulation-notes.md §5 (conditions, loop counts and boolean uniforms are unknown, so
+pica-emulation.md#flow (conditions, loop counts and boolean uniforms are unknown, so
 every branch is taken both ways).  The state space is bounded;
 when a program is too large to explore, the first two checks are skipped and the third
 falls back to ``mova`` words that are neighbours in memory.

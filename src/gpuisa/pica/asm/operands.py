@@ -1,13 +1,14 @@
 """Register operands, swizzles, index expressions and condition expressions.
 
-Implements pica-assembly-language.md §3 and §6 in picasso's processing order, so that the
-same text yields the same register id, selector and index register, and the first
-problem gives picasso's message.  The default (non-strict) mode fixes the defects of §15
-and rejects text picasso silently misreads (trailing garbage after a register number, a
-non-numeric offset); ``strict`` reproduces picasso.
+Implements pica-assembly.md#operands and pica-assembly.md#conditions in picasso's processing order,
+so that the same text yields the same register id, selector and index register, and the first
+problem gives picasso's message.  The default (non-strict) mode fixes the defects of
+pica-assembly.md#defects and rejects text picasso silently misreads (trailing garbage after a
+register number, a non-numeric offset); ``strict`` reproduces picasso.
 
-Register ids use picasso's internal numbering (§3.1): v/o 0x00+N, r 0x10+N, c 0x20+N,
-i 0x80+N, b 0x88+N.  Selectors are 8-bit (component 0 in bits 6-7, :mod:`..isa`).
+Register ids use picasso's internal numbering (pica-assembly.md#register-names):
+v/o 0x00+N, r 0x10+N, c 0x20+N, i 0x80+N, b 0x88+N.  Selectors are 8-bit (component 0 in
+bits 6-7, :mod:`..isa`).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from .cnum import atoi, strtoll, to_c_int
 from .errors import AsmError
 from .source import Tok
 
-# -- register banks of picasso's internal numbering (§3.1) --------------------------------
+# -- register banks of picasso's internal numbering (pica-assembly.md#register-names) ------
 
 V_BASE = 0x00
 O_BASE = 0x00
@@ -48,7 +49,7 @@ C_END = C_BASE + NUM_FLOAT_UNIFORMS
 R_END = R_BASE + NUM_TEMPORARIES
 I_END = I_BASE + NUM_INT_UNIFORMS
 B_END = B_BASE + NUM_BOOL_UNIFORMS
-#: picasso's literal parser accepts i0-i7 (§3.6); only i0-i3 exist.
+#: picasso's literal parser accepts i0-i7 (pica-assembly.md#register-ranges); only i0-i3 exist.
 I_LITERAL_COUNT = 8
 
 
@@ -64,9 +65,10 @@ class _Bank:
 _BANKS = {
     b.letter: b
     for b in (
-        # §15.1: picasso's test is ">= 0x0F", rejecting v15.
+        # pica-assembly.md#defect-v15: picasso's test is ">= 0x0F", rejecting v15.
         _Bank("v", V_BASE, NUM_INPUTS, NUM_INPUTS - 1, "input"),
-        _Bank("o", O_BASE, 0, 0, "output"),  # limit depends on the DVLE (§3.1)
+        # the limit of o depends on the DVLE (pica-assembly.md#register-names)
+        _Bank("o", O_BASE, 0, 0, "output"),
         _Bank("r", R_BASE, NUM_TEMPORARIES, NUM_TEMPORARIES, "temporary"),
         _Bank("c", C_BASE, NUM_FLOAT_UNIFORMS, NUM_FLOAT_UNIFORMS, "floating-point vector uniform"),
         _Bank("i", I_BASE, NUM_INT_UNIFORMS, I_LITERAL_COUNT, "integer vector uniform"),
@@ -74,7 +76,8 @@ _BANKS = {
     )
 }
 
-#: Register-id ranges a static offset must stay inside in the default mode (§15.2).
+#: Register-id ranges a static offset must stay inside in the default mode
+#: (pica-assembly.md#defect-negative-offsets).
 _ID_BANKS = ((0x00, 0x10), (R_BASE, R_END), (C_BASE, C_END), (I_BASE, I_BASE + I_LITERAL_COUNT),
              (B_BASE, B_END))
 
@@ -134,7 +137,7 @@ class Context(Protocol):
 
 def parse_swizzle(tok: Tok) -> int:
     """A selector from 1-4 component letters (xyzw/rgba/stpq, any case), padded by
-    repeating the last one; empty text gives ``xxxx`` (§3.3)."""
+    repeating the last one; empty text gives ``xxxx`` (pica-assembly.md#swizzles)."""
     text = tok.text
     comps = []
     for ch in text:
@@ -148,7 +151,7 @@ def parse_swizzle(tok: Tok) -> int:
 
 
 def compose(alias_sel: int, written_sel: int) -> int:
-    """Result component j is the alias's component W[j] (§3.5)."""
+    """Result component j is the alias's component W[j] (pica-assembly.md#aliases)."""
     a = selector_components(alias_sel)
     return components_selector([a[w] for w in selector_components(written_sel)])
 
@@ -159,7 +162,8 @@ def mask_letters(mask: int) -> str:
 
 def check_ascending(ctx: Context, op: Operand) -> None:
     """picasso's warning for a destination swizzle whose components are not in ascending
-    order: the order has no effect, only the set of components matters (§3.3)."""
+    order: the order has no effect, only the set of components matters
+    (pica-assembly.md#swizzles)."""
     comps = selector_components(op.sel)
     if any(b < a for a, b in pairwise(comps)):
         ctx.warn("arbitrary swizzling has no effect for destination mask",
@@ -174,8 +178,9 @@ def _index_code(tok: Tok) -> int:
 
 
 def _offset(ctx: Context, tok: Tok) -> int:
-    """A static offset: ``atoi`` in strict mode (negative rejected, §15.2); otherwise a
-    signed decimal integer and nothing else."""
+    """A static offset: ``atoi`` in strict mode (negative rejected,
+    pica-assembly.md#defect-negative-offsets); otherwise a signed decimal integer and nothing
+    else."""
     if ctx.strict:
         value, _ = atoi(tok.text)
         if value < 0:
@@ -190,7 +195,8 @@ def _offset(ctx: Context, tok: Tok) -> int:
 
 
 def _parse_index(ctx: Context, inner: Tok, allow_index: bool) -> tuple[int, int]:
-    """(IDX code, static offset) of a bracket's trimmed content (§3.2 step 2)."""
+    """(IDX code, static offset) of a bracket's trimmed content (pica-assembly.md#operand-syntax
+    step 2)."""
 
     def not_here() -> AsmError:
         return AsmError(f"index register not allowed here: {inner.text}", inner)
@@ -216,7 +222,8 @@ def _parse_index(ctx: Context, inner: Tok, allow_index: bool) -> tuple[int, int]
         return code, _offset(ctx, offset_tok)
     minus = inner.text.find("-")
     if not ctx.strict and minus > 0:
-        # gpuisa: [aL-2]; picasso reads the whole text with atoi and gets 0 (§15).
+        # gpuisa: [aL-2]; picasso reads the whole text with atoi and gets 0
+        # (pica-assembly.md#defects).
         name = inner.sub(0, minus).strip()
         code = _index_code(name)
         if code:
@@ -233,7 +240,7 @@ def _parse_index(ctx: Context, inner: Tok, allow_index: bool) -> tuple[int, int]
 
 
 def parse_operand(ctx: Context, tok: Tok, *, allow_index: bool = False) -> Operand:
-    """Parse ``['-'] base ['[' index ']'] ['.' swizzle]`` (§3.2).
+    """Parse ``['-'] base ['[' index ']'] ['.' swizzle]`` (pica-assembly.md#operand-syntax).
 
     ``allow_index`` says whether the context accepts an index register (wide sources).
     """
@@ -285,7 +292,8 @@ def parse_operand(ctx: Context, tok: Tok, *, allow_index: bool = False) -> Opera
 
 
 def _check_folded(reg: int, folded: int, where: Tok | None) -> None:
-    """§15.2: a static offset must keep the register inside its bank."""
+    """pica-assembly.md#defect-negative-offsets: a static offset must keep the register inside its
+    bank."""
     for lo, hi in _ID_BANKS:
         if lo <= reg < hi:
             if not lo <= folded < hi:
@@ -296,7 +304,8 @@ def _check_folded(reg: int, folded: int, where: Tok | None) -> None:
 
 
 def _literal(ctx: Context, base: Tok) -> tuple[int, str]:
-    """(register id, bank letter) of a literal register name such as ``r5`` (§3.1)."""
+    """(register id, bank letter) of a literal register name such as ``r5``
+    (pica-assembly.md#register-names)."""
     text = base.text
     if len(text) < 2 or text[0].lower() not in _BANKS or not ("0" <= text[1] <= "9"):
         raise AsmError(f"invalid register: {text}", base)
@@ -315,7 +324,7 @@ def _literal(ctx: Context, base: Tok) -> tuple[int, str]:
             and saturating_int(number, 10, 256) != value):
         ctx.warn(f"the leading 0 makes '{number}' octal: this is {text[0]}{value}", base)
     letter = text[0]
-    if letter not in _BANKS:  # upper case (§15.3)
+    if letter not in _BANKS:  # upper case (pica-assembly.md#defect-uppercase)
         if ctx.strict:
             ctx.warn(f"upper-case register letter: picasso reads '{text}' as register id "
                      f"0x{value:02X}, not {letter.lower()}{value}", base)
@@ -333,7 +342,7 @@ def _literal(ctx: Context, base: Tok) -> tuple[int, str]:
     return bank.base + value, letter
 
 
-# -- conditions (§6) ----------------------------------------------------------------------
+# -- conditions (pica-assembly.md#conditions) ----------------------------------------------
 
 _FLAGS = {"cmp.x": 0, "cmp.y": 1}
 
@@ -381,8 +390,8 @@ def _flag(tok: Tok, refs: list[int]) -> int:
 
 
 def parse_int(ctx: Context, tok: Tok, lo: int, hi: int) -> int:
-    """picasso's ``parseInt``: ``strtoll`` base 0 and a range check (§2.6).  Trailing
-    garbage is ignored in strict mode and an error otherwise."""
+    """picasso's ``parseInt``: ``strtoll`` base 0 and a range check (pica-assembly.md#numbers).
+    Trailing garbage is ignored in strict mode and an error otherwise."""
     parsed = strtoll(tok.text)
     if parsed is None or (parsed[1] != len(tok.text) and not ctx.strict):
         raise AsmError(f"Invalid value: {tok.text}", tok)
@@ -402,7 +411,7 @@ def _out_of_range(ctx: Context, lo: int, hi: int, value: int, written: str, tok:
 
 def is_identifier(text: str) -> bool:
     """picasso's ``validateIdentifier``: letters, ``_`` and ``$``, digits after the first
-    character; the empty string passes (§2.4)."""
+    character; the empty string passes (pica-assembly.md#identifiers)."""
     for i, ch in enumerate(text):
         if not (ch.isascii() and (ch.isalpha() or ch in "_$" or (i and ch.isdigit()))):
             return False

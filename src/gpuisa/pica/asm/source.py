@@ -1,7 +1,7 @@
 """Lexing picasso source text into statements, keeping every token's column.
 
 picasso works on C strings with ``strchr``/``strcspn`` and an in-place tokenizer
-(pica-assembly-language.md §2): a line loses everything from its first ``;``, is trimmed,
+(pica-assembly.md#lexical): a line loses everything from its first ``;``, is trimmed,
 loses leading ``label:`` prefixes (split at the first ``:`` anywhere), and what remains is
 either a ``#`` line marker or a statement whose first space-delimited word is its name.
 The rest of a statement is cut into comma- or space-separated arguments on demand
@@ -148,8 +148,8 @@ class Lexer:
     """Splits one source text into :class:`Statement` s.
 
     After iteration, ``eof`` is the position end-of-file diagnostics use: the reported
-    line after the last line (pica-assembly-language.md §2.1, §13.3).  ``strict`` makes
-    a line marker that follows labels, or whose file name contains ``:``, behave exactly
+    line after the last line (pica-assembly.md#lines, pica-assembly.md#eof-locations).  ``strict``
+    makes a line marker that follows labels, or whose file name contains ``:``, behave exactly
     as in picasso (labels are split off first).
     """
 

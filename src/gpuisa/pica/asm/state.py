@@ -10,13 +10,13 @@ from ..shbin.records import Constant, GeometryMode, Label, OutputEntry, Uniform
 from .source import Tok
 from .uniforms import UniformRecord
 
-#: picasso's per-DVLE table limits (pica-assembly-language.md §4, §9.3).
+#: picasso's per-DVLE table limits (pica-assembly.md#directives, pica-assembly.md#uniform-table).
 MAX_DVLE_UNIFORMS = 96
 MAX_CONSTANTS = 96
 MAX_OUTPUTS = 16
-#: Open blocks at once (§10.1).
+#: Open blocks at once (pica-assembly.md#block-patching).
 MAX_BLOCKS = 32
-#: Records in the global uniform list (§9.2).
+#: Records in the global uniform list (pica-assembly.md#global-uniforms).
 MAX_GLOBAL_UNIFORMS = 96
 
 

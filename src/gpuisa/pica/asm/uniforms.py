@@ -1,4 +1,4 @@
-"""Uniform and constant register allocation (pica-assembly-language.md §9).
+"""Uniform and constant register allocation (pica-assembly.md#allocation).
 
 Each pool hands out global uniforms upward from ``start`` and local constants downward
 from ``end``; ``bound`` remembers the lowest local register ever used so that a later
@@ -17,7 +17,7 @@ from ..shbin.records import ConstantKind
 from .operands import B_BASE, B_END, C_BASE, C_END, I_BASE, I_END
 
 #: picasso: the hardware sets b15 after each geometry-shader run, so geometry space stops
-#: at b14 (§9.1).
+#: at b14 (pica-assembly.md#pools).
 GEOMETRY_BOOL_END = B_END - 1
 
 

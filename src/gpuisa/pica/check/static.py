@@ -23,9 +23,9 @@ from ..isa import (
 )
 from ..shbin import ConstantKind, GeometryMode, OutputSemantic
 
-#: picasso's per-DVLE table limits (pica-assembly-language.md §4, §9.3).
+#: picasso's per-DVLE table limits (pica-assembly.md#directives, pica-assembly.md#uniform-table).
 _MAX_TABLE = {"uniforms": 96, "constants": 96, "outputs": 16}
-#: b15 of a geometry shader is set by the hardware after every run (notes §6.3).
+#: b15 of a geometry shader is set by the hardware after every run (pica-emulation.md#gs-input).
 _GS_HARDWARE_BOOL = 15
 _KIND_BANK = {ConstantKind.FLOAT: "c", ConstantKind.INT: "i", ConstantKind.BOOL: "b"}
 
@@ -54,7 +54,7 @@ def uniform_checks(unit: Unit, reached: Iterable[int], effects: list[Effect],
     mode = unit.dvle.geometry_mode
     if unit.geometry and mode is not GeometryMode.POINT:
         # variable/fixed mode: the vertices arrive in the float uniforms below this
-        # shader's own uniforms and constants (notes §6.3)
+        # shader's own uniforms and constants (pica-emulation.md#gs-input)
         floats = [r for bank, r in known if bank == "c"]
         vertex_data_below = min(floats) if floats else 96
     for pc in sorted(reached):

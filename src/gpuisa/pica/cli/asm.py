@@ -1,4 +1,4 @@
-"""``pica asm``: picasso's command line (pica-assembly-language.md §12).
+"""``pica asm``: picasso's command line (pica-assembly.md#command-line).
 
 ``pica asm -o OUT.shbin [-h HEADER.h] [-n|--no-nop] FILE...`` assembles the files, in
 order, into one SHBIN (one DVLE per file).  Options may follow the files, as with picasso.

@@ -167,7 +167,7 @@ class _Disassembly:
 
     def _natural_descriptors(self) -> bool:
         """Whether picasso's allocator, fed the printed instructions, rebuilds the file's
-        exact descriptor table and indices (pica-assembly-language.md §8)."""
+        exact descriptor table and indices (pica-assembly.md#opdesc-allocation)."""
         table = DescriptorTable()
         assigned: dict[int, int] = {}
         try:

@@ -2,7 +2,7 @@
 
 picasso has no raw branch targets: IF and LOOP targets come from ``ifc``/``ifu``/``for``
 blocks, CALL targets from ``.proc`` blocks, JMP targets from labels, and its ``.end`` and
-``.else`` insert padding NOPs by fixed rules (pica-assembly-language.md §10).  This module
+``.else`` insert padding NOPs by fixed rules (pica-assembly.md#blocks).  This module
 finds blocks that reproduce every flow-control word, and replays the padding rules over the
 original words: a NOP that the assembler would insert by itself is left out of the text,
 and a block whose ``.end`` would insert a NOP that the file does not have is given up (its
@@ -284,8 +284,8 @@ def layout_lines(
     *,
     check: bool = False,
 ) -> list[Line]:
-    """The lines of one unit's code, replaying picasso's padding rules (§10.2) so that a
-    NOP the assembler inserts by itself is not printed.  ``render(pos)`` gives the text of
+    """The lines of one unit's code, replaying picasso's padding rules (pica-assembly.md#padding) so
+    that a NOP the assembler inserts by itself is not printed.  ``render(pos)`` gives the text of
     any word this module does not print itself (including every ``.word``).  With
     ``check``, a block whose ``.end``/``.else`` would insert a NOP that the file does not
     have raises _Demote."""
@@ -405,7 +405,7 @@ def _flow_text(ins: Instruction, pos: int, structure: Structure) -> str | None:
 
 @dataclass(slots=True)
 class _PadState:
-    """What picasso's padding rules look at (§10.2)."""
+    """What picasso's padding rules look at (pica-assembly.md#padding)."""
 
     code_len: int
     last: Opcode | None

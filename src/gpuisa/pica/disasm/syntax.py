@@ -1,7 +1,7 @@
 """Instructions to picasso-syntax text, and whether the text would assemble back exactly.
 
 Every formatter returns ``None`` when the instruction cannot be written in picasso's
-language so that the assembler (pica-assembly-language.md) rebuilds the identical word:
+language so that the assembler (pica-assembly.md) rebuilds the identical word:
 the disassembler then prints a ``.word`` for it.  Flow-control targets are resolved by
 the caller (:mod:`.structure`), which owns labels and procedures.
 """
@@ -98,7 +98,7 @@ def destination_text(raw: int, mask: int, names: UnitNames) -> str | None:
 
 def condition_text(condop: int, refx: int, refy: int) -> str | None:
     """``cmp.x && !cmp.y`` style text; None for encodings picasso never produces (an
-    unused flag's reference bit is always left at 1, pica-assembly-language.md §6)."""
+    unused flag's reference bit is always left at 1, pica-assembly.md#conditions)."""
     x = "cmp.x" if refx else "!cmp.x"
     y = "cmp.y" if refy else "!cmp.y"
     op = CondOp(condop)
@@ -128,7 +128,7 @@ def printable_descriptor_bits(ins: Instruction) -> int:
 def _sources_are_legal(ins: Instruction) -> bool:
     """picasso's source checks: at most one distinct input register per instruction
     (hardware erratum, picasso issue #6) and the automatic I-form choice must give back
-    this very opcode (pica-assembly-language.md §5.3)."""
+    this very opcode (pica-assembly.md#i-forms)."""
     fmt: Format = ins.format
     raws = [ins[s] for s in fmt.sources]
     if len({r for r in raws if r < _INPUT_BANK_END}) > 1:

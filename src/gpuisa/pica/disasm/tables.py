@@ -4,7 +4,7 @@ rebuilds the table entry from them exactly, gpuisa's raw directives where it wou
 
 * Uniforms: the longest prefix of the table that ``.in``/``.fvec``/``.ivec``/``.bool``
   (placed at their registers) rebuild -- the assembler sorts those entries by register
-  and checks names and registers (pica-assembly-language.md §9) -- then ``.dvleuniform``
+  and checks names and registers (pica-assembly.md#allocation) -- then ``.dvleuniform``
   for the rest, with an ``.alias`` where the name can name the register in the code.
 * Outputs and constants: each entry as ``.out``/``.setf``/``.seti``/``.setb`` when that
   rebuilds it (tables keep statement order), else ``.dvleout``/``.dvleconst``.
@@ -33,12 +33,13 @@ from ..shbin import Constant, ConstantKind, Dvle, OutputSemantic, ShaderType, Un
 from ..shbin.records import UNIFORM_BANKS, uniform_bank
 from .syntax import UnitNames
 
-#: picasso's per-DVLE limits (pica-assembly-language.md §4, §9.3) and its global list.
+#: picasso's per-DVLE limits (pica-assembly.md#directives, pica-assembly.md#uniform-table) and its
+#: global list.
 MAX_DVLE_UNIFORMS = 96
 MAX_GLOBAL_UNIFORMS = 96
 MAX_OUTPUTS = 16
 MAX_CONSTANTS = 96
-#: From o7 up, ``.out`` only accepts ``dummy`` (§4.1).
+#: From o7 up, ``.out`` only accepts ``dummy`` (pica-assembly.md#out).
 FIRST_DUMMY_ONLY = 7
 #: A ``.gsh MODE`` space holds b0-b14 (b15 is the geometry shader's own flag).
 GEOMETRY_BOOLS = NUM_BOOL_UNIFORMS - 1

@@ -259,8 +259,8 @@ class RunResult:
     ``outputs`` maps 'o0'-'o15' to float32 ``(N, 4)`` (for geometry shaders the bank
     active at END); ``outputs_by_semantic`` maps 'position', 'normalquat', 'color',
     'texcoord0', 'texcoord0w', 'texcoord1', 'texcoord2', 'view' to float32 ``(N, k)``
-    through the DVLE's output map, slots no output feeds reading 1.0 (notes §7) — empty
-    without a DVLE.  With ``run(..., registers=True)`` only (None otherwise, so that a
+    through the DVLE's output map, slots no output feeds reading 1.0 (pica-emulation.md#output-map)
+    — empty without a DVLE.  With ``run(..., registers=True)`` only (None otherwise, so that a
     result holds no more than the outputs): ``temporaries`` maps 'r0'-'r15' to
     ``(N, 4)``; ``cmp`` is bool ``(N, 2)`` (cmp.x, cmp.y); ``address`` int64 ``(N, 3)``
     (a0.x, a0.y, aL); ``steps`` the instructions each vertex executed.  Geometry shaders
@@ -553,6 +553,7 @@ class SemanticOutputs(Mapping[str, np.ndarray]):
 def by_semantic(dvle: Dvle, outputs: Mapping[str, np.ndarray],
                 lanes: int) -> Mapping[str, np.ndarray]:
     """Semantic attributes through the DVLE output map (libctru's algorithm,
-    shbin-format.md §5.2) from ``outputs`` ('oN' -> (lanes, 4)); slots no component
-    feeds read 1.0 (notes §7, Azahar ``output_vertex.cpp`` citing hardware tests)."""
+    shbin-format.md#dvle-outputs) from ``outputs`` ('oN' -> (lanes, 4)); slots no component
+    feeds read 1.0 (pica-emulation.md#output-map, Azahar ``output_vertex.cpp`` citing hardware
+    tests)."""
     return SemanticOutputs(dvle, outputs, lanes)

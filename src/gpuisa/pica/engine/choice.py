@@ -13,12 +13,11 @@ kernel is not compiled never waits for Numba, a compiled kernel is used even for
 vertex, and repeated runs of a program move to the compiled engine once they have cost
 as much as getting it ready.
 
-Figures measured 2026-11-24 on the machine of issue 11 (2 cores, "AMD EPYC" (Zen 4),
-Linux, Python 3.11.7, NumPy 2.4.6, Numba 0.68.1; shared with other work, so ranges),
-with the benchmark shaders (transform, lighting, skinning, peer lighting; f24 and f32)
-through ``run()``: the reference engine over 2,000 vertices (and a 2-instruction
-program over 200,000 for its cost per lane), the compiled kernels and the interpreter
-kernel over 10^6 (``benchmarks.run``'s "jit" and "interpreter"); per-call costs from
+Figures measured 2026-11-24 on a 2-core "AMD EPYC" (Zen 4) machine (Linux, Python 3.11.7, NumPy
+2.4.6, Numba 0.68.1; shared with other work, so ranges), with the benchmark shaders (transform,
+lighting, skinning, peer lighting; f24 and f32) through ``run()``: the reference engine over 2,000
+vertices (and a 2-instruction program over 200,000 for its cost per lane), the compiled kernels and
+the interpreter kernel over 10^6 (``benchmarks.run``'s "jit" and "interpreter"); per-call costs from
 1-vertex runs (the differences between the engines); Numba's import, loading a kernel
 or the interpreter from the disk cache, and compiling a kernel from the first run in
 fresh processes.  They only need to be right within a factor of about two: the costs
@@ -227,7 +226,8 @@ def record(program: object, seconds: float) -> None:
 def estimated_steps(program: DecodedProgram, entry: int, uniforms: Uniforms) -> float:
     """Instructions a lane runs, estimated statically: the words from ``entry`` up to
     the first END in address order, each LOOP body as often as its integer uniform says
-    (seed "LOOP": INT.x + 1 iterations).  Branches are taken as falling through."""
+    (INT.x + 1 iterations, pica-emulation.md#flow-instructions).  Branches are taken as falling
+    through."""
     count = 0.0
     steps = program.steps
     pc = entry

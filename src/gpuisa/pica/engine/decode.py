@@ -41,9 +41,8 @@ class Operand:
 
     ``swizzle`` lists the component read into each of x, y, z, w (an index array, so that
     a component-major ``(4, N)`` register is swizzled by ``reg[swizzle]``).  ``relative``
-    is the row of :data:`ADDRESS_REGISTERS` named by the IDX field (seed "Relative
-    addressing") when the operand is in the instruction's wide source slot and IDX is not
-    0; else None.
+    is the row of :data:`ADDRESS_REGISTERS` named by the IDX field (pica-emulation.md#relative) when
+    the operand is in the instruction's wide source slot and IDX is not 0; else None.
     """
 
     bank: str  # 'v', 'r' or 'c'

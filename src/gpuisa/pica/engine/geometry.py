@@ -1,13 +1,13 @@
 """Geometry shader invocations and the three ways their input is delivered.
 
-A geometry shader unit keeps its registers between invocations (notes §4.2: registers
-are not reset, and geometry shaders rely on it, Citra PR #3787), and so does its
+A geometry shader unit keeps its registers between invocations (pica-emulation.md#initial-state:
+registers are not reset, and geometry shaders rely on it, Citra PR #3787), and so does its
 emission state (the reference engine's :mod:`.reference.emitter`).  After every
 invocation the hardware sets b15 = true (picasso manual; Azahar
-``GeometryPipeline::SubmitVertex``; notes §6.3).  The reference engine's geometry runs
-are :mod:`.reference.geometry`, the compiled engine's :mod:`.compiled.geometry`.
+``GeometryPipeline::SubmitVertex``; pica-emulation.md#gs-input).  The reference engine's geometry
+runs are :mod:`.reference.geometry`, the compiled engine's :mod:`.compiled.geometry`.
 
-Input modes (DVLE ``.gsh`` mode, notes §6.3; layout as Azahar's
+Input modes (DVLE ``.gsh`` mode, pica-emulation.md#gs-input; layout as Azahar's
 ``geometry_pipeline.cpp`` loads it, the reference implementation):
 
 point (0)

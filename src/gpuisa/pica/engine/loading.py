@@ -3,7 +3,8 @@ from what a caller hands in (inputs, uniforms, initial registers).
 
 ``"f24"`` (the engines' default): registers hold float24 values, arithmetic rounds every
 result to float24 (:mod:`.rules.primitives`).  ``"f32"``: IEEE float32 registers and
-arithmetic with the PICA's rules, what Azahar, Citra and 3Beans compute (notes §1.3).
+arithmetic with the PICA's rules, what Azahar, Citra and 3Beans compute
+(pica-emulation.md#f24-rounding).
 
 A value loaded in f24 mode is rounded once, by THE float24 rounding rule
 (:func:`gpuisa.floats.round_f24`), from its exact value even when it comes as float64.

@@ -1,6 +1,6 @@
 """``run_pipeline()``: a vertex shader DVLE feeding a geometry shader DVLE of one SHBIN.
 
-As the PICA does it (notes §6; libctru ``shaderProgramConfigure``; Azahar
+As the PICA does it (pica-emulation.md#geometry; libctru ``shaderProgramConfigure``; Azahar
 ``GeometryPipeline``): every vertex runs through the vertex shader; its outputs — the
 registers of the vertex DVLE's output mask, in ascending order — are delivered to the
 geometry shader unit in the DVLE's input mode (:mod:`.geometry`); the geometry shader

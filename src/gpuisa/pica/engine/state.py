@@ -1,12 +1,12 @@
 """The state of a shader unit for N lanes: register files, uniforms, flags, output banks.
 
 Registers are component-major float32 arrays: ``temporaries[n]`` is the ``(4, N)`` value
-of rn, ``outputs[bank][n]`` that of on in one of the two output banks (notes §6.2).  Each
-is a view of its own lane-major ``(N, 4)`` array (:class:`RegisterFile`), allocated when
-first used, so that a register's ``(N, 4)`` form needs no copy and registers a program
-never touches cost nothing.  Uniforms are shared by all lanes.  Reading an input or a
-uniform that was never given is an :class:`~gpuisa.errors.InputError` naming the register
-and the instruction, so that a forgotten value never turns silently into zeros.
+of rn, ``outputs[bank][n]`` that of on in one of the two output banks
+(pica-emulation.md#output-banks).  Each is a view of its own lane-major ``(N, 4)`` array
+(:class:`RegisterFile`), allocated when first used, so that a register's ``(N, 4)`` form needs no
+copy and registers a program never touches cost nothing.  Uniforms are shared by all lanes.  Reading
+an input or a uniform that was never given is an :class:`~gpuisa.errors.InputError` naming the
+register and the instruction, so that a forgotten value never turns silently into zeros.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ ADDRESS_NAMES = ADDRESS_REGISTERS
 AL = ADDRESS_REGISTERS.index("aL")
 
 #: Rows of the float uniform table: every index a relative read ``c[n + a0]`` can form
-#: (masked with :data:`~..isa.RELATIVE_INDEX_MASK`, seed "Relative addressing").
+#: (masked with :data:`~..isa.RELATIVE_INDEX_MASK`, pica-emulation.md#relative).
 UNIFORM_TABLE_ROWS = RELATIVE_INDEX_MASK + 1
 #: First row past c95: every row from here reads (1, 1, 1, 1).
 MISSING_UNIFORM_ROW = NUM_FLOAT_UNIFORMS
@@ -46,8 +46,8 @@ class Uniforms:
     """Float, integer and boolean uniforms with a record of which were given.
 
     ``floats`` has :data:`UNIFORM_TABLE_ROWS` rows: c0-c95, then the rows a
-    relative index beyond c95 reads, which hold (1, 1, 1, 1) (seed "Relative
-    addressing").  ``ints[n]`` is (x, y, z, w) of in as unsigned bytes.
+    relative index beyond c95 reads, which hold (1, 1, 1, 1)
+    (pica-emulation.md#relative).  ``ints[n]`` is (x, y, z, w) of in as unsigned bytes.
     """
 
     floats: np.ndarray = field(default_factory=lambda: _float_table())
@@ -200,7 +200,7 @@ class ShaderState:
     ``address`` rows are :data:`ADDRESS_NAMES` (a0.x, a0.y, aL; signed integers); ``cmp``
     rows cmp.x, cmp.y; both are lane-major like the registers and allocated on first use.
     ``outputs`` holds the two output banks; ``bank`` is the one that writes go to; EMIT
-    flips it (notes §6.2).
+    flips it (pica-emulation.md#output-banks).
     """
 
     lanes: int

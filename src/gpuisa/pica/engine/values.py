@@ -34,7 +34,7 @@ BANK_SIZES = {"v": NUM_INPUTS, "r": NUM_TEMPORARIES, "o": NUM_OUTPUTS,
 _BANK_WHAT = {"v": "input", "r": "temporary", "o": "output", "c": "float uniform",
               "i": "integer uniform", "b": "bool uniform"}
 _REGISTER = re.compile(r"([vrocib])(\d+)")
-#: Largest unsigned byte (integer uniform components; notes §2.2).
+#: Largest unsigned byte (integer uniform components; pica-emulation.md#upload-int-bool).
 _BYTE_MAX = 0xFF
 
 
@@ -43,9 +43,9 @@ class F24Bits:
     """Raw float24 bit patterns for one register (shape (4,)) or several ((k, 4)).
 
     The patterns are loaded exactly as given (denormal patterns decode to their exact
-    value and are flushed only by the instructions that flush, notes §1.1), in either
-    precision mode.  ``F24Bits.from_upload_words(w0, w1, w2)`` takes the three words of
-    the packed uniform upload (notes §2.1).
+    value and are flushed only by the instructions that flush, pica-emulation.md#f24-format), in
+    either precision mode.  ``F24Bits.from_upload_words(w0, w1, w2)`` takes the three words of
+    the packed uniform upload (pica-emulation.md#upload-float).
     """
 
     bits: np.ndarray

@@ -1,13 +1,13 @@
 """SETEMIT/EMIT: the geometry unit's emission state, output banking and primitives.
 
-Seed SETEMIT/EMIT rows and notes §6: SETEMIT stores VTXID, FLAG_PRIMEMIT and
+3dbrew's SETEMIT/EMIT rows and pica-emulation.md#geometry: SETEMIT stores VTXID, FLAG_PRIMEMIT and
 FLAG_WINDING for the following EMITs.  EMIT copies the output registers of the output
 mask, from the active output bank, into vertex buffer entry VTXID and flips the active
-bank (notes §6.2, Azahar PR #2338).  With FLAG_PRIMEMIT, buffer entries 0, 1, 2 form a
-triangle, its order reversed when FLAG_WINDING is set (3Beans submits the vertices in
+bank (pica-emulation.md#output-banks, Azahar PR #2338).  With FLAG_PRIMEMIT, buffer entries 0, 1, 2
+form a triangle, its order reversed when FLAG_WINDING is set (3Beans submits the vertices in
 reverse order).  The buffer is never cleared, so a later primitive can reuse earlier
-vertices (seed: "working hypothesis").  All of this persists across invocations of the
-unit (notes §4.2).
+vertices (3dbrew: "working hypothesis"; pica-emulation.md#emit).  All of this persists across
+invocations of the unit (pica-emulation.md#initial-state).
 
 The state is one flat integer sequence (:func:`new_emission`); the buffer holds the
 index of the emitted vertex in each entry, or :data:`UNSET`.  Copying the output

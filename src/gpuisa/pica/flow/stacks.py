@@ -1,10 +1,10 @@
 """The IF/CALL/LOOP stacks of one lane and the check run after every instruction.
 
-3dbrew "Control Flow" (seed 002) and notes §5: three independent ring buffers (IF 8
-deep, CALL 4, LOOP 4) that drop their oldest entry when pushed while full (seed: "A stack
-overflow discards the oldest element"); only the top entry is compared.  After each
-instruction (except END) every stack checks its own copy of the address of the next
-instruction, in the order CALL, IF, LOOP; the PC chosen by the stage with the highest
+3dbrew "Control Flow" and pica-emulation.md#flow: three independent ring buffers (IF 8
+deep, CALL 4, LOOP 4) that drop their oldest entry when pushed while full (3dbrew: "A stack
+overflow discards the oldest element"; pica-emulation.md#flow-stacks); only the top entry is
+compared.  After each instruction (except END) every stack checks its own copy of the address of the
+next instruction, in the order CALL, IF, LOOP; the PC chosen by the stage with the highest
 priority wins: LOOP > IF > CALL > pending jump > PC + 1.
 
 Representation.  A lane's stacks are three flat integer sequences and their entry
@@ -89,7 +89,7 @@ def push_loop(loops, n_loop, trigger, body, count, step, saved_al):
 
 
 def condition_holds(condop, refx, refy, cmpx, cmpy):
-    """The condition of IFC/CALLC/JMPC/BREAKC (seed "Conditions"): each flag compared with
+    """The condition of IFC/CALLC/JMPC/BREAKC (pica-isa.md#conditions): each flag compared with
     its reference bit, combined by CONDOP."""
     x = cmpx == (refx != 0)
     y = cmpy == (refy != 0)
@@ -109,7 +109,7 @@ def taken(condition, condop, refx, refy, cmpx, cmpy, bool_value, num):
     if condition == _BOOL:
         return bool_value
     if condition == _BOOLNUM:
-        # JMPU jumps if the bool uniform equals NOT bit 0 of NUM (seed JMPU row).
+        # JMPU jumps if the bool uniform equals NOT bit 0 of NUM (pica-isa.md#op-jmpu).
         return bool_value == ((num & 1) == 0)
     return True
 
@@ -164,11 +164,11 @@ EFFECTS = {Flow.BREAK: effect_break, Flow.CALL: effect_call, Flow.IF: effect_if,
 
 
 def effect(flow, taken, pc, dst, num, ifs, nif, calls, ncall, loops, nloop, al, x, y, z):
-    """What a flow instruction does once its condition is known (notes §5.2): its flow
-    kind's function of :data:`EFFECTS` (same arguments after ``flow``: whether the
-    condition holds, PC, the fields DST and NUM, the stacks and their counts, aL, LOOP's
-    integer uniform X, Y, Z).  Returns (pending jump or NO_JUMP, pending break, the
-    counts, aL)."""
+    """What a flow instruction does once its condition is known
+    (pica-emulation.md#flow-instructions): its flow kind's function of :data:`EFFECTS` (same
+    arguments after ``flow``: whether the condition holds, PC, the fields DST and NUM, the stacks
+    and their counts, aL, LOOP's integer uniform X, Y, Z).  Returns (pending jump or NO_JUMP,
+    pending break, the counts, aL)."""
     if flow == _BREAK:
         return effect_break(taken, pc, dst, num, ifs, nif, calls, ncall, loops, nloop, al, x, y, z)
     if flow == _CALL:
@@ -184,20 +184,22 @@ def effect(flow, taken, pc, dst, num, ifs, nif, calls, ncall, loops, nloop, al, 
 
 def next_pc(ifs, n_if, calls, n_call, loops, n_loop, pc, jump, breaking, al,
             check_call, check_if, check_loop):
-    """The per-instruction stack check (notes §5.3) after the instruction at ``pc``.
+    """The per-instruction stack check (pica-emulation.md#flow-check) after the instruction at
+    ``pc``.
 
     ``jump`` is its pending jump (taken only if no stack popped: "JMP overwrites the PC
     *after* the stacks checks (and only if no stack was popped)"), ``breaking`` whether it
     was a BREAK or a BREAKC whose condition held.  ``check_*`` let a compiled engine skip
     stages that cannot pop after this instruction (the reference passes True).  Returns
     (new PC, aL, n_if, n_call, n_loop, hang); ``hang`` is a break with an empty LOOP stack
-    (seed: "Executing a BREAK on an empty LOOP stack hangs the GPU").
+    (3dbrew: "Executing a BREAK on an empty LOOP stack hangs the GPU";
+    pica-emulation.md#flow-check).
     """
     following = pc + 1
 
     # CALL: pops while the top matches its (updated) copy, up to the stack depth; the
-    # fourth pop in a row does not update the PC any more (seed: "the fourth update to its
-    # copy of the PC is missed ... Probably a hardware bug").
+    # fourth pop in a row does not update the PC any more (3dbrew: "the fourth update to its
+    # copy of the PC is missed ... Probably a hardware bug"; pica-emulation.md#flow-check).
     call_pc = NO_JUMP
     if check_call:
         copy = following
@@ -222,12 +224,12 @@ def next_pc(ifs, n_if, calls, n_call, loops, n_loop, pc, jump, breaking, al,
             return following, al, n_if, n_call, n_loop, True
         top = (n_loop - 1) * LOOP_WIDTH
         if n_loop > 0 and (breaking or loops[top + TRIGGER] == following):
-            al += loops[top + STEP]  # also on break (notes §5.3; Azahar)
+            al += loops[top + STEP]  # also on break (pica-emulation.md#flow-check; Azahar)
             if breaking or loops[top + COUNT] == 0:
                 loop_pc = loops[top + TRIGGER]
                 n_loop -= 1
                 # aL is restored only if an enclosing loop remains: an outermost loop
-                # leaves aL at Y + (X + 1) * Z (notes §5.3; Azahar).
+                # leaves aL at Y + (X + 1) * Z (pica-emulation.md#flow-check; Azahar).
                 if n_loop > 0:
                     al = loops[top + SAVED_AL]
             else:

@@ -146,7 +146,8 @@ _REGISTER_KIND = {"v": "input attribute", "o": "output register", "r": "temporar
 
 
 def register_name(reg: int, low: str = "v") -> str:
-    """The name of an internal register id (§3.1); ids below 0x10 are ``low`` (v or o)."""
+    """The name of an internal register id (pica-assembly.md#register-names); ids below 0x10 are
+    ``low`` (v or o)."""
     for letter, base, _ in _BANKS:
         if reg >= base:
             return f"{letter}{reg - base}"

@@ -6,12 +6,12 @@ its positions are positions in the editor's document (``#`` line markers renumbe
 assembler's diagnostics, never the index).  It needs no successful assembly: a broken
 statement still yields the names it contains.
 
-Scopes follow picasso (pica-assembly-language.md §3.5, §11): procedures are global;
+Scopes follow picasso (pica-assembly.md#aliases, pica-assembly.md#linking): procedures are global;
 labels, aliases, constants, inputs and outputs belong to one input unit (a file, or a
 ``.unit`` of gpuisa's extension); uniforms declared with the same name in several units
-of the shared vertex space are one uniform (§9.2: the later declarations reuse the first
-one's registers), so they are one symbol, except in a unit with ``.gsh MODE`` (private
-geometry space).
+of the shared vertex space are one uniform (pica-assembly.md#global-uniforms: the later declarations
+reuse the first one's registers), so they are one symbol, except in a unit with ``.gsh MODE``
+(private geometry space).
 """
 
 from __future__ import annotations

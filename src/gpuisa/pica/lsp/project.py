@@ -1,7 +1,7 @@
 """Which files form the program a document belongs to, and a cache of analyses.
 
 ``pica asm`` assembles the files named on its command line, in order, into one SHBIN;
-procedures are shared between them (pica-assembly-language.md §11).  The editor cannot
+procedures are shared between them (pica-assembly.md#linking).  The editor cannot
 know that command line, so a project file says it: ``.picaproject`` in the document's
 directory or any directory above it.  Each non-blank line that is not a ``#`` comment
 lists the files of one program, separated by spaces and relative to the project file,

@@ -2,7 +2,7 @@
 the keywords each operand position accepts.
 
 The keyword sets are the assembler's own tables (so completion offers exactly what
-``pica asm`` accepts); the directive texts summarise pica-assembly-language.md §4 and
+``pica asm`` accepts); the directive texts summarise pica-assembly.md#directives and
 docs/assembly-extensions.md.
 """
 
@@ -86,8 +86,8 @@ MOVA_DESTINATION = "a0.x|a0.y|a0.xy"
 
 
 def operand_names(info: OpcodeInfo) -> tuple[str, ...]:
-    """The operands of an instruction as written in assembly (pica-assembly-language.md
-    §5.1), from what the ISA table says the instruction does."""
+    """The operands of an instruction as written in assembly (pica-assembly.md#mnemonics), from what
+    the ISA table says the instruction does."""
     if info.opcode is Opcode.SETEMIT:
         return ("vtx", "[prim] [inv]")
     if info.flow is Flow.LOOP:

@@ -1,4 +1,4 @@
-"""The output map libctru derives from a DVLE's output table (shbin-format.md §5.2).
+"""The output map libctru derives from a DVLE's output table (shbin-format.md#dvle-outputs).
 
 For each output register o0-o15 the map holds four slot codes, one per component x, y,
 z, w: the hardware output attribute slot that component feeds, or 0x1F when unused.

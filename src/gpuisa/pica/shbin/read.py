@@ -1,7 +1,7 @@
 """SHBIN reader: bytes -> program, DVLE records and the layout they were found in.
 
 Follows the offsets in the headers and never assumes a table order, so picasso, nihstro
-and aemstro layouts all read (shbin-format.md §6).  What is an error and what is not:
+and aemstro layouts all read (shbin-format.md#offsets).  What is an error and what is not:
 
 Errors (always, :class:`ShbinError` naming the absolute offset and field of the bad
 value): truncated headers; wrong DVLB/DVLP/DVLE magic; a count or offset whose table does
@@ -48,7 +48,7 @@ MAGIC_DVLB = b"DVLB"
 MAGIC_DVLP = b"DVLP"
 MAGIC_DVLE = b"DVLE"
 DVLP_HEADER_SIZE = 0x1C  # the 7 words every writer fills; picasso adds 3 unknown words
-DVLE_HEADER = struct.Struct("<4sHBBIIHHBBBB10I")  # shbin-format.md §4, 0x40 bytes
+DVLE_HEADER = struct.Struct("<4sHBBIIHHBBBB10I")  # shbin-format.md#dvle-header, 0x40 bytes
 CONSTANT_SIZE, LABEL_SIZE, OUTPUT_SIZE, UNIFORM_SIZE = 20, 16, 8, 8
 
 _SHADER_TYPES = tuple(t.value for t in ShaderType)

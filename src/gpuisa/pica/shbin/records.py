@@ -1,8 +1,8 @@
 """Decoded records of a DVLE (executable) in a SHBIN: constants, outputs, uniforms, labels.
 
 Every record keeps the raw values of its fields, so that a file re-written from it loses
-nothing (layout: shbin-format.md §4-§5).  Enumerated fields whose codes the format leaves
-open (output semantics) keep unknown codes as plain ints.
+nothing (layout: shbin-format.md#dvle-header, shbin-format.md#dvle-tables).  Enumerated fields whose
+codes the format leaves open (output semantics) keep unknown codes as plain ints.
 """
 
 from __future__ import annotations
@@ -51,14 +51,15 @@ class OutputSemantic(IntEnum):
     DUMMY = 9
 
 
-#: Registers per constant kind: b0-b15, i0-i3, c0-c95 (shbin-format.md §5.1, §8).
+#: Registers per constant kind: b0-b15, i0-i3, c0-c95 (shbin-format.md#dvle-constants,
+#: shbin-format.md#libctru).
 CONSTANT_BANK_SIZE = {
     ConstantKind.BOOL: NUM_BOOL_UNIFORMS,
     ConstantKind.INT: NUM_INT_UNIFORMS,
     ConstantKind.FLOAT: NUM_FLOAT_UNIFORMS,
 }
 
-#: Uniform register space of the DVLE uniform table (shbin-format.md §5.3):
+#: Uniform register space of the DVLE uniform table (shbin-format.md#dvle-uniforms):
 #: bank letter -> (first id, number of registers).  0x74-0x77 and 0x88+ belong to no bank.
 UNIFORM_BANKS = {
     "v": (0x00, NUM_INPUTS),

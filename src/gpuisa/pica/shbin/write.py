@@ -29,7 +29,7 @@ from .records import Constant, Dvle, Label, OutputEntry, Uniform
 if TYPE_CHECKING:
     from . import Shbin
 
-DVLP_CANONICAL_HEADER = 0x28  # picasso's 10-word DVLP header (shbin-format.md §3)
+DVLP_CANONICAL_HEADER = 0x28  # picasso's 10-word DVLP header (shbin-format.md#dvlp)
 
 
 def _fit(value: object, bits: int, path: str) -> int:
@@ -108,7 +108,7 @@ def _opdesc_high(shbin: Shbin) -> list[int]:
 
 
 def write_canonical(shbin: Shbin) -> bytes:
-    """The file exactly as picasso lays it out (shbin-format.md §1, §6)."""
+    """The file exactly as picasso lays it out (shbin-format.md#layout, shbin-format.md#offsets)."""
     code, opdescs = shbin.program.code, shbin.program.opdescs
     high = _opdesc_high(shbin)
     dvles = [_canonical_dvle(d, f"DVLE[{i}]") for i, d in enumerate(shbin.entries)]

@@ -8,7 +8,7 @@ import random
 from collections.abc import Iterator
 
 from ..isa import BY_MNEMONIC
-from .catalog_facts import NOTES, splat
+from .catalog_facts import splat
 from .catalog_ops import BINARY, MASKS, REFERENCE, SWIZZLES, TERNARY, UNARY, _random_value
 from .model import CHOICE, HARDWARE, SEED, Provenance
 from .spec import Group, vs
@@ -89,7 +89,7 @@ def _loops() -> Iterator[Group]:
     shared = "mov r0, c0\nfor i0\n    for i1\n        add r0, c1, r0\n    .end\n.end\nmov o0, r0"
     yield _loop_group("flow/loop/nested-share-last-instruction", shared, (2, 0, 1, 0),
                       ("flow:loop", "quirk:nested-loops-share-end"),
-                      f"{FLOW}; PabloMK7/citra issue #86 ({NOTES} §5.3)", pad=False,
+                      f"{FLOW}; PabloMK7/citra issue #86 (pica-emulation.md#flow-check)", pad=False,
                       i1=(1, 0, 1, 0))
     brk = ("mov r0, c0\nfor i0\n    add r0, c1, r0\n    ifu b0\n        break\n    .end\n"
            "    nop\n.end\nmov o0, r0\nmov o1, c1[aL]")
@@ -165,7 +165,7 @@ def _quirks() -> Iterator[Group]:
                   uniforms=_MARKS, tags=("flow:break", "quirk:break-empty-stack"))
     group.add("hangs", {"v0": [splat(0.0)]}, (),
               Provenance(CHOICE, f"{FLOW}: BREAK on an empty LOOP stack hangs the GPU "
-                         f"({NOTES} §5.3)", "the run ends with status hang"))
+                         f"(pica-emulation.md#flow-check)", "the run ends with status hang"))
     yield group
 
 
@@ -173,7 +173,7 @@ _GS_OUT = ".out - position o0\n.out - color o1\n"
 
 
 def geometry_groups() -> Iterator[Group]:
-    source = f"3dbrew SETEMIT/EMIT; {NOTES} §6"
+    source = "3dbrew SETEMIT/EMIT; pica-emulation.md#geometry"
     strip = "".join(f"    setemit {i % 3}{_flags(i)}\n    mov o0, v{i}\n    mov o1, c0\n"
                     "    emit\n" for i in range(6))
     group = Group("gs/strip-winding", f".gsh point c0\n{_GS_OUT}.proc main\n{strip}    end\n"
@@ -190,17 +190,18 @@ def geometry_groups() -> Iterator[Group]:
     group.add("two-invocations", {"v0": [splat(1.0), splat(5.0)], "v1": [splat(2.0),
                                                                           splat(6.0)]},
               ("op:setemit", "op:emit", "quirk:b15", "quirk:buffer-not-cleared"),
-              Provenance(HARDWARE, f"{NOTES} §6.3: b15 set after every invocation (picasso "
-                                   f"manual; Azahar); buffer entries not cleared ({source})"))
+              Provenance(HARDWARE, "pica-emulation.md#gs-input: b15 set after every invocation "
+                                   "(picasso manual; Azahar); buffer entries not cleared "
+                                   f"({source})"))
     yield group
     persist = (".gsh point c0\n.out - position o0\n.proc main\n    add r0, c0, r0\n"
                "    setemit 0\n    mov o0, r0\n    emit\n    end\n.end\n")
     group = Group("gs/registers-persist", persist, uniforms={"c0": splat(1.0)},
                   tags=("geometry",))
     group.add("three-invocations", {"v0": [splat(0.0)] * 3}, ("quirk:registers-persist",),
-              Provenance(HARDWARE, f"{NOTES} §4.2: registers persist between invocations "
-                                   f"on one unit, which geometry shaders rely on (Citra PR "
-                                   f"#3787)"))
+              Provenance(HARDWARE, "pica-emulation.md#initial-state: registers persist between "
+                                   "invocations on one unit, which geometry shaders rely on "
+                                   "(Citra PR #3787)"))
     yield group
     yield from _pipelines()
 
@@ -227,7 +228,7 @@ def _pipelines() -> Iterator[Group]:
                       tags=("geometry", f"gsh:{mode}"))
         rows = [(float(k), float(k) + 0.5, 0.0, 1.0) for k in range(6)]
         group.add("six-vertices", {"v0": rows}, ("op:setemit", "op:emit"),
-                  Provenance(CHOICE, f"{NOTES} §6.3 input modes",
+                  Provenance(CHOICE, "pica-emulation.md#gs-input input modes",
                              "Azahar geometry_pipeline.cpp's uniform layout"))
         yield group
 

@@ -13,7 +13,7 @@ from .model import MODEL, Provenance
 from .spec import F24, Group, Row, vs
 
 REFERENCE = Provenance(MODEL, "gpuisa reference engine: 3dbrew instruction semantics and "
-                              "pica-emulation-notes.md §3")
+                              "pica-emulation.md#arithmetic")
 
 
 

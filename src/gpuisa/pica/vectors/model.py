@@ -17,8 +17,8 @@ from ...errors import InputError
 
 #: Where an expected value comes from (docs/vectors-format.md, "Provenance").
 HARDWARE = "hardware"  # a public hardware test or report, named in ``source``
-SEED = "seed"  # the 3dbrew "GPU/Shader Instruction Set" page (the project's seed)
-CHOICE = "documented-choice"  # an OPEN point of pica-emulation-notes.md; ``choice`` says which
+SEED = "seed"  # 3dbrew "GPU/Shader Instruction Set": its floating-point table or Control Flow
+CHOICE = "documented-choice"  # an OPEN point of pica-emulation.md; ``choice`` says which
 MODEL = "model"  # no single fact: the reference engine's semantics (3dbrew instruction text)
 PROVENANCE_KINDS = (HARDWARE, SEED, CHOICE, MODEL)
 
@@ -34,7 +34,7 @@ F24_EXP_ALL = 0x7F << 16
 @dataclass(frozen=True, slots=True)
 class Provenance:
     """Where the f24 expectation of a case comes from.  ``source`` names the hardware test,
-    the seed table row or the notes' section; ``choice`` (documented-choice only) names
+    the 3dbrew table row or the pica-emulation.md anchor; ``choice`` (documented-choice only) names
     the value gpuisa picked for the OPEN point."""
 
     kind: str
@@ -74,7 +74,7 @@ class Expected:
     primitives: tuple[tuple[int, int, int, bool], ...] = ()
     pc: int = -1
     #: Semantic attributes after the output map (``"color"`` -> its components), for the
-    #: cases about the map itself (unmapped slots read 1.0, notes §7).
+    #: cases about the map itself (unmapped slots read 1.0, pica-emulation.md#output-map).
     semantics: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
 

@@ -1,9 +1,10 @@
 """Compiled geometry shaders: the Numba engine's geometry engine (``api.GEOMETRY_ENGINES``).
 
 A geometry shader unit is one lane whose registers, output banks and emission state
-persist from one invocation to the next (notes §4.2, §6), so its invocations run in
-order.  Each (program, entry, precision, output mask, missing registers) is compiled
-once into a kernel that runs every invocation of a feed: the one-lane code of
+persist from one invocation to the next (pica-emulation.md#initial-state,
+pica-emulation.md#geometry), so its invocations run in order.  Each (program, entry, precision,
+output mask, missing registers) is compiled once into a kernel that runs every invocation of a feed:
+the one-lane code of
 :mod:`.codegen` (registers in local scalars, basic blocks dispatched on the PC, the
 stack machine of :mod:`.stacks`) inside a loop over the invocations, which before
 each one loads the feed's input registers and uniforms, and after it records the

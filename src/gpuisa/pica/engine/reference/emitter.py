@@ -1,9 +1,9 @@
 """A geometry shader unit's emitted vertices and primitives, for the reference engine.
 
 The rules of SETEMIT and EMIT (vertex buffer, primitive emission, winding, output
-banking; seed SETEMIT/EMIT rows, notes §6) are :mod:`..flow.emission`; this module keeps
-what they produce: every EMIT copies the output registers of the DVLE's output mask from
-the active bank into :attr:`Emitter.vertices`; buffer entries and primitives refer to
+banking; 3dbrew's SETEMIT/EMIT rows, pica-emulation.md#geometry) are :mod:`..flow.emission`; this
+module keeps what they produce: every EMIT copies the output registers of the DVLE's output mask
+from the active bank into :attr:`Emitter.vertices`; buffer entries and primitives refer to
 vertices by their index there.  The state persists across invocations of the unit.
 """
 
@@ -21,7 +21,7 @@ from .values import narrow
 if TYPE_CHECKING:
     from .lanes import Lane
 
-#: Buffer entries that form the emitted triangle (notes §6.1).
+#: Buffer entries that form the emitted triangle (pica-emulation.md#emit).
 TRIANGLE_ENTRIES = (0, 1, 2)
 
 

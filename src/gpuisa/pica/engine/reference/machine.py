@@ -1,6 +1,7 @@
 """The reference engine's instruction loop: one lane from its entry point to END.
 
-Each instruction does what the seed's instruction table and "Control Flow" section say:
+Each instruction does what 3dbrew's instruction table and "Control Flow" section say
+(pica-isa.md#opcodes, pica-emulation.md#flow):
 ALU instructions through their plan functions (:mod:`.plan`: the recipes on Python
 floats), flow instructions and the check after every instruction through the stack
 machine :mod:`...flow.stacks`, SETEMIT/EMIT through :mod:`.emitter` (the rules of
@@ -91,7 +92,8 @@ def execute(program: DecodedProgram, plan: Plan, lane: Lane, u: UniformTables, e
 def _flow(entry: tuple, pc: int, lane: Lane, u: UniformTables, ifs: list[int], n_if: int,
           calls: list[int], n_call: int, loops: list[int],
           n_loop: int) -> tuple[int, bool, int, int, int]:
-    """A flow instruction (notes §5.2): its condition, then its effect on the stacks.
+    """A flow instruction (pica-emulation.md#flow-instructions): its condition, then its effect on
+    the stacks.
     Returns (pending jump or NO_JUMP, pending break, n_if, n_call, n_loop)."""
     _, flow, condition, condop, refx, refy, dst, num, ident = entry
     value = u.bool_value(ident, pc) if condition in USES_BOOL else False

@@ -19,7 +19,8 @@ Register values (no flushing, no rounding):
     ``rcp``, ``rsq``, ``ex2``, ``lg2``, ``flr``; ``address(x)`` (MOVA); ``const(v)`` a
     constant; ``splat(v)`` one value for all four components.
 
-A recipe returns a :class:`Result`.  Sources: seed "Instructions" table and notes §3.
+A recipe returns a :class:`Result`.  Sources: 3dbrew's "Instructions" table (pica-isa.md#opcodes)
+and pica-emulation.md#arithmetic.
 Adding an ALU opcode: its row in ``isa.py``, its recipe here, its test.
 """
 
@@ -74,27 +75,28 @@ def _lanewise(function: Any, *sources: Any) -> tuple:
 
 @recipe(Opcode.ADD)
 def add(m, a, b, c, field):
-    """SRC1 + SRC2 per component, flushed inputs, rounded result (notes §1.3)."""
+    """SRC1 + SRC2 per component, flushed inputs, rounded result
+    (pica-emulation.md#f24-rounding)."""
     return Result(_lanewise(lambda x, y: m.store(m.add(m.work(x), m.work(y))), a, b))
 
 
 @recipe(Opcode.MUL)
 def mul(m, a, b, c, field):
-    """SRC1 * SRC2 per component with the PICA multiply (inf * 0 = 0; notes §3.1)."""
+    """SRC1 * SRC2 per component with the PICA multiply (inf * 0 = 0; pica-emulation.md#mul)."""
     return Result(_lanewise(lambda x, y: m.store(m.mul(m.work(x), m.work(y))), a, b))
 
 
 @recipe(Opcode.MAD)
 def mad(m, a, b, c, field):
-    """SRC1 * SRC2 + SRC3, the product rounded before the addition (seed: MAD "is not an
-    FMA, the intermediate result is rounded")."""
+    """SRC1 * SRC2 + SRC3, the product rounded before the addition (3dbrew: MAD "is not an
+    FMA, the intermediate result is rounded"; pica-emulation.md#mul)."""
     return Result(_lanewise(
         lambda x, y, z: m.store(m.add(m.mul(m.work(x), m.work(y)), m.work(z))), a, b, c))
 
 
 def _dot(m, a, b):
     """Sum of PICA products, left to right from +0: (((0 + p0) + p1) + p2) ..., each
-    product and partial sum rounded (notes §3.1: hardware order OPEN; Azahar's
+    product and partial sum rounded (pica-emulation.md#mul: hardware order OPEN; Azahar's
     interpreter sums this way).  ``a`` and ``b`` are working values."""
     products = [m.mul(x, y) for x, y in zip(a, b, strict=True)]
     total = m.first(products[0])
@@ -105,27 +107,27 @@ def _dot(m, a, b):
 
 @recipe(Opcode.DP3)
 def dp3(m, a, b, c, field):
-    """x, y, z of both sources (seed: "dot product on 3-component vectors")."""
+    """x, y, z of both sources (pica-isa.md#op-dp3)."""
     return Result(_dot(m, [m.work(x) for x in a[:3]], [m.work(y) for y in b[:3]]))
 
 
 @recipe(Opcode.DP4)
 def dp4(m, a, b, c, field):
     """SRC1 · SRC2 over x, y, z, w: (((0 + p0) + p1) + p2) + p3, each product and each
-    partial sum rounded (notes §3.1)."""
+    partial sum rounded (pica-emulation.md#mul)."""
     return Result(_dot(m, [m.work(x) for x in a], [m.work(y) for y in b]))
 
 
 @recipe(Opcode.DPH)
 def dph(m, a, b, c, field):
-    """DP4 with SRC1.w replaced by 1.0 (seed: "with SRC1 homogenous"); SRC1.w is unread."""
+    """DP4 with SRC1.w replaced by 1.0 (pica-isa.md#op-dph); SRC1.w is unread."""
     return Result(_dot(m, [*(m.work(x) for x in a[:3]), m.one], [m.work(y) for y in b]))
 
 
 @recipe(Opcode.DST)
 def dst(m, a, b, c, field):
-    """(1, SRC1.y * SRC2.y, SRC1.z, SRC2.w) (seed DST; the product is the PICA multiply,
-    notes §3.1); the passed components are flushed and rounded like any result."""
+    """(1, SRC1.y * SRC2.y, SRC1.z, SRC2.w) (pica-isa.md#op-dst; the product is the PICA multiply,
+    pica-emulation.md#mul); the passed components are flushed and rounded like any result."""
     return Result((m.const(1.0), m.store(m.mul(m.work(a[1]), m.work(b[1]))),
                    m.store(m.rounded(m.work(a[2]))), m.store(m.rounded(m.work(b[3])))))
 
@@ -135,32 +137,35 @@ def dst(m, a, b, c, field):
 
 @recipe(Opcode.RCP)
 def rcp(m, a, b, c, field):
-    """1 / SRC1.x: rcp(+-0) = +inf, rcp(+inf) = 0 (seed table)."""
+    """1 / SRC1.x: rcp(+-0) = +inf, rcp(+inf) = 0 (pica-emulation.md#fp-table)."""
     return Result(m.splat(m.rcp(a[0])))
 
 
 @recipe(Opcode.RSQ)
 def rsq(m, a, b, c, field):
     """1 / sqrt(SRC1.x): rsq(+-0) = +inf, rsq(-2) = NaN, rsq(+inf) = 0, rsq(-inf) = NaN
-    (seed table)."""
+    (pica-emulation.md#fp-table)."""
     return Result(m.splat(m.rsq(a[0])))
 
 
 @recipe(Opcode.EX2)
 def ex2(m, a, b, c, field):
-    """2^SRC1.x: ex2(-inf) = 0, ex2(+inf) = +inf, overflow to +inf (notes §3.3)."""
+    """2^SRC1.x: ex2(-inf) = 0, ex2(+inf) = +inf, overflow to +inf
+    (pica-emulation.md#scalar-units)."""
     return Result(m.splat(m.ex2(a[0])))
 
 
 @recipe(Opcode.LG2)
 def lg2(m, a, b, c, field):
-    """log2(SRC1.x): lg2(0) = -inf, lg2(negative) = NaN, lg2(+inf) = +inf (notes §3.3)."""
+    """log2(SRC1.x): lg2(0) = -inf, lg2(negative) = NaN, lg2(+inf) = +inf
+    (pica-emulation.md#scalar-units)."""
     return Result(m.splat(m.lg2(a[0])))
 
 
 @recipe(Opcode.FLR)
 def flr(m, a, b, c, field):
-    """Per-component floor (toward -inf); NaN and infinities are kept (notes §3.6)."""
+    """Per-component floor (toward -inf); NaN and infinities are kept
+    (pica-emulation.md#flr-mov-mova)."""
     return Result(_lanewise(m.flr, a))
 
 
@@ -169,27 +174,28 @@ def flr(m, a, b, c, field):
 
 @recipe(Opcode.MOV)
 def mov(m, a, b, c, field):
-    """A copy: no rounding and no flushing (notes §3.4)."""
+    """A copy: no rounding and no flushing (pica-emulation.md#flush)."""
     return Result(tuple(a))
 
 
 @recipe(Opcode.MAX)
 def max_(m, a, b, c, field):
     """Per component ``a > b ? a : b``: a NaN in SRC1 gives SRC2, one in SRC2 gives NaN,
-    max(+0, -0) = -0 (notes §3.2; the seed's max(0, -inf) = -inf is wrong on hardware)."""
+    max(+0, -0) = -0 (pica-emulation.md#min-max; 3dbrew's max(0, -inf) = -inf is wrong on
+    hardware)."""
     return Result(_lanewise(m.max, a, b))
 
 
 @recipe(Opcode.MIN)
 def min_(m, a, b, c, field):
-    """Per component ``a < b ? a : b`` (notes §3.2)."""
+    """Per component ``a < b ? a : b`` (pica-emulation.md#min-max)."""
     return Result(_lanewise(m.min, a, b))
 
 
 @recipe(Opcode.SGE)
 def sge(m, a, b, c, field):
-    """SRC1 >= SRC2 ? 1.0 : 0.0 per component, an IEEE comparison: NaN gives 0.0 (notes
-    §3.5)."""
+    """SRC1 >= SRC2 ? 1.0 : 0.0 per component, an IEEE comparison: NaN gives 0.0
+    (pica-emulation.md#compare)."""
     return Result(_lanewise(m.sge, a, b))
 
 
@@ -202,9 +208,9 @@ def slt(m, a, b, c, field):
 
 @recipe(Opcode.CMP)
 def cmp(m, a, b, c, field):
-    """cmp.x from the x components with operator CMPX, cmp.y from y with CMPY (seed).  The
-    destination mask is ignored: picasso encodes 0 there and whether the hardware
-    honours it is unknown (seed CMP row; notes §3.5)."""
+    """cmp.x from the x components with operator CMPX, cmp.y from y with CMPY
+    (pica-isa.md#compare-ops).  The destination mask is ignored: picasso encodes 0 there and whether
+    the hardware honours it is unknown (pica-emulation.md#compare)."""
     return Result(flags=(m.compare(field("cmpx"), a[0], b[0]),
                          m.compare(field("cmpy"), a[1], b[1])))
 
@@ -212,7 +218,7 @@ def cmp(m, a, b, c, field):
 @recipe(Opcode.LITP)
 def litp(m, a, b, c, field):
     """(max(x, 0), clamp(y, -127.9961, 127.9961), 0, max(w, 0)) with cmp.x = x >= 0,
-    cmp.y = w >= 0 (seed LITP row; Panda3DS's hardware test PICA_LITP).  MIN/MAX are the
+    cmp.y = w >= 0 (pica-emulation.md#compare; Panda3DS's hardware test PICA_LITP).  MIN/MAX are the
     hardware rules, so a NaN x or w gives 0 and a NaN y +127.9961 (OPEN on hardware)."""
     zero = m.const(0.0)
     y = m.max(m.min(a[1], m.const(LITP_LIMIT)), m.const(-LITP_LIMIT))
@@ -223,8 +229,8 @@ def litp(m, a, b, c, field):
 
 @recipe(Opcode.MOVA)
 def mova(m, a, b, c, field):
-    """x -> a0.x, y -> a0.y (seed MOVA row), each only if enabled in the mask; the float
-    becomes an integer by truncation toward zero, saturating to int32, NaN -> 0."""
+    """x -> a0.x, y -> a0.y (pica-emulation.md#flr-mov-mova), each only if enabled in the mask; the
+    float becomes an integer by truncation toward zero, saturating to int32, NaN -> 0."""
     return Result(address=(m.address(a[0]), m.address(a[1])))
 
 
