@@ -126,10 +126,7 @@ def old_forms(text: str) -> list[str]:
 #: Modules whose old citations are still to be rewritten (they were being changed
 #: elsewhere when the others were): expected to fail until they are, then to be removed
 #: from this list (strict xfail).
-PENDING = {
-    "src/gpuisa/pica/engine/rules/primitives.py": "old 'notes'/'seed' citations",
-    "src/gpuisa/pica/engine/compiled/codegen.py": "one old 'notes' citation",
-}
+PENDING: dict[str, str] = {}
 
 _CACHE: dict[Path, set[str]] = {}
 _CITING = [f for f in _text_files(*SCANNED) if _rel(f) not in NOT_CITING]

@@ -520,10 +520,10 @@ class _Generator:
 
     def successors(self, blocks: list[tuple[int, list[Step]]]) -> dict[int, frozenset[int]]:
         """Where control can go after each block, by leader: a superset of the real
-        transfers (notes §5.3, :func:`.stacks.next_pc`), so that :meth:`written_on_every_path`
-        only ever finds fewer registers written.  After its last instruction a block
-        goes on to PC + 1, to the instruction's DST (JMP, IF's else, CALL), for BREAK to
-        any loop's exit, and where a stack can pop after it (PC + 1 is a trigger) to
+        transfers (pica-emulation.md#flow-check, :func:`.stacks.next_pc`), so that
+        :meth:`written_on_every_path` only ever finds fewer registers written.  After its last
+        instruction a block goes on to PC + 1, to the instruction's DST (JMP, IF's else, CALL),
+        for BREAK to any loop's exit, and where a stack can pop after it (PC + 1 is a trigger) to
         the destination of every IF and the body of every LOOP with that trigger and to
         every CALL's return address (CALL pops chain through return addresses).  END,
         a fault and anything the kernel hands to the reference engine end the path."""

@@ -1,7 +1,8 @@
 """The primitive hardware rules of the PICA200 ALU, one plain-Python function each.
 
-Sources: 3dbrew "GPU/Shader Instruction Set" (``seeds/002``, cited as "seed") and
-``docs/pica-emulation-notes.md`` (cited as "notes §n").  Each function names its compiled
+Sources: 3dbrew "GPU/Shader Instruction Set" (its floating-point table:
+pica-emulation.md#fp-table) and the rules of pica-emulation.md, cited by anchor.  Each
+function names its compiled
 realisation in :mod:`..compiled.intrinsics` (the LLVM-IR intrinsic or Numba rule the kernels
 call), which names this function back; ``tests/pica/engine/test_rules.py`` proves the
 two identical (exhaustively over float24 patterns where feasible, by property tests
@@ -38,7 +39,7 @@ _F64 = struct.Struct("<d")
 _U64 = struct.Struct("<Q")
 
 #: The smallest float24 normal magnitude, 2^-62, and the first magnitude float24 cannot
-#: hold, 2^64 (rounds to infinity) (notes §1.1).
+#: hold, 2^64 (rounds to infinity) (pica-emulation.md#f24-format).
 F24_MIN = F24_MIN_NORMAL
 F24_OVER = 2.0**64
 #: Veltkamp's splitting constant: float64 keeps 53 bits, float24 17; 2^(53-17) + 1.
@@ -52,7 +53,8 @@ _INTEGRAL = 2.0**52
 _INT32_MIN = -(2**31)
 _INT32_MAX = 2**31 - 1
 _OFFSET_LOW, _OFFSET_HIGH = RELATIVE_OFFSET_RANGE
-#: LITP clamps y to +-0x7FFF / 0x100 (seed, LITP row: "127.9961 = 0x7FFF / 0x100").
+#: LITP clamps y to +-0x7FFF / 0x100 (3dbrew "GPU/Shader Instruction Set", LITP: "127.9961 =
+#: 0x7FFF / 0x100"; pica-emulation.md#compare).
 LITP_LIMIT = 0x7FFF / 0x100
 
 
@@ -91,9 +93,9 @@ def quiet(x):
 
 
 def round24(x):
-    """The float24 rounding of an exact float64 value (notes §1.3; seed "Floating-Point
-    Behavior": "output subnormals are flushed"): 17 significant bits, to nearest even
-    (the hardware rounding mode is OPEN; this is gpuisa's choice); a magnitude below
+    """The float24 rounding of an exact float64 value (pica-emulation.md#f24-rounding; 3dbrew
+    "Floating-Point Behavior": "output subnormals are flushed"): 17 significant bits, to nearest
+    even (the hardware rounding mode is OPEN; this is gpuisa's choice); a magnitude below
     2^-62 after rounding gives +0 (no subnormals, no -0), from 2^64 on +-infinity; a NaN
     keeps its sign and the 16 payload bits float24 has, quiet bit set.
 
@@ -118,8 +120,8 @@ def round24(x):
 
 def flush24(x):
     """A register value as an f24 arithmetic instruction sees it: subnormal patterns and
-    -0 read as +0 (seed: "input subnormals are flushed in arithmetic instructions",
-    "mul(s, 2) = 0"; notes §3.4); a NaN is quieted (the float32 -> float64 conversion
+    -0 read as +0 (3dbrew: "input subnormals are flushed in arithmetic instructions",
+    "mul(s, 2) = 0"; pica-emulation.md#flush); a NaN is quieted (the float32 -> float64 conversion
     does).  Compiled: ``intrinsics.work24``."""
     if -F24_MIN < x < F24_MIN:
         return 0.0
@@ -165,8 +167,8 @@ def bounded24(x, k):
 
 def negate24(x):
     """Operand negation in f24 mode: the sign flips, but -(+0) is +0 (float24 registers
-    never hold -0; seed: the hardware "does not seem to have negative 0"); a NaN is
-    quieted.  Compiled: ``intrinsics.negate24``."""
+    never hold -0; 3dbrew: the hardware "does not seem to have negative 0";
+    pica-emulation.md#flush); a NaN is quieted.  Compiled: ``intrinsics.negate24``."""
     if x != x:
         return quiet(-x)
     if x == 0.0:
@@ -185,10 +187,10 @@ def negate32(x):
 
 def pica_mul(a, b):
     """The PICA multiply: 0 * +-inf = +0 (either order, any signs), everything else IEEE
-    (seed table: "inf * 0 = 0 (including inside MUL, MAD, DP4, etc.)", "NaN * 0 = NaN";
-    notes §3.1).  A NaN operand gives the first NaN operand, quieted (what an x86 FPU
-    does; the hardware's NaN payloads are unknown).  Exact for f24 working values and
-    for float32 values.  Compiled: ``intrinsics.mul64`` (f24 working values, already
+    (pica-emulation.md#fp-table: "inf * 0 = 0 (including inside MUL, MAD, DP4, etc.)",
+    "NaN * 0 = NaN"; pica-emulation.md#mul).  A NaN operand gives the first NaN operand, quieted
+    (what an x86 FPU does; the hardware's NaN payloads are unknown).  Exact for f24 working values
+    and for float32 values.  Compiled: ``intrinsics.mul64`` (f24 working values, already
     quiet) and the product inside ``intrinsics.mul32``; for finite operands also
     ``intrinsics.mul64_in_range``."""
     p = a * b
@@ -229,33 +231,33 @@ def add32(a, b):
 
 
 def pica_max(a, b):
-    """MAX: ``a > b ? a : b``, which reproduces every hardware result (notes §3.2): the
-    seed's max(0, -inf) = -inf is wrong on hardware; max(0, NaN) = NaN, max(NaN, 0) = 0;
-    no flushing (seed: "max(s, 0) = s").  Compiled: ``intrinsics.pica_max``."""
+    """MAX: ``a > b ? a : b``, which reproduces every hardware result (pica-emulation.md#min-max):
+    3dbrew's max(0, -inf) = -inf is wrong on hardware; max(0, NaN) = NaN, max(NaN, 0) = 0;
+    no flushing (3dbrew: "max(s, 0) = s").  Compiled: ``intrinsics.pica_max``."""
     return a if a > b else b
 
 
 def pica_min(a, b):
-    """MIN: ``a < b ? a : b`` (notes §3.2).  Compiled: ``intrinsics.pica_min``."""
+    """MIN: ``a < b ? a : b`` (pica-emulation.md#min-max).  Compiled: ``intrinsics.pica_min``."""
     return a if a < b else b
 
 
 def sge(a, b):
-    """SGE: 1.0 if a >= b else 0.0; NaN compares false (notes §3.5).  Compiled:
+    """SGE: 1.0 if a >= b else 0.0; NaN compares false (pica-emulation.md#compare).  Compiled:
     ``intrinsics.sge``."""
     return 1.0 if a >= b else 0.0
 
 
 def slt(a, b):
-    """SLT: 1.0 if a < b else 0.0; NaN compares false (notes §3.5).  Compiled:
+    """SLT: 1.0 if a < b else 0.0; NaN compares false (pica-emulation.md#compare).  Compiled:
     ``intrinsics.slt``."""
     return 1.0 if a < b else 0.0
 
 
 def compare(operator, a, b):
-    """One CMP comparison (seed "Comparison operator"): EQ NE LT LE GT GE as IEEE
-    comparisons (NaN compares false except for NE; notes §3.5, OPEN for NE); operators
-    6 and 7 are always true; inputs are not flushed (seed: "cmp(s, 0) = false").
+    """One CMP comparison (pica-isa.md#compare-ops): EQ NE LT LE GT GE as IEEE
+    comparisons (NaN compares false except for NE; pica-emulation.md#compare, OPEN for NE);
+    operators 6 and 7 are always true; inputs are not flushed (3dbrew: "cmp(s, 0) = false").
     Compiled: ``intrinsics.compare``."""
     if operator == 0:
         return a == b
@@ -277,7 +279,8 @@ def compare(operator, a, b):
 
 def rcp24(x):
     """RCP in f24: 1 / x of the flushed x, rounded: rcp(+-0) = +inf, rcp(+inf) = 0,
-    rcp(NaN) = NaN (seed table; notes §3.3).  Compiled: ``intrinsics.rcp24``."""
+    rcp(NaN) = NaN (pica-emulation.md#fp-table, pica-emulation.md#scalar-units).  Compiled:
+    ``intrinsics.rcp24``."""
     w = flush24(x)
     if w == 0.0:
         return math.inf
@@ -286,7 +289,8 @@ def rcp24(x):
 
 def rsq24(x):
     """RSQ in f24: 1 / sqrt(x) of the flushed x, rounded: rsq(+-0) = +inf, rsq(+inf) = 0,
-    rsq(negative) = rsq(-inf) = NaN (seed table; notes §3.3).  Compiled:
+    rsq(negative) = rsq(-inf) = NaN (pica-emulation.md#fp-table,
+    pica-emulation.md#scalar-units).  Compiled:
     ``intrinsics.rsq24``."""
     w = flush24(x)
     if w == 0.0:
@@ -320,7 +324,7 @@ def rsq32(x):
 
 def floor(x):
     """Floor toward -inf; NaN, infinities, zeros (their sign kept) and integral values
-    are returned as they are (notes §3.6)."""
+    are returned as they are (pica-emulation.md#flr-mov-mova)."""
     if x == 0.0 or not -_INTEGRAL < x < _INTEGRAL:
         return x
     return float(math.floor(x))
@@ -347,15 +351,15 @@ def _unit(ufunc, value):
 
 def ex2_24(x):
     """EX2 in f24: 2^x of the flushed x by NumPy's float64 exp2, rounded: ex2(-inf) = 0,
-    ex2(+inf) = +inf, overflow to +inf (notes §3.3).  NumPy's own function, because the
-    compiled engine calls NumPy's inner loop (``intrinsics.ex2_24``): both give the same
+    ex2(+inf) = +inf, overflow to +inf (pica-emulation.md#scalar-units).  NumPy's own function,
+    because the compiled engine calls NumPy's inner loop (``intrinsics.ex2_24``): both give the same
     bits even where NumPy's SVML code differs from libm in the last place."""
     return round24(_unit(np.exp2, np.float64(flush24(x))))
 
 
 def lg2_24(x):
     """LG2 in f24: log2 of the flushed x by NumPy's float64 log2, rounded: lg2(0) =
-    -inf, lg2(negative) = NaN, lg2(+inf) = +inf (notes §3.3).  Compiled:
+    -inf, lg2(negative) = NaN, lg2(+inf) = +inf (pica-emulation.md#scalar-units).  Compiled:
     ``intrinsics.lg2_24``."""
     return round24(_unit(np.log2, np.float64(flush24(x))))
 
@@ -375,9 +379,9 @@ def lg2_32(x):
 
 
 def address_from_float(x):
-    """MOVA's float -> address register conversion: truncation toward zero (seed MOVA:
-    "truncating the fractional part"; HW 0.9 -> 0); out of the int32 range saturates and
-    NaN gives 0 (notes §3.6: unknown on hardware, gpuisa's choice).  Compiled:
+    """MOVA's float -> address register conversion: truncation toward zero (3dbrew MOVA,
+    pica-emulation.md#flr-mov-mova: "truncating the fractional part"; HW 0.9 -> 0); out of the
+    int32 range saturates and NaN gives 0 (unknown on hardware, gpuisa's choice).  Compiled:
     ``intrinsics.address_from_float``."""
     if x != x:
         return 0
@@ -389,7 +393,7 @@ def address_from_float(x):
 
 
 def relative_row(number, offset):
-    """The uniform row ``c[number + offset]`` reads (seed "Relative addressing"): an
+    """The uniform row ``c[number + offset]`` reads (pica-emulation.md#relative): an
     offset outside -128..127 is not applied; the sum is masked with 0x7F (rows 96-127
     read (1, 1, 1, 1)).  Compiled: ``intrinsics.relative_row``."""
     if offset < _OFFSET_LOW or offset > _OFFSET_HIGH:
