@@ -23,10 +23,12 @@ from gpuisa.pica.engine.compiled.lower import I1, I64
 from gpuisa.pica.flow import stacks as S
 from gpuisa.pica.isa import CALL_STACK_DEPTH, IF_STACK_DEPTH, LOOP_STACK_DEPTH, Condition, Flow
 
-SCRIPTS = 150
+SCRIPTS = 40
 STEPS = 40
 _SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 _FLOWS = (Flow.JUMP, Flow.IF, Flow.CALL, Flow.LOOP, Flow.BREAK, Flow.NONE)
+#: IF most often: its stack is the deepest, and only a run of pushes overflows it.
+_WEIGHTS = (0.1, 0.35, 0.2, 0.15, 0.1, 0.1)
 _SLOTS = (IF_STACK_DEPTH * S.IF_WIDTH + CALL_STACK_DEPTH * S.CALL_WIDTH
           + LOOP_STACK_DEPTH * S.LOOP_WIDTH)
 RECORD = 6 + _SLOTS
@@ -36,7 +38,7 @@ def script(seed: int) -> list[tuple]:
     rng = np.random.default_rng(seed)
     steps = []
     for _ in range(STEPS):
-        flow = _FLOWS[int(rng.integers(len(_FLOWS)))]
+        flow = _FLOWS[int(rng.choice(len(_FLOWS), p=_WEIGHTS))]
         pc, dst, num = (int(v) for v in rng.integers(0, 8, 3))
         loop = tuple(int(v) for v in rng.integers(0, 4, 3))
         checks = tuple(bool(v) for v in rng.integers(0, 2, 3))
@@ -111,9 +113,9 @@ def live(rows: np.ndarray) -> np.ndarray:
     return rows
 
 
-@pytest.mark.parametrize("first", range(0, SCRIPTS, 50))
+@pytest.mark.parametrize("first", range(0, SCRIPTS, 20))
 def test_compiled_stack_machine_equals_flow_stacks(first):
-    for seed in range(first, first + 50):
+    for seed in range(first, first + 20):
         steps = script(seed)
         al = seed % 5
         want, got = live(python_run(steps, al)), live(compiled_run(steps, al))

@@ -196,3 +196,23 @@ def test_relative_row_equals_its_primitive(number, width):
 def test_every_lowering_names_a_primitive():
     assert set(REALISES) <= {name for name in dir(Lowering) if not name.startswith("_")}
     assert I1  # the type of compare's result, stored as a byte above
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("offset", ["exact", "tie", "above", "below"])
+def test_round24_in_range_equals_round24_where_that_is_finite(offset, width):
+    """The in-range rounding (vector kernels) gives round24's bits wherever round24 of a
+    finite value is finite, and a NaN everywhere else (so the kernels' check of what an
+    instruction writes catches it)."""
+    for x in f24_neighbours(offset):
+        want = run_numba(P.round24, x)
+        got = lowered("round24_in_range", (F64, F64), x, width=width)
+        finite = np.isfinite(x) & np.isfinite(want)
+        same_bits(got[finite], want[finite])
+        assert np.isnan(got[~finite]).all()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_nonfinite32_tells_infinities_and_nans(width):
+    got = lowered("nonfinite32", (F32, I8), SINGLES, width=width)
+    same_bits(got, (~np.isfinite(SINGLES)).astype(np.int8))
