@@ -6,16 +6,16 @@ LOOP with relative addressing, a geometry shader expanding points to quads) thro
 ``gpuisa.pica.engine.run`` — from the caller's float32 arrays to the result,
 everything included — at N = 10^4 and 10^6 (``--quick``, the default) or also 10^7
 (``--full``), in f24 and f32 mode: with engine="auto" (what ``run()`` picks), on the
-compiled engine with the program's own kernel ("jit"), and on the compiled engine's
-interpreter kernel ("interpreter": what runs until getting the kernel pays,
-:func:`gpuisa.pica.engine.choice.kernel_pays`; vertex shaders only).  Each figure is
+compiled engine's LLVM kernels ("jit", the default for vertex shaders), on Numba's
+kernel of the program ("numba") and on Numba's interpreter kernel ("interpreter"; vertex
+shaders only).  Each figure is
 the best of several runs after one warm-up run; the reference engine is timed on a
 few hundred vertices and extrapolated (its cost per vertex does not depend on N);
 "NumPy" is the same math written directly in NumPy (float32, no PICA rounding rules:
 the speed limit of array code).
 
 Prints a Markdown table (date, machine, NumPy version) for the README, then the speed
-goals (:data:`TARGETS`) with their status.  ``--engines auto,jit,interpreter`` picks engines;
+goals (:data:`TARGETS`) with their status.  ``--engines auto,jit,numba,interpreter`` picks engines;
 ``--workloads`` picks workloads; ``--memory`` adds the peak resident memory of each run
 (Linux).
 """
@@ -39,9 +39,11 @@ from gpuisa.pica.engine.api import engine_names
 
 #: Vertices the reference engine runs per workload (then extrapolated).
 REFERENCE_LANES = 200
-#: Benchmark "engines" that are the compiled engine with its choice between the
-#: program's own kernel and the interpreter kernel fixed (runner.KERNELS).
-KERNEL_POLICY = {"jit": "always", "interpreter": "never"}
+#: Benchmark "engines" that are the compiled engine with its kernels fixed: "jit" its
+#: LLVM kernels (the default for vertex shaders), "numba" Numba's kernel of the shader,
+#: "interpreter" Numba's interpreter kernel (runner.NATIVE, runner.KERNELS).
+KERNEL_POLICY = {"jit": (True, "always"), "numba": (False, "always"),
+                 "interpreter": (False, "never")}
 
 
 def cpu_model() -> str:
@@ -113,12 +115,13 @@ class Bench:
             from gpuisa.pica.engine.compiled import runner as jit
 
             def forced():
-                saved, jit.KERNELS = jit.KERNELS, KERNEL_POLICY[engine]
+                saved = jit.NATIVE, jit.KERNELS
+                jit.NATIVE, jit.KERNELS = KERNEL_POLICY[engine]
                 try:
                     return run(shbin, inputs, uniforms=uniforms, precision=precision,
                                engine="jit", max_steps=10_000)
                 finally:
-                    jit.KERNELS = saved
+                    jit.NATIVE, jit.KERNELS = saved
 
             return forced
         return lambda: run(shbin, inputs, uniforms=uniforms, precision=precision,
@@ -206,7 +209,7 @@ def targets(bench: Bench) -> str:
             continue
         row = rows[0]
         for engine in bench.engines:
-            if engine == "interpreter":  # the targets are for run()'s default engine
+            if engine != "auto":  # the targets are for run()'s default engine
                 continue
             got = float(row[engine])  # type: ignore[arg-type]
             if rate is not None:
@@ -225,15 +228,16 @@ def main(argv: list[str] | None = None) -> int:
     size.add_argument("--quick", action="store_true", help="N = 10^4, 10^6 (default)")
     size.add_argument("--full", action="store_true", help="N = 10^4, 10^6, 10^7")
     parser.add_argument("--engines", default=None,
-                        help="comma-separated engines (default: auto, jit, "
-                             "interpreter)")
+                        help="comma-separated engines (default: auto, numba, "
+                             "interpreter; also jit, reference)")
     parser.add_argument("--workloads", default=",".join(WORKLOADS),
                         help=f"comma-separated subset of {', '.join(WORKLOADS)}")
     parser.add_argument("--memory", action="store_true",
                         help="also report the peak memory of each run")
     args = parser.parse_args(argv)
     sizes = [10**4, 10**6, 10**7] if args.full else [10**4, 10**6]
-    engines = args.engines.split(",") if args.engines else ["auto", "jit", "interpreter"]
+    engines = (args.engines.split(",") if args.engines
+               else ["auto", "numba", "interpreter"])
     unknown = [e for e in engines if e not in (*engine_names(), *KERNEL_POLICY)]
     if unknown:
         parser.error(f"unknown engine(s) {', '.join(unknown)}; available: "

@@ -54,7 +54,8 @@ SINGLES = np.concatenate([SPECIAL32, RANDOM32])
 @functools.cache
 def compiled(rule: str, kinds: tuple, width: int, extra: tuple = ()):
     """``Lowering.<rule>`` over arrays: ``f(n, a, b, out)`` with ``kinds`` the scalar
-    types (operands..., result); ``extra`` constant leading arguments of the rule."""
+    types (operands..., result); ``extra`` constant leading arguments of the rule
+    (trailing ones for a rule named with ``_k``)."""
     *operands, result = kinds
     module = ir.Module(name=f"test_{rule}")
     pointer = I8.as_pointer()
@@ -84,7 +85,10 @@ def compiled(rule: str, kinds: tuple, width: int, extra: tuple = ()):
 
     values = [b.load(at(array, kind), align=1) for array, kind in zip(arrays, operands,
                                                                        strict=False)]
-    value = getattr(L, rule)(*extra, *values)
+    if rule.endswith("_k"):  # a rule whose constant comes last (unbounded24(x, k))
+        value = getattr(L, rule[:-2])(*values, *extra)
+    else:
+        value = getattr(L, rule)(*extra, *values)
     if result is I8:
         value = b.zext(value, L.lanes(I8))
     b.store(value, at(arrays[len(operands)], result), align=1)
@@ -216,3 +220,29 @@ def test_round24_in_range_equals_round24_where_that_is_finite(offset, width):
 def test_nonfinite32_tells_infinities_and_nans(width):
     got = lowered("nonfinite32", (F32, I8), SINGLES, width=width)
     same_bits(got, (~np.isfinite(SINGLES)).astype(np.int8))
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("offset", ["exact", "tie", "above", "below"])
+def test_round24_bounded_equals_round24_on_its_domain(offset, width):
+    """The rounding of the bounded arithmetic (Veltkamp's splitting alone) gives round24's
+    bits on the values that arithmetic rounds (primitives.bounded24's proof): 0, and
+    finite values from 2^-62 on whose rounding is finite."""
+    for x in f24_neighbours(offset):
+        want = run_numba(P.round24, x)
+        got = lowered("round24_bounded", (F64, F64), x, width=width)
+        with np.errstate(invalid="ignore"):
+            domain = (x == 0) | ((np.abs(x) >= P.F24_MIN) & np.isfinite(want))
+        same_bits(got[domain], want[domain])
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("k", [P.BOUND_UNIFORM, P.BOUND_FACTOR, P.PRODUCT_BOUND - P.BOUND_UNIFORM,
+                               P.BOUND_ADDEND, P.PRODUCT_BOUND])
+def test_unbounded24_is_not_bounded24(k, width):
+    values = np.concatenate([SINGLES, np.ldexp(np.float32(1.0), np.arange(-70, 40)).astype(
+        np.float32), np.nextafter(np.ldexp(np.float32(1.0), np.arange(-70, 40)).astype(
+            np.float32), np.float32(0))])
+    got = lowered("unbounded24_k", (F32, I8), values, width=width, extra=(k,))
+    want = np.array([not P.bounded24(float(x), k) for x in widen(values)], np.int8)
+    same_bits(got, want)

@@ -53,3 +53,62 @@ def test_llvm_kernels_match_the_reference_engine(first):
 def test_llvm_kernels_on_each_profile(profile, first):
     for seed in range(first, first + PER_TEST):
         check(D.case(seed, profile))
+
+
+SHADER = """
+.fvec m[4]
+.fvec bias
+.in pos
+.in idx
+.out o0 position
+.out o1 color
+.proc main
+    dp4 o0.x, m[0], pos
+    dp4 o0.y, m[1], pos
+    mad o0.zw, pos, pos, m[2]
+    add o1.xy, bias, pos
+    mova a0.x, idx.x
+    dph o1.zw, pos, m[a0.x]
+    mul o1.w, pos, pos
+    end
+.end
+"""
+
+
+@pytest.mark.parametrize("tiny_row", [False, True])
+@pytest.mark.parametrize("precision", ["f24", "f32"])
+def test_operands_outside_the_bounds_leave_the_bounded_arithmetic(monkeypatch, precision,
+                                                                  tiny_row):
+    """The f24 kernel of a run whose uniforms are bounded computes with the bounded
+    arithmetic (here even when a uniform row read through a0.x is not bounded, as if the
+    run's check had answered wrongly: the kernel checks what it reads itself); inputs
+    outside its bounds (tiny, huge, infinite, NaN, subnormal; products of register
+    values below 2^-46) give the reference engine's bits."""
+    from gpuisa.pica.engine.compiled import nativerun
+
+    made = []
+    real = nativerun.kernel
+    monkeypatch.setattr(runner, "_uniforms_bounded", lambda analysis, uniforms: True)
+    monkeypatch.setattr(nativerun, "kernel", lambda *args: made.append(args) or real(*args))
+    from gpuisa.pica.asm import assemble
+    from gpuisa.pica.engine import run
+
+    shader = assemble([("bounds.v.pica", SHADER)])
+    special = np.array([1.5, -2.0, 2.0**-40, 2.0**-20, 2.0**35, np.inf, -np.inf, np.nan,
+                        1e-42, 0.0, -0.0, 3.0, 2.0**29, 2.0**31, 0.75, -1e-10], np.float32)
+    rng = np.random.default_rng(3)
+    pos = rng.choice(special, size=(67, 4)).astype(np.float32)
+    pos[::3] = rng.uniform(-4, 4, (23, 4))
+    idx = np.zeros((67, 4), np.float32)
+    idx[:, 0] = rng.integers(0, 6 if tiny_row else 5, 67)
+    uniforms = {"m": rng.uniform(0.5, 2, (4, 4)).astype(np.float32),
+                "bias": [1.0, -1.0, 0.25, 4.0]}
+    if tiny_row:
+        uniforms["c5"] = [2.0**-30, 1.0, 1.0, 1.0]
+    inputs = {"pos": pos, "idx": idx}
+    want = run(shader, inputs, uniforms=uniforms, precision=precision, engine="reference")
+    got = run(shader, inputs, uniforms=uniforms, precision=precision, engine="jit")
+    for name in ("o0", "o1"):
+        assert np.array_equal(got.outputs[name].view(np.uint32),
+                              want.outputs[name].view(np.uint32)), name
+    assert made and made[-1][-1] == (precision == "f24")  # the bounded kernel ran

@@ -70,6 +70,12 @@ class AluLowering:
             fast = {"mul": L.b.fmul, "add": L.b.fadd,
                     "first": lambda p: L.b.fadd(L.const(F32, 0.0), p)}
         self.fast_rules = {**self.rules, **fast}
+        #: f24 instructions of bounded operands (``primitives.bounded24``): rounded by
+        #: Veltkamp's splitting alone, nothing to check in their results.
+        self.bounded_rules = {**self.fast_rules,
+                              "mul": lambda a, b: L.round24_bounded(L.b.fmul(a, b)),
+                              "add": lambda a, b: L.round24_bounded(L.b.fadd(a, b)),
+                              "rounded": L.round24_bounded}
 
     def negate(self, x: ir.Value) -> ir.Value:
         """A negated source operand (``primitives.negate24`` / ``negate32``)."""
@@ -81,11 +87,16 @@ class AluLowering:
         return (self.in_range and used <= IN_RANGE_RULES and bool(used & _ROUNDING)
                 and result.flags is None and result.address is None)
 
-    def lower(self, result: Result, read: Callable[[Source], ir.Value]) -> Result:
+    def lower(self, result: Result, read: Callable[[Source], ir.Value],
+              bounded: bool = False) -> Result:
         """``result`` (trees) as IR values; ``read`` gives a source component's value
-        (swizzled and negated), asked once per component the trees use."""
+        (swizzled and negated), asked once per component the trees use.  With
+        ``bounded`` (f24, every operand checked by the caller against
+        ``tree.operand_bounds``) the arithmetic is that of bounded operands."""
         memo: dict = {}
         rules = self.fast_rules if self.computes_in_range(result) else self.rules
+        if bounded:
+            rules = self.bounded_rules
 
         def value(item):
             if not isinstance(item, (Node, Source)):

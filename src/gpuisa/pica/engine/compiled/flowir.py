@@ -33,6 +33,11 @@ def _i64(value: int) -> ir.Constant:
 
 _SIZES = {"ifs": IF_STACK_DEPTH * S.IF_WIDTH, "calls": CALL_STACK_DEPTH * S.CALL_WIDTH,
           "loops": LOOP_STACK_DEPTH * S.LOOP_WIDTH}
+_COUNTS = ("n_if", "n_call", "n_loop", "al")
+#: A lane's control state is one row of words: the three stacks, then the counts and aL.
+_OFFSETS = {"ifs": 0, "calls": _SIZES["ifs"], "loops": _SIZES["ifs"] + _SIZES["calls"]}
+_OFFSETS.update({name: sum(_SIZES.values()) + k for k, name in enumerate(_COUNTS)})
+_ROW = sum(_SIZES.values()) + len(_COUNTS)
 
 
 class ControlState:
@@ -45,13 +50,16 @@ class ControlState:
         self.lanes = lanes
         self.lane: ir.Value = _i64(0)
         with builder.goto_entry_block():
-            self._stacks = {name: builder.alloca(ir.ArrayType(I64, lanes * size))
-                            for name, size in _SIZES.items()}
-            self._counts = {name: builder.alloca(ir.ArrayType(I64, lanes))
-                            for name in ("n_if", "n_call", "n_loop", "al")}
+            self._words = builder.alloca(ir.ArrayType(I64, lanes * _ROW))
+
+    def _word(self, index: ir.Value) -> ir.Value:
+        """The slot of word ``index`` of the current lane's row."""
+        b = self.b
+        return b.gep(self._words, [ir.Constant(ir.IntType(32), 0),
+                                   b.add(b.mul(self.lane, _i64(_ROW)), index)])
 
     def _count(self, name: str) -> ir.Value:
-        return self.b.gep(self._counts[name], [ir.Constant(ir.IntType(32), 0), self.lane])
+        return self._word(_i64(_OFFSETS[name]))
 
     @property
     def ifs(self) -> str:
@@ -99,7 +107,8 @@ class ControlState:
         self.lane = _i64(0)
 
     def broadcast(self) -> None:
-        """Copy lane 0's control state to every other lane (an IR loop over them)."""
+        """Copy lane 0's control state to every other lane (an IR loop over the lanes,
+        each copying lane 0's row word by word)."""
         b = self.b
         with b.goto_entry_block():
             counter = b.alloca(I64)
@@ -112,22 +121,16 @@ class ControlState:
         b.cbranch(b.icmp_signed("<", k, _i64(self.lanes)), body, done)
         b.position_at_end(body)
         zero = ir.Constant(ir.IntType(32), 0)
-        for name, size in _SIZES.items():
-            stack = self._stacks[name]
-            base = b.mul(k, _i64(size))
-            for i in range(size):
-                value = b.load(b.gep(stack, [zero, _i64(i)]))
-                b.store(value, b.gep(stack, [zero, b.add(base, _i64(i))]))
-        for counts in self._counts.values():
-            b.store(b.load(b.gep(counts, [zero, _i64(0)])), b.gep(counts, [zero, k]))
+        base = b.mul(k, _i64(_ROW))
+        for i in range(_ROW):
+            value = b.load(b.gep(self._words, [zero, _i64(i)]))
+            b.store(value, b.gep(self._words, [zero, b.add(base, _i64(i))]))
         b.store(b.add(k, _i64(1)), counter)
         b.branch(test)
         b.position_at_end(done)
 
     def _slot(self, stack: str, index: ir.Value) -> ir.Value:
-        base = self.b.mul(self.lane, _i64(_SIZES[stack]))
-        return self.b.gep(self._stacks[stack], [ir.Constant(ir.IntType(32), 0),
-                                                self.b.add(base, index)])
+        return self._word(self.b.add(index, _i64(_OFFSETS[stack])))
 
     def _get(self, stack, index: ir.Value) -> ir.Value:
         return self.b.load(self._slot(stack, index))

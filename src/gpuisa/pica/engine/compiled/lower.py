@@ -55,6 +55,7 @@ _F24_MIN_64 = (1023 - 62) << 52
 _F24_OVER_64 = (1023 + 64) << 52
 _F24_PAYLOAD_64 = 0x000FFFF000000000
 _F24_MIN_32 = int(np.float32(F24_MIN_NORMAL).view(np.uint32))
+_BOUNDED_HIGH_32 = int(np.float32(P.BOUNDED_HIGH).view(np.uint32))
 _OFFSET_LOW, _OFFSET_HIGH = RELATIVE_OFFSET_RANGE
 #: The positions of EX2/LG2's NumPy inner loops in the table a kernel is given.
 EXP2_64, LOG2_64, EXP2_32, LOG2_32 = range(4)
@@ -64,13 +65,42 @@ LOOP_TYPE = ir.FunctionType(ir.VoidType(), [I8.as_pointer().as_pointer(),
                                             I8.as_pointer()])
 
 
+def _outlined(result: ir.Type):
+    """A rule that a :class:`Lowering` made with ``outline`` builds once per module, as
+    a function of its own, and calls (code that is rarely run: far less to compile)."""
+
+    def wrap(method):
+        def outlined(self, *args):
+            if not self.outline:
+                return method(self, *args)
+            module = self.b.module
+            name = f"gpuisa.{method.__name__}"
+            function = module.globals.get(name)
+            if function is None:
+                kinds = [a.type for a in args]
+                function = ir.Function(module, ir.FunctionType(result, kinds), name)
+                function.linkage = "internal"
+                inner = Lowering(ir.IRBuilder(function.append_basic_block("entry")))
+                inner.b.ret(method(inner, *function.args))
+            return self.b.call(function, list(args))
+
+        outlined.__name__ = method.__name__
+        outlined.__doc__ = method.__doc__
+        return outlined
+
+    return wrap
+
+
 class Lowering:
     """The primitive rules as IR built by ``builder`` on values of ``width`` lanes
-    (``width`` 1: plain scalars)."""
+    (``width`` 1: plain scalars); with ``outline`` (one lane only), the larger rules are
+    functions of the module that the code calls."""
 
-    def __init__(self, builder: ir.IRBuilder, width: int = 1, loops: ir.Value | None = None):
+    def __init__(self, builder: ir.IRBuilder, width: int = 1, loops: ir.Value | None = None,
+                 outline: bool = False):
         self.b = builder
         self.width = width
+        self.outline = outline and width == 1
         #: The table of NumPy inner loops (``i64*``), for EX2 and LG2.
         self.loops = loops
         self.f32, self.f64, self.i1, self.i32, self.i64 = (
@@ -123,6 +153,7 @@ class Lowering:
 
     # -- float24 ---------------------------------------------------------------------------
 
+    @_outlined(F64)
     def round24(self, x: ir.Value) -> ir.Value:
         """``primitives.round24`` on the bits of a float64: to nearest even at 17
         significant bits, below 2^-62 +0, from 2^64 on an infinity, a NaN keeping its
@@ -157,11 +188,31 @@ class Lowering:
         rounded = b.select(small, self.const(F64, 0.0), rounded)
         return b.select(out, self.const(F64, float("nan")), rounded)
 
+    def round24_bounded(self, x: ir.Value) -> ir.Value:
+        """``primitives.round24`` of the values the arithmetic of bounded operands
+        rounds (``primitives.bounded24``): Veltkamp's splitting alone, as ``(x - c) + c``
+        (equal to ``c - (c - x)``, IEEE rounding being symmetric, except that a zero
+        comes out +0, as round24 gives it)."""
+        b = self.b
+        c = b.fmul(x, self.const(F64, P.VELTKAMP_SPLIT))
+        return b.fadd(b.fsub(x, c), c)
+
+    def unbounded24(self, x: ir.Value, k: int) -> ir.Value:
+        """Whether a float32 register value is not ``primitives.bounded24(x, k)`` (an
+        ``i1``): neither one that flush24 makes +0 nor a magnitude in [2^-k, 2^30)."""
+        b, c = self.b, lambda v: self.const(I32, v)
+        magnitude = b.and_(b.bitcast(x, self.i32), c(_U32_ABS))
+        low = (127 - k) << 23  # the bits of 2^-k
+        flushed = b.icmp_unsigned("<", magnitude, c(_F24_MIN_32))
+        inside = b.icmp_unsigned("<", b.sub(magnitude, c(low)), c(_BOUNDED_HIGH_32 - low))
+        return b.not_(b.or_(flushed, inside))
+
     def nonfinite32(self, x: ir.Value) -> ir.Value:
         """Whether a float32 value is an infinity or a NaN (an ``i1``)."""
         exponent = self.b.and_(self.b.bitcast(x, self.i32), self.const(I32, _U32_INF))
         return self.b.icmp_unsigned("==", exponent, self.const(I32, _U32_INF))
 
+    @_outlined(F64)
     def work24(self, x: ir.Value) -> ir.Value:
         """``primitives.flush24``: a float32 register value as f24 arithmetic sees it,
         as a float64: subnormals and -0 flushed to +0, a NaN quieted."""
@@ -178,6 +229,7 @@ class Lowering:
         """A rounded float24 working value as a float32 register value (exact)."""
         return self.b.fptrunc(w, self.f32)
 
+    @_outlined(F32)
     def negate24(self, x: ir.Value) -> ir.Value:
         """``primitives.negate24``: the sign flips, -0 becomes +0, a NaN is quieted."""
         b, c = self.b, lambda v: self.const(I32, v)
@@ -195,22 +247,26 @@ class Lowering:
 
     # -- the PICA multiply and addition ------------------------------------------------------
 
+    @_outlined(F64)
     def mul64(self, a: ir.Value, b: ir.Value) -> ir.Value:
         """``primitives.pica_mul`` on f24 working values (already quiet): 0 * inf = +0."""
         p = self.b.fmul(a, b)
         p = self.b.select(self.is_nan(p), self.const(F64, 0.0), p)
         return self._first_nan(a, b, p, self._same)
 
+    @_outlined(F64)
     def add64(self, a: ir.Value, b: ir.Value) -> ir.Value:
         """``primitives.pica_add`` on f24 working values."""
         return self._first_nan(a, b, self.b.fadd(a, b), self._same)
 
+    @_outlined(F32)
     def mul32(self, a: ir.Value, b: ir.Value) -> ir.Value:
         """``primitives.mul32``."""
         p = self.b.fmul(a, b)
         p = self.b.select(self.is_nan(p), self.const(F32, 0.0), p)
         return self._first_nan(a, b, p, self.quiet32)
 
+    @_outlined(F32)
     def add32(self, a: ir.Value, b: ir.Value) -> ir.Value:
         """``primitives.add32``."""
         return self._first_nan(a, b, self.b.fadd(a, b), self.quiet32)
@@ -262,11 +318,13 @@ class Lowering:
     def _intrinsic(self, name: str, x: ir.Value) -> ir.Value:
         return self.b.call(self._intrinsic_function(name, x.type), [x])
 
+    @_outlined(F32)
     def rcp24(self, x):
         """``primitives.rcp24``: 1 / x of the flushed x, rounded (1 / +0 = +inf)."""
         w = self.work24(x)
         return self.store24(self.round24(self.b.fdiv(self.const(F64, 1.0), w)))
 
+    @_outlined(F32)
     def rsq24(self, x):
         """``primitives.rsq24``: 1 / sqrt(x) of the flushed x, rounded (a negative x:
         sqrt gives the FPU's default NaN, as ``primitives.DEFAULT_NAN``)."""
@@ -278,12 +336,14 @@ class Lowering:
         zero = self.b.fcmp_ordered("==", x, self.const(F32, 0.0))
         return self.b.select(zero, self.const(F32, 0.0), x)
 
+    @_outlined(F32)
     def rcp32(self, x):
         """``primitives.rcp32``."""
         x = self._positive_zero32(x)
         return self.b.select(self.is_nan(x), self.quiet32(x),
                              self.b.fdiv(self.const(F32, 1.0), x))
 
+    @_outlined(F32)
     def rsq32(self, x):
         """``primitives.rsq32``: two float32 roundings (sqrt, then the division)."""
         x = self._positive_zero32(x)
@@ -291,10 +351,12 @@ class Lowering:
         return self.b.select(self.is_nan(x), self.quiet32(x),
                              self.b.fdiv(self.const(F32, 1.0), root))
 
+    @_outlined(F32)
     def flr24(self, x):
         """``primitives.flr24``."""
         return self.store24(self.round24(self._intrinsic("floor", self.work24(x))))
 
+    @_outlined(F32)
     def flr32(self, x):
         """``primitives.flr32``: the floor, a NaN quieted."""
         return self.b.select(self.is_nan(x), self.quiet32(x), self._intrinsic("floor", x))
@@ -350,6 +412,7 @@ class Lowering:
 
     # -- addressing ------------------------------------------------------------------------
 
+    @_outlined(I32)
     def address_from_float(self, x):
         """``primitives.address_from_float``: truncation toward zero, saturating to
         int32, NaN -> 0; an ``i32``."""
@@ -386,7 +449,8 @@ def _is_double(x: ir.Value) -> bool:
 
 
 #: The primitives each :class:`Lowering` method realises (for the tests and the docs).
-REALISES = {"round24": P.round24, "round24_in_range": P.round24, "work24": P.flush24,
+REALISES = {"round24": P.round24, "round24_in_range": P.round24,
+            "round24_bounded": P.round24, "unbounded24": P.bounded24, "work24": P.flush24,
             "negate24": P.negate24,
             "negate32": P.negate32, "mul64": P.pica_mul, "add64": P.pica_add,
             "mul32": P.mul32, "add32": P.add32, "pica_max": P.pica_max,

@@ -33,7 +33,7 @@ from llvmlite import ir
 from ...isa import NUM_INT_UNIFORMS, Flow, Kind
 from ..decode import DecodedProgram, Operand, Step
 from ..loading import Precision
-from ..rules.tree import Source, trace
+from ..rules.tree import Source, operand_bounds, trace
 from .alu import AluLowering
 from .flowir import ControlState, condition
 from .lower import F32, I1, I8, I32, I64, Lowering
@@ -86,7 +86,7 @@ class _Unit:
     """The function running one vector of ``width`` lanes (or one lane) of a plan."""
 
     def __init__(self, module: ir.Module, plan: Plan, entry: int, precision: Precision,
-                 missing: frozenset, width: int, name: str):
+                 missing: frozenset, width: int, name: str, bounded: bool = False):
         self.plan = plan
         self.steps = plan.program.steps
         self.length = len(self.steps)
@@ -98,10 +98,15 @@ class _Unit:
         self.function.linkage = "internal"
         self.base, self.args = self.function.args
         self.b = b = ir.IRBuilder(self.function.append_basic_block("entry"))
-        self.L = Lowering(b, width, _ptr(b, self.args, ARG["loops"], I64))
+        # the function of one lane runs rarely (lanes handed back, a partial vector):
+        # its larger rules are functions it calls, which compile once per module
+        self.L = Lowering(b, width, _ptr(b, self.args, ARG["loops"], I64), outline=True)
         # the vector function computes in range; lanes that leave the range run again
         # in the function of one lane, which is exact
         self.alu_ir = AluLowering(self.L, precision, in_range=width > 1)
+        #: f24 vector function of a run whose uniforms are bounded: instructions of
+        #: inputs and uniforms use the bounded arithmetic and check their operands.
+        self.bounded = bounded and width > 1 and precision == "f24"
         self.out_of_range = b.alloca(self.L.i1)
         #: Vector function: each lane has its PC and control state; the lanes at the
         #: block being run (``mask``).
@@ -141,18 +146,21 @@ class _Unit:
             for c in range(columns)]
 
     def _store_rows(self, pointer: ir.Value, values: list[ir.Value], kind: ir.Type) -> None:
+        """Store the 4 columns ``values`` of this unit's lanes into a lane-major array."""
         b, w, columns = self.b, self.width, len(values)
         start = b.gep(pointer, [b.mul(self.base, ir.Constant(I64, columns))])
         if w == 1:
             for c, value in enumerate(values):
                 b.store(value, b.gep(start, [ir.Constant(I64, c)]))
             return
-        # interleave: lane k's column c goes to element columns * k + c
-        whole = ir.Constant(ir.VectorType(kind, columns * w), ir.Undefined)
-        for c, value in enumerate(values):
-            for k in range(w):
-                whole = b.insert_element(whole, b.extract_element(value, ir.Constant(I32, k)),
-                                         ir.Constant(I32, columns * k + c))
+        # interleave: lane k's column c goes to element columns * k + c (columns == 4:
+        # two shuffles pair x with y and z with w, a third joins the pairs)
+        i32s = lambda values: ir.Constant(ir.VectorType(I32, len(values)), values)  # noqa: E731
+        pairs = i32s([v for k in range(w) for v in (k, w + k)])
+        low = b.shuffle_vector(values[0], values[1], pairs)
+        high = b.shuffle_vector(values[2], values[3], pairs)
+        whole = b.shuffle_vector(low, high, i32s(
+            [v for k in range(w) for v in (2 * k, 2 * k + 1, 2 * w + 2 * k, 2 * w + 2 * k + 1)]))
         b.store(whole, b.bitcast(start, whole.type.as_pointer()), align=4)
 
     def _strided(self, base: ir.Value, lane_stride: ir.Value, row: int, row_stride: ir.Value,
@@ -425,25 +433,34 @@ class _Unit:
         next block."""
         b = self.b
         taken = self.flow_condition(step) if step.kind is Kind.FLOW else None
+        if not any(self.plan.pops[step.pc]) and (
+                step.kind is not Kind.FLOW or step.info.flow is Flow.JUMP):
+            # No stack changes: the lanes' next PCs as one vector, whatever their states
+            target = self.L.const(I64, step.pc + 1)
+            if taken is not None:
+                if not isinstance(taken.type, ir.VectorType):
+                    taken = self.L.splat(taken)
+                target = b.select(taken, self.L.const(I64, step.field("dst")), target)
+            b.store(b.select(self.mask, target, b.load(self.pcs)), self.pcs)
+            b.branch(self.dispatch)
+            return
         # Lanes that share a control state, all at this block, that agree on the
         # condition keep sharing it: one transfer for all.
-        agree, first = ir.Constant(I1, 1), taken
+        agree = ir.Constant(I1, 1)
         if taken is not None and isinstance(taken.type, ir.VectorType):
             agree = b.or_(self.all(taken), b.not_(self.any(taken)))
-            first = b.extract_element(taken, ir.Constant(I32, 0))
         together = b.and_(b.and_(b.load(self.shared), self.all(self.mask)), agree)
-        one, parting = (self.function.append_basic_block(name)
-                        for name in ("together", "parting"))
-        b.cbranch(together, one, parting)
-        b.position_at_end(one)
-        b.store(self.L.splat(self.next_pc(step, first)), self.pcs)
-        b.branch(self.dispatch)
-        b.position_at_end(parting)
-        with b.if_then(b.load(self.shared)):
-            self.control.broadcast()
-            b.store(ir.Constant(I1, 0), self.shared)
         with b.goto_entry_block():
-            counter = b.alloca(I64)
+            counter, limit = b.alloca(I64), b.alloca(I64)
+        # Together: lane 0's transfer, for all; else every lane at the block its own.
+        with b.if_else(together) as (one, parting):
+            with one:
+                b.store(ir.Constant(I64, 1), limit)
+            with parting:
+                with b.if_then(b.load(self.shared)):
+                    self.control.broadcast()
+                    b.store(ir.Constant(I1, 0), self.shared)
+                b.store(ir.Constant(I64, self.width), limit)
         b.store(ir.Constant(I64, 0), counter)
         test, body, work, following, finished = (self.function.append_basic_block(name)
                                                  for name in ("lanes", "lane", "at_block",
@@ -451,7 +468,7 @@ class _Unit:
         b.branch(test)
         b.position_at_end(test)
         k = b.load(counter)
-        b.cbranch(b.icmp_signed("<", k, ir.Constant(I64, self.width)), body, finished)
+        b.cbranch(b.icmp_signed("<", k, b.load(limit)), body, finished)
         b.position_at_end(body)
         b.cbranch(b.extract_element(self.mask, k), work, following)
         b.position_at_end(work)
@@ -461,7 +478,9 @@ class _Unit:
             lane_taken = b.extract_element(taken, k)
         pc = self.next_pc(step, lane_taken)
         self.control.lane = ir.Constant(I64, 0)
-        b.store(b.insert_element(b.load(self.pcs), pc, k), self.pcs)
+        pcs = b.select(b.load(self.shared), self.L.splat(pc),
+                       b.insert_element(b.load(self.pcs), pc, k))
+        b.store(pcs, self.pcs)
         b.branch(following)
         b.position_at_end(following)
         b.store(b.add(k, ir.Constant(I64, 1)), counter)
@@ -611,6 +630,37 @@ class _Unit:
                 return self.hoisted(("work", *key), make)
         return make()
 
+    def operand_bounds(self, step: Step, tree) -> dict[Source, int] | None:
+        """The bound of each operand if ``step`` computes with the bounded arithmetic:
+        in a bounded vector function, an instruction computed in range whose sources
+        are inputs and uniforms (:func:`..rules.tree.operand_bounds`)."""
+        if not (self.bounded and self.alu_ir.computes_in_range(tree)):
+            return None
+        if any(o.bank not in "vc" or (o.bank, o.number) in self.missing
+               for o in step.sources):
+            return None
+        return operand_bounds(tree, lambda item: step.sources[item.index].bank == "c")
+
+    def check_bounds(self, step: Step, bounds: dict[Source, int]) -> None:
+        """Lanes whose operands are not bounded leave the vector function: inputs and
+        uniforms read by name are checked once, at the end of the prologue; uniforms
+        read through an address register where they are read."""
+        b, L = self.b, self.L
+        for item, k in bounds.items():
+            operand = step.sources[item.index]
+            component = int(operand.swizzle[item.component])
+            if operand.relative is not None and operand.bank == "c":
+                out = b.and_(L.unbounded24(self.read(operand, component), k), self.mask)
+                b.store(b.or_(b.load(self.out_of_range), out), self.out_of_range)
+                continue
+
+            def check(operand=operand, component=component, k=k) -> ir.Value:
+                out = L.unbounded24(self.read(operand, component), k)
+                b.store(b.or_(b.load(self.out_of_range), out), self.out_of_range)
+                return out
+
+            self.hoisted(("bound", operand.bank, operand.number, component, k), check)
+
     def operand_value(self, operand: Operand, component: int) -> ir.Value:
         value = self.read(operand, component)
         return self.alu_ir.negate(value) if operand.negate else value
@@ -647,13 +697,16 @@ class _Unit:
             return self.alu_ir.negate(value) if operand.negate else value
 
         tree = trace(step.op, len(step.sources), step.field)
-        result = self.alu_ir.lower(tree, source)
+        bounds = self.operand_bounds(step, tree)
+        if bounds is not None:
+            self.check_bounds(step, bounds)
+        result = self.alu_ir.lower(tree, source, bounded=bounds is not None)
         mask = step.mask.tolist()
         if result.value is not None and step.dest is not None:
             bank, number = step.dest
             for component in mask:
                 self.write(self.slots[(bank, number, component)], result.value[component])
-            if mask and self.alu_ir.computes_in_range(tree):
+            if mask and bounds is None and self.alu_ir.computes_in_range(tree):
                 out = self.L.nonfinite32(result.value[mask[0]])
                 for component in mask[1:]:
                     out = b.or_(out, self.L.nonfinite32(result.value[component]))
@@ -678,10 +731,12 @@ def ends_block(step: Step, pops: tuple[bool, bool, bool]) -> bool:
 
 
 def build_module(plan: Plan, entry: int, precision: Precision, missing: frozenset,
-                 width: int = WIDTH) -> ir.Module:
-    """The IR of the kernel ``run(lo, hi, args)`` for ``plan`` started at ``entry``."""
+                 width: int = WIDTH, bounded: bool = False) -> ir.Module:
+    """The IR of the kernel ``run(lo, hi, args)`` for ``plan`` started at ``entry``
+    (``bounded``: for runs whose uniforms are ``primitives.bounded24`` with
+    ``primitives.BOUND_UNIFORM``)."""
     module = ir.Module(name="gpuisa_pica_kernel")
-    wide = _Unit(module, plan, entry, precision, missing, width, "lanes").build()
+    wide = _Unit(module, plan, entry, precision, missing, width, "lanes", bounded).build()
     narrow = _Unit(module, plan, entry, precision, missing, 1, "lane").build()
     run = ir.Function(module, ir.FunctionType(ir.VoidType(), [I64, I64, I64.as_pointer()]),
                       "run")

@@ -75,16 +75,18 @@ def _static_steps(the_plan: native.Plan, entry: int) -> int | None:
 
 
 def kernel(program: DecodedProgram, entry: int, precision: Precision,
-           missing: frozenset) -> NativeKernel:
-    """The kernel for ``program`` (made once per process)."""
-    key = (program.program, entry, precision, missing)
+           missing: frozenset, bounded: bool = False) -> NativeKernel:
+    """The kernel for ``program`` (made once per process; ``bounded``: for runs whose
+    uniforms are bounded, :func:`.native.build_module`)."""
+    key = (program.program, entry, precision, missing, bounded)
     found = _kernels.get(key)
     if found is not None:
         return found
 
     def make() -> NativeKernel:
         the_plan = plan(program, _analysis(program), entry)
-        module = native.build_module(the_plan, entry, precision, missing)
+        module = native.build_module(the_plan, entry, precision, missing,
+                                     bounded=bounded)
         return NativeKernel(compile_kernel(module), _static_steps(the_plan, entry))
 
     with _compile_lock:  # two threads asking at once compile once
@@ -92,13 +94,13 @@ def kernel(program: DecodedProgram, entry: int, precision: Precision,
 
 
 def compiled(program: DecodedProgram, entry: int, precision: Precision,
-             missing: frozenset) -> bool:
+             missing: frozenset, bounded: bool = False) -> bool:
     """Whether this process has the kernel already."""
-    return _kernels.get((program.program, entry, precision, missing)) is not None
+    return _kernels.get((program.program, entry, precision, missing, bounded)) is not None
 
 
 def _address(array: np.ndarray) -> int:
-    return array.__array_interface__["data"][0]
+    return array.ctypes.data
 
 
 def launch(found: NativeKernel, program: DecodedProgram, state: ShaderState,

@@ -290,13 +290,15 @@ def compiled(program: DecodedProgram, state: ShaderState, entry: int,
     from the disk cache takes longer than the reference engine needs for a few lanes).
     Cheap, and imports no Numba: programs the JIT hands to the reference engine never
     have a kernel in the cache."""
-    key = _run_key(program, state, entry, precision)
     if NATIVE:
         from . import nativerun
 
+        analysis = _analysis(program)
+        missing = _missing(analysis.reads, state)
+        bounded = precision == "f24" and _uniforms_bounded(analysis, state.uniforms)
         return _native_reference(program) or nativerun.compiled(program, entry, precision,
-                                                                 key[3])
-    return _cached(key) is not None
+                                                                 missing, bounded)
+    return _cached(_run_key(program, state, entry, precision)) is not None
 
 
 def _native_reference(program: DecodedProgram) -> bool:
@@ -361,8 +363,10 @@ def _run_native(program: DecodedProgram, state: ShaderState, entry: int,
     reference engine."""
     from . import nativerun
 
-    missing = _run_key(program, state, entry, precision)[3]
-    found = nativerun.kernel(program, entry, precision, missing)
+    analysis = _analysis(program)
+    missing = _missing(analysis.reads, state)
+    bounded = precision == "f24" and _uniforms_bounded(analysis, state.uniforms)
+    found = nativerun.kernel(program, entry, precision, missing, bounded)
     status, steps = nativerun.launch(found, program, state, max_steps, in_parallel)
     again = np.flatnonzero(status)
     if steps is None:

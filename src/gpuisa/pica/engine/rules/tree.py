@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...isa import Opcode
+from . import primitives as P
 from .recipes import Result, recipe_for
 
 
@@ -133,3 +134,54 @@ def sources_read(result: Result) -> set[Source]:
         elif isinstance(value, Node):
             pending.extend(value.args)
     return found
+
+
+def _nodes(result: Result) -> set[Node]:
+    found: set[Node] = set()
+    pending = [v for part in result for v in (part or ())]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, Node) and value not in found:
+            found.add(value)
+            pending.extend(value.args)
+    return found
+
+
+def _factor(value) -> Source | None:
+    """The source a product's factor reads (None: the constant 1.0); raises for a
+    factor that is not a working value of a source."""
+    if isinstance(value, Node) and value.rule == "one":
+        return None
+    if isinstance(value, Node) and value.rule == "work" and isinstance(value.args[0], Source):
+        return value.args[0]
+    raise ValueError("a factor that is not a source")
+
+
+def operand_bounds(result: Result, uniform: Callable[[Source], bool]
+                   ) -> dict[Source, int] | None:
+    """The bound k of each source component ``result`` reads that the bounded arithmetic
+    needs (``primitives.bounded24(x, k)``; ``uniform`` tells which sources are
+    uniforms).  A uniform's bound is ``primitives.BOUND_UNIFORM`` (what a bounded
+    kernel's run guarantees), a register value's ``primitives.BOUND_ADDEND``, tightened
+    for a factor so that the bounds of the two factors of every product add up to at
+    most ``primitives.PRODUCT_BOUND`` (the partner a uniform, another register value
+    bounded by ``primitives.BOUND_FACTOR``, or DPH's constant 1.0).  None where the
+    proof of ``primitives.bounded24`` does not apply (more than four products, or a
+    product of something other than sources)."""
+    bounds = {s: P.BOUND_UNIFORM if uniform(s) else P.BOUND_ADDEND
+              for s in sources_read(result)}
+    products = [n for n in _nodes(result) if n.rule == "mul"]
+    if len(products) > 4:
+        return None
+    try:
+        factors = [(_factor(a), _factor(b)) for a, b in (n.args for n in products)]
+    except ValueError:
+        return None
+    for a, b in factors:
+        for name, partner in ((a, b), (b, a)):
+            if name is None or uniform(name):
+                continue
+            partner_bound = (0 if partner is None else P.BOUND_UNIFORM if uniform(partner)
+                             else P.BOUND_FACTOR)
+            bounds[name] = min(bounds[name], P.PRODUCT_BOUND - partner_bound)
+    return bounds

@@ -1,0 +1,110 @@
+"""Compiling and first calls of the LLVM kernels: ``python -m benchmarks.bench_compile``.
+
+* Compiling one kernel from nothing (IR generation, LLVM's passes and code generator;
+  the kernel memo emptied between tries) for the transform, skinning, lighting and the
+  27-word peer lighting shader, f24 and f32: best and median of 5, wall time.
+  Goals: transform 50 ms, skinning 100 ms, the 27-word lighting shader 150 ms.
+* The first ``run()`` of a new shader on 10^6 vertices in a warm process (compile and
+  run), beside the second (run only).
+* ``pica run`` of the 27-word lighting shader on 10^6 vertices (``.npy`` in, ``.npz``
+  out) as a fresh process: goal 1.5 s.
+
+Prints a Markdown table; timings depend on the machine (not part of the test suite).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from benchmarks.shaders import PEER_LIGHTING_CODE, PEER_LIGHTING_OPDESCS, WORKLOADS
+from gpuisa.pica.engine import run
+from gpuisa.pica.engine.api import executable
+from gpuisa.pica.engine.compiled import nativerun
+from gpuisa.pica.engine.compiled.kernels import Memo
+
+SHADERS = ("transform", "skinning", "lighting", "peer-lighting")
+GOALS = {"transform": 0.05, "skinning": 0.1, "peer-lighting": 0.15}
+
+
+def compile_times(name: str, precision: str, repeats: int = 5) -> list[float]:
+    program = executable(WORKLOADS[name].shbin).program
+    times = []
+    for _ in range(repeats):
+        nativerun._kernels = Memo(256)
+        started = time.perf_counter()
+        nativerun.kernel(program, 0, precision, frozenset())
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def first_calls(name: str, precision: str) -> tuple[float, float]:
+    workload = WORKLOADS[name]
+    rng = np.random.default_rng(7)
+    inputs, uniforms = workload.inputs(10**6, rng), workload.uniforms(rng)
+    nativerun._kernels = Memo(256)
+    times = []
+    for _ in range(2):
+        started = time.perf_counter()
+        run(workload.shbin, inputs, uniforms=uniforms, precision=precision)
+        times.append(time.perf_counter() - started)
+    return times[0], times[1]
+
+
+def fresh_pica_run() -> float:
+    """Seconds of ``pica run`` of the peer lighting shader on 10^6 vertices in a new
+    process (the SHBIN written by ``pica asm`` of its words first)."""
+    from gpuisa.pica import Program
+    from gpuisa.pica.shbin import Shbin
+
+    workload = WORKLOADS["peer-lighting"]
+    rng = np.random.default_rng(7)
+    inputs, uniforms = workload.inputs(10**6, rng), workload.uniforms(rng)
+    with tempfile.TemporaryDirectory() as folder:
+        shader = os.path.join(folder, "peer.shbin")
+        program = Program(PEER_LIGHTING_CODE, PEER_LIGHTING_OPDESCS)
+        with open(shader, "wb") as file:
+            file.write(Shbin(program).to_bytes())
+        np.savez(os.path.join(folder, "in.npz"), **inputs)
+        import json
+
+        with open(os.path.join(folder, "u.json"), "w") as file:
+            json.dump({k: list(v) for k, v in uniforms.items()}, file)
+        command = [sys.executable, "-m", "gpuisa", "run", shader, "--inputs",
+                   os.path.join(folder, "in.npz"), "--uniforms", os.path.join(folder, "u.json"),
+                   "--format", "npz", "-o", os.path.join(folder, "out.npz")]
+        started = time.perf_counter()
+        subprocess.run(command, check=True)
+        return time.perf_counter() - started
+
+
+def main() -> int:
+    print("| shader | mode | compile best | compile median | goal | first run() 10^6 | "
+          "second run() 10^6 |")
+    print("|---|---|---|---|---|---|---|")
+    missed = 0
+    for name in SHADERS:
+        for precision in ("f24", "f32"):
+            times = compile_times(name, precision)
+            goal = GOALS.get(name)
+            met = "" if goal is None else ("met" if min(times) <= goal else "missed")
+            missed += met == "missed"
+            first, second = first_calls(name, precision)
+            goal_text = "" if goal is None else f"{goal * 1000:.0f} ms: {met}"
+            print(f"| {name} | {precision} | {min(times) * 1000:.0f} ms | "
+                  f"{statistics.median(times) * 1000:.0f} ms | {goal_text} | "
+                  f"{first * 1000:.0f} ms | {second * 1000:.0f} ms |")
+    fresh = fresh_pica_run()
+    print(f"\n`pica run` of the peer lighting shader on 10^6 vertices, fresh process: "
+          f"{fresh:.2f} s (goal 1.5 s: {'met' if fresh <= 1.5 else 'missed'})")
+    return 1 if missed or fresh > 1.5 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
