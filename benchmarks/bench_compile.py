@@ -62,6 +62,7 @@ def fresh_pica_run() -> float:
     process (the SHBIN written by ``pica asm`` of its words first)."""
     from gpuisa.pica import Program
     from gpuisa.pica.shbin import Shbin
+    from gpuisa.pica.shbin.records import Dvle
 
     workload = WORKLOADS["peer-lighting"]
     rng = np.random.default_rng(7)
@@ -70,7 +71,8 @@ def fresh_pica_run() -> float:
         shader = os.path.join(folder, "peer.shbin")
         program = Program(PEER_LIGHTING_CODE, PEER_LIGHTING_OPDESCS)
         with open(shader, "wb") as file:
-            file.write(Shbin(program).to_bytes())
+            dvle = Dvle(main_offset=0, endmain_offset=len(PEER_LIGHTING_CODE) - 1)
+            file.write(Shbin(program, (dvle,)).to_bytes())
         np.savez(os.path.join(folder, "in.npz"), **inputs)
         import json
 

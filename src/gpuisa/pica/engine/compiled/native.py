@@ -30,31 +30,26 @@ from dataclasses import dataclass
 
 from llvmlite import ir
 
-from ...isa import NUM_INT_UNIFORMS, Flow, Kind
-from ..decode import DecodedProgram, Operand, Step
+from ...isa import Flow, Kind
+from ..decode import DecodedProgram
 from ..loading import Precision
-from ..rules.tree import Source, operand_bounds, trace
 from .alu import AluLowering
-from .flowir import ControlState, condition
+from .flowir import ControlState
 from .lower import F32, I1, I8, I32, I64, Lowering
-
-#: Lanes per SIMD vector (AVX-512 holds 16 float32 or 8 float64 values; wider vectors
-#: split into several registers, which LLVM schedules well).
-WIDTH = 8
-#: The lane status: finished, or to run again on the reference engine.
-DONE = 0
-NEEDS_REFERENCE = 1
-#: Register files, each 16 addresses of ``(lanes, 4)`` float32 arrays (0: not given).
-FILE_BASE = {"v": 0, "r": 16, "o": 32}
-#: The other words of the argument table, after the three register files.
-ARGS = ("address", "address_lane", "address_row", "flags", "flags_lane", "flags_row",
-        "floats", "float_given", "rows_given", "ints", "bools", "max_steps", "status",
-        "steps", "loops")
-ARG = {name: 48 + k for k, name in enumerate(ARGS)}
-ARG_COUNT = 48 + len(ARGS)
-_ADDRESS_ROWS = 3
-#: The PC of a lane that has reached END (above every PC, for the lowest-PC search).
-_FINISHED = (1 << 63) - 1
+from .nativeabi import (
+    ADDRESS_ROWS,
+    ARG,
+    ARG_COUNT,
+    DONE,
+    FILE_BASE,
+    FINISHED,
+    NEEDS_REFERENCE,
+    WIDTH,
+    arg_pointer,
+    arg_word,
+)
+from .nativealu import AluMixin
+from .nativeflow import FlowMixin, ends_block
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,16 +68,7 @@ class Plan:
     flags: bool = True
 
 
-def _ptr(builder: ir.IRBuilder, args: ir.Value, index: int, kind: ir.Type) -> ir.Value:
-    word = builder.load(builder.gep(args, [ir.Constant(I32, index)]))
-    return builder.inttoptr(word, kind.as_pointer())
-
-
-def _word(builder: ir.IRBuilder, args: ir.Value, index: int) -> ir.Value:
-    return builder.load(builder.gep(args, [ir.Constant(I32, index)]))
-
-
-class _Unit:
+class _Unit(FlowMixin, AluMixin):
     """The function running one vector of ``width`` lanes (or one lane) of a plan."""
 
     def __init__(self, module: ir.Module, plan: Plan, entry: int, precision: Precision,
@@ -100,7 +86,7 @@ class _Unit:
         self.b = b = ir.IRBuilder(self.function.append_basic_block("entry"))
         # the function of one lane runs rarely (lanes handed back, a partial vector):
         # its larger rules are functions it calls, which compile once per module
-        self.L = Lowering(b, width, _ptr(b, self.args, ARG["loops"], I64), outline=True)
+        self.L = Lowering(b, width, arg_pointer(b, self.args, ARG["loops"], I64), outline=True)
         # the vector function computes in range; lanes that leave the range run again
         # in the function of one lane, which is exact
         self.alu_ir = AluLowering(self.L, precision, in_range=width > 1)
@@ -246,28 +232,10 @@ class _Unit:
         b.ret(ir.Constant(I8, DONE))
         b.position_at_end(self.give_up_block)
         if self.width == 1:
-            status = _ptr(b, args, ARG["status"], I8)
+            status = arg_pointer(b, args, ARG["status"], I8)
             b.store(ir.Constant(I8, NEEDS_REFERENCE), b.gep(status, [self.base]))
         b.ret(ir.Constant(I8, NEEDS_REFERENCE))
         return self.function
-
-    def emit_dispatch(self) -> None:
-        """The vector function's loop: the block at the lowest PC a lane waits at, or
-        the end when every lane has reached END."""
-        b = self.b
-        b.position_at_end(self.dispatch)
-        pcs = b.load(self.pcs)
-        name = f"llvm.vector.reduce.umin.v{self.width}i64"
-        reduce = b.module.globals.get(name) or ir.Function(
-            b.module, ir.FunctionType(I64, [self.L.i64]), name)
-        lowest = b.call(reduce, [pcs])
-        running = b.append_basic_block("running")
-        b.cbranch(b.icmp_unsigned("==", lowest, ir.Constant(I64, _FINISHED)),
-                  self.done_block, running)
-        b.position_at_end(running)
-        switch = b.switch(lowest, self.give_up_block)
-        for leader, block in self.blocks.items():
-            switch.add_case(ir.Constant(I64, leader), block)
 
     def write(self, slot: ir.Value, value: ir.Value) -> None:
         """Store a register component, flag or address register (in the vector
@@ -284,30 +252,31 @@ class _Unit:
             if bank == "v":
                 if ("v", number) in self.missing:
                     continue
-                pointer = _ptr(b, self.args, FILE_BASE["v"] + number, F32)
+                pointer = arg_pointer(b, self.args, FILE_BASE["v"] + number, F32)
                 for c, value in enumerate(self._load_rows(pointer, 4, F32)):
                     self.inputs[(number, c)] = value
                 continue
             slots = [b.alloca(L.f32) for _ in range(4)]
             for c in range(4):
                 self.slots[(bank, number, c)] = slots[c]
-            word = _word(b, self.args, FILE_BASE[bank] + number)
+            word = arg_word(b, self.args, FILE_BASE[bank] + number)
             self._load_optional(word, slots, lambda w=word: self._load_rows(
                 b.inttoptr(w, F32.as_pointer()), 4, F32), L.const(F32, 0.0))
         for number in self.plan.uniform_rows:
             if ("c", number) in self.missing:
                 continue
-            floats = _ptr(b, self.args, ARG["floats"], F32)
+            floats = arg_pointer(b, self.args, ARG["floats"], F32)
             for c in range(4):
                 value = b.load(b.gep(floats, [ir.Constant(I64, 4 * number + c)]))
                 self.uniforms[(number, c)] = L.splat(value)
         self.a0 = [b.alloca(L.i64) for _ in range(2)]
         self.flags = [b.alloca(L.i1) for _ in range(2)]
-        address = _word(b, self.args, ARG["address"]) if self.plan.address else ir.Constant(I64, 0)
-        lane_stride = _word(b, self.args, ARG["address_lane"])
-        row_stride = _word(b, self.args, ARG["address_row"])
+        none = ir.Constant(I64, 0)
+        address = arg_word(b, self.args, ARG["address"]) if self.plan.address else none
+        lane_stride = arg_word(b, self.args, ARG["address_lane"])
+        row_stride = arg_word(b, self.args, ARG["address_row"])
         rows = lambda: [self._strided(address, lane_stride, r, row_stride, I64)  # noqa: E731
-                        for r in range(_ADDRESS_ROWS)]
+                        for r in range(ADDRESS_ROWS)]
         al = b.alloca(L.i64)
         self._load_optional(address, [*self.a0, al], rows, L.const(I64, 0))
         al_values = b.load(al)
@@ -317,9 +286,9 @@ class _Unit:
             first = b.extract_element(al_values, ir.Constant(I32, 0))
             together = self.all(b.icmp_signed("==", al_values, L.splat(first)))
         b.store(together, self.shared)
-        flags = _word(b, self.args, ARG["flags"]) if self.plan.flags else ir.Constant(I64, 0)
-        flag_lane = _word(b, self.args, ARG["flags_lane"])
-        flag_row = _word(b, self.args, ARG["flags_row"])
+        flags = arg_word(b, self.args, ARG["flags"]) if self.plan.flags else ir.Constant(I64, 0)
+        flag_lane = arg_word(b, self.args, ARG["flags_lane"])
+        flag_row = arg_word(b, self.args, ARG["flags_row"])
         self._load_optional(flags, self.flags, lambda: [
             b.trunc(self._strided(flags, flag_lane, r, flag_row, I8), L.i1)
             for r in range(2)], L.const(I1, 0))
@@ -341,29 +310,29 @@ class _Unit:
         written = {(s.dest[0], s.dest[1]) for s in self.steps
                    if s.dest is not None and s.fault is None and s.mask is not None}
         for bank, number in sorted(self.plan.registers & written):
-            word = _word(b, args, FILE_BASE[bank] + number)
+            word = arg_word(b, args, FILE_BASE[bank] + number)
             with b.if_then(b.icmp_unsigned("!=", word, ir.Constant(I64, 0))):
                 values = [b.load(self.slots[(bank, number, c)]) for c in range(4)]
                 self._store_rows(b.inttoptr(word, F32.as_pointer()), values, F32)
-        address = _word(b, args, ARG["address"]) if self.plan.address else ir.Constant(I64, 0)
+        address = arg_word(b, args, ARG["address"]) if self.plan.address else ir.Constant(I64, 0)
         with b.if_then(b.icmp_unsigned("!=", address, ir.Constant(I64, 0))):
-            lane_stride = _word(b, args, ARG["address_lane"])
-            row_stride = _word(b, args, ARG["address_row"])
+            lane_stride = arg_word(b, args, ARG["address_lane"])
+            row_stride = arg_word(b, args, ARG["address_row"])
             values = [b.load(slot) for slot in self.a0]
             values.append(self.al_values())
             for r, value in enumerate(values):
                 self._strided(address, lane_stride, r, row_stride, I64, value)
-        flags = _word(b, args, ARG["flags"]) if self.plan.flags else ir.Constant(I64, 0)
+        flags = arg_word(b, args, ARG["flags"]) if self.plan.flags else ir.Constant(I64, 0)
         with b.if_then(b.icmp_unsigned("!=", flags, ir.Constant(I64, 0))):
-            lane_stride = _word(b, args, ARG["flags_lane"])
-            row_stride = _word(b, args, ARG["flags_row"])
+            lane_stride = arg_word(b, args, ARG["flags_lane"])
+            row_stride = arg_word(b, args, ARG["flags_row"])
             for r, slot in enumerate(self.flags):
                 value = b.zext(b.load(slot), self.L.lanes(I8))
                 self._strided(flags, lane_stride, r, row_stride, I8, value)
         executed = b.load(self.executed)
         for name, value, kind in (("steps", executed, I64),
                                   ("status", self.L.const(I8, DONE), I8)):
-            word = _word(b, args, ARG[name])
+            word = arg_word(b, args, ARG[name])
             with b.if_then(b.icmp_unsigned("!=", word, ir.Constant(I64, 0))):
                 pointer = b.inttoptr(word, kind.as_pointer())
                 for k in range(self.width):
@@ -385,19 +354,6 @@ class _Unit:
 
     # -- blocks ----------------------------------------------------------------------------
 
-    def block_steps(self, leader: int) -> list[Step]:
-        steps = []
-        leaders = set(self.plan.leaders)
-        pc = leader
-        while pc < self.length:
-            step = self.steps[pc]
-            steps.append(step)
-            if ends_block(step, self.plan.pops[pc]) or step.info.flow is Flow.END or (
-                    pc + 1 in leaders):
-                break
-            pc += 1
-        return steps
-
     def emit_block(self, leader: int) -> None:
         b, L = self.b, self.L
         steps = self.block_steps(leader)
@@ -405,7 +361,7 @@ class _Unit:
         if self.masked:
             count = b.select(self.mask, count, L.const(I64, 0))
         executed = b.add(b.load(self.executed), count)
-        limit = L.splat(_word(b, self.args, ARG["max_steps"]))
+        limit = L.splat(arg_word(b, self.args, ARG["max_steps"]))
         self.fail_if(b.icmp_signed(">", executed, limit))
         b.store(executed, self.executed)
         for step in steps:
@@ -418,7 +374,7 @@ class _Unit:
             b.branch(self.give_up_block)
         elif last.info.flow is Flow.END:
             if self.masked:
-                self.write(self.pcs, L.const(I64, _FINISHED))
+                self.write(self.pcs, L.const(I64, FINISHED))
                 b.branch(self.dispatch)
             else:
                 b.branch(self.done_block)
@@ -426,309 +382,6 @@ class _Unit:
             self.emit_lane_transfers(last)
         else:
             self.emit_transfer(last)
-
-    def emit_lane_transfers(self, step: Step) -> None:
-        """In the vector function: each lane at the block takes its flow instruction and
-        the stack check with its own control state, in a loop over the lanes; then the
-        next block."""
-        b = self.b
-        taken = self.flow_condition(step) if step.kind is Kind.FLOW else None
-        if not any(self.plan.pops[step.pc]) and (
-                step.kind is not Kind.FLOW or step.info.flow is Flow.JUMP):
-            # No stack changes: the lanes' next PCs as one vector, whatever their states
-            target = self.L.const(I64, step.pc + 1)
-            if taken is not None:
-                if not isinstance(taken.type, ir.VectorType):
-                    taken = self.L.splat(taken)
-                target = b.select(taken, self.L.const(I64, step.field("dst")), target)
-            b.store(b.select(self.mask, target, b.load(self.pcs)), self.pcs)
-            b.branch(self.dispatch)
-            return
-        # Lanes that share a control state, all at this block, that agree on the
-        # condition keep sharing it: one transfer for all.
-        agree = ir.Constant(I1, 1)
-        if taken is not None and isinstance(taken.type, ir.VectorType):
-            agree = b.or_(self.all(taken), b.not_(self.any(taken)))
-        together = b.and_(b.and_(b.load(self.shared), self.all(self.mask)), agree)
-        with b.goto_entry_block():
-            counter, limit = b.alloca(I64), b.alloca(I64)
-        # Together: lane 0's transfer, for all; else every lane at the block its own.
-        with b.if_else(together) as (one, parting):
-            with one:
-                b.store(ir.Constant(I64, 1), limit)
-            with parting:
-                with b.if_then(b.load(self.shared)):
-                    self.control.broadcast()
-                    b.store(ir.Constant(I1, 0), self.shared)
-                b.store(ir.Constant(I64, self.width), limit)
-        b.store(ir.Constant(I64, 0), counter)
-        test, body, work, following, finished = (self.function.append_basic_block(name)
-                                                 for name in ("lanes", "lane", "at_block",
-                                                              "next_lane", "lanes_done"))
-        b.branch(test)
-        b.position_at_end(test)
-        k = b.load(counter)
-        b.cbranch(b.icmp_signed("<", k, b.load(limit)), body, finished)
-        b.position_at_end(body)
-        b.cbranch(b.extract_element(self.mask, k), work, following)
-        b.position_at_end(work)
-        self.control.lane = k
-        lane_taken = taken
-        if taken is not None and isinstance(taken.type, ir.VectorType):
-            lane_taken = b.extract_element(taken, k)
-        pc = self.next_pc(step, lane_taken)
-        self.control.lane = ir.Constant(I64, 0)
-        pcs = b.select(b.load(self.shared), self.L.splat(pc),
-                       b.insert_element(b.load(self.pcs), pc, k))
-        b.store(pcs, self.pcs)
-        b.branch(following)
-        b.position_at_end(following)
-        b.store(b.add(k, ir.Constant(I64, 1)), counter)
-        b.branch(test)
-        b.position_at_end(finished)
-        b.branch(self.dispatch)
-
-    def next_pc(self, step: Step, taken: ir.Value | None) -> ir.Value:
-        """The PC after ``step`` (a block's last instruction) for one control state: its
-        flow effect given the condition ``taken``, then the stack check."""
-        b = self.b
-        no_jump = ir.Constant(I64, -1)
-        jump, breaking = no_jump, ir.Constant(I1, 0)
-        if step.kind is Kind.FLOW:
-            jump, breaking = self.emit_flow(step, taken)
-        check_call, check_if, check_loop = self.plan.pops[step.pc]
-        is_break = step.info.flow is Flow.BREAK
-        if check_call or check_if or check_loop or is_break:
-            pc, hang = self.control.next_pc(step.pc, jump, breaking, check_call, check_if,
-                                            check_loop or is_break)
-            self.fail_if(hang)
-            return pc
-        return b.select(b.icmp_signed("!=", jump, no_jump), jump,
-                        ir.Constant(I64, step.pc + 1))
-
-    def emit_transfer(self, step: Step) -> None:
-        """The PC after a block's last instruction: its flow effect, the stack check,
-        then a branch to the block of that PC (or the reference engine past the end)."""
-        b = self.b
-        no_jump = ir.Constant(I64, -1)
-        jump, breaking = no_jump, ir.Constant(I1, 0)
-        if step.kind is Kind.FLOW:
-            jump, breaking = self.emit_flow(step, self.flow_condition(step))
-        check_call, check_if, check_loop = self.plan.pops[step.pc]
-        is_break = step.info.flow is Flow.BREAK
-        if check_call or check_if or check_loop or is_break:
-            pc, hang = self.control.next_pc(step.pc, jump, breaking, check_call, check_if,
-                                            check_loop or is_break)
-            self.fail_if(hang)
-        else:
-            pc = b.select(b.icmp_signed("!=", jump, no_jump), jump,
-                          ir.Constant(I64, step.pc + 1))
-        if isinstance(pc, ir.Constant):
-            target = self.blocks.get(pc.constant)
-            b.branch(target if target is not None else self.give_up_block)
-            return
-        switch = b.switch(pc, self.give_up_block)
-        for leader, block in self.blocks.items():
-            switch.add_case(ir.Constant(I64, leader), block)
-
-    def flow_condition(self, step: Step) -> ir.Value:
-        """``stacks.taken`` of a flow instruction: a vector of conditions where they
-        read the lanes' flags."""
-        b, info = self.b, step.info
-        fields = dict(step.fields)
-        number = fields.get("id", 0)
-        boolean = None
-        if info.reads_bool:
-            if ("b", number) in self.missing:
-                self.fail()
-            bools = _ptr(b, self.args, ARG["bools"], I8)
-            byte = b.load(b.gep(bools, [ir.Constant(I64, number)]))
-            boolean = b.icmp_unsigned("!=", byte, ir.Constant(I8, 0))
-        cmpx = cmpy = None
-        if info.reads_flags:
-            cmpx, cmpy = (b.load(slot) for slot in self.flags)
-        return condition(b, info.condition, fields.get("condop", 0), fields.get("refx", 0),
-                         fields.get("refy", 0), cmpx, cmpy, boolean, fields.get("num", 0))
-
-    def emit_flow(self, step: Step, taken: ir.Value) -> tuple[ir.Value, ir.Value]:
-        """The effect of a flow instruction on the current control state."""
-        b = self.b
-        fields = dict(step.fields)
-        number = fields.get("id", 0)
-        loop = None
-        if step.info.flow is Flow.LOOP:
-            number %= NUM_INT_UNIFORMS
-            if ("i", number) in self.missing:
-                self.fail()
-            ints = _ptr(b, self.args, ARG["ints"], I64)
-            loop = tuple(b.load(b.gep(ints, [ir.Constant(I64, 4 * number + k)]))
-                         for k in range(3))
-        return self.control.effect(step.info.flow, taken, step.pc, fields.get("dst", 0),
-                                   fields.get("num", 0), loop)
-
-    # -- ALU ---------------------------------------------------------------------------------
-
-    def read(self, operand: Operand, component: int) -> ir.Value:
-        """Component ``component`` of a source register, before swizzle and negation."""
-        b, bank, number = self.b, operand.bank, operand.number
-        if bank == "c" and operand.relative is not None:
-            return self.relative(operand, component)
-        if (bank, number) in self.missing:
-            self.fail()
-            return self.L.const(F32, 0.0)
-        if bank == "v":
-            return self.inputs[(number, component)]
-        if bank == "c":
-            return self.uniforms[(number, component)]
-        return b.load(self.slots[(bank, number, component)])
-
-    def relative(self, operand: Operand, component: int) -> ir.Value:
-        """A uniform read through an address register: each lane's row, all four
-        components at once (kept for the instruction); a row that was not given fails
-        the lane (checked only if some row was not given: ``rows_given``)."""
-        key = (operand.number, operand.relative)
-        if key not in self.gathered:
-            self.gathered[key] = self.gather(*key)
-        return self.gathered[key][component]
-
-    def gather(self, number: int, relative: int) -> list[ir.Value]:
-        b, L = self.b, self.L
-        offsets = self.al_values() if relative == 2 else b.load(self.a0[relative])
-        row_vector = L.relative_row(number, offsets)
-        rows = [row_vector] if self.width == 1 else [
-            b.extract_element(row_vector, ir.Constant(I32, k)) for k in range(self.width)]
-        checked = b.icmp_unsigned("==", _word(b, self.args, ARG["rows_given"]),
-                                  ir.Constant(I64, 0))
-        with b.if_then(checked, likely=False):
-            given = _ptr(b, self.args, ARG["float_given"], I8)
-            missing = None
-            for row in rows:
-                flag = b.icmp_unsigned("==", b.load(b.gep(given, [row])), ir.Constant(I8, 0))
-                missing = flag if missing is None else b.or_(missing, flag)
-            self.fail_if(missing)
-        floats = _ptr(b, self.args, ARG["floats"], F32)
-        quad = ir.VectorType(F32, 4)
-        loaded = [b.load(b.bitcast(b.gep(floats, [b.mul(row, ir.Constant(I64, 4))]),
-                                   quad.as_pointer()), align=4) for row in rows]
-        if self.width == 1:
-            return [b.extract_element(loaded[0], ir.Constant(I32, c)) for c in range(4)]
-        # rows side by side (each shuffle doubles the length), then every 4th element
-        while len(loaded) > 1:
-            size = loaded[0].type.count
-            mask = ir.Constant(ir.VectorType(I32, 2 * size), list(range(2 * size)))
-            loaded = [b.shuffle_vector(loaded[i], loaded[i + 1], mask)
-                      for i in range(0, len(loaded), 2)]
-        whole = loaded[0]
-        return [b.shuffle_vector(whole, ir.Constant(whole.type, ir.Undefined), ir.Constant(
-            ir.VectorType(I32, self.width), [c + 4 * k for k in range(self.width)]))
-            for c in range(4)]
-
-    def hoist_work(self, x: ir.Value, make) -> ir.Value:
-        """The working value ``make()`` of ``x``: made once at entry if ``x`` was."""
-        for key, value in list(self.entry_values.items()):
-            if value is x:
-                return self.hoisted(("work", *key), make)
-        return make()
-
-    def operand_bounds(self, step: Step, tree) -> dict[Source, int] | None:
-        """The bound of each operand if ``step`` computes with the bounded arithmetic:
-        in a bounded vector function, an instruction computed in range whose sources
-        are inputs and uniforms (:func:`..rules.tree.operand_bounds`)."""
-        if not (self.bounded and self.alu_ir.computes_in_range(tree)):
-            return None
-        if any(o.bank not in "vc" or (o.bank, o.number) in self.missing
-               for o in step.sources):
-            return None
-        return operand_bounds(tree, lambda item: step.sources[item.index].bank == "c")
-
-    def check_bounds(self, step: Step, bounds: dict[Source, int]) -> None:
-        """Lanes whose operands are not bounded leave the vector function: inputs and
-        uniforms read by name are checked once, at the end of the prologue; uniforms
-        read through an address register where they are read."""
-        b, L = self.b, self.L
-        for item, k in bounds.items():
-            operand = step.sources[item.index]
-            component = int(operand.swizzle[item.component])
-            if operand.relative is not None and operand.bank == "c":
-                out = b.and_(L.unbounded24(self.read(operand, component), k), self.mask)
-                b.store(b.or_(b.load(self.out_of_range), out), self.out_of_range)
-                continue
-
-            def check(operand=operand, component=component, k=k) -> ir.Value:
-                out = L.unbounded24(self.read(operand, component), k)
-                b.store(b.or_(b.load(self.out_of_range), out), self.out_of_range)
-                return out
-
-            self.hoisted(("bound", operand.bank, operand.number, component, k), check)
-
-    def operand_value(self, operand: Operand, component: int) -> ir.Value:
-        value = self.read(operand, component)
-        return self.alu_ir.negate(value) if operand.negate else value
-
-    def hoisted(self, key: tuple, make) -> ir.Value:
-        """``make()`` built once, at the end of the prologue (for values of inputs and
-        uniforms, which every block sees)."""
-        found = self.entry_values.get(key)
-        if found is None:
-            with self.b.goto_block(self.prologue):
-                found = make()
-            self.entry_values[key] = found
-        return found
-
-    def emit_alu(self, step: Step) -> None:
-        """An ALU instruction: its recipe's trees lowered, then written through the
-        destination mask (CMP: both flags; MOVA: a0.x / a0.y for the mask's x / y)."""
-        b = self.b
-        raw: dict[tuple[int, int], ir.Value] = {}
-        self.gathered: dict[tuple[int, int], list[ir.Value]] = {}
-
-        def source(item: Source) -> ir.Value:
-            operand = step.sources[item.index]
-            component = int(operand.swizzle[item.component])
-            if operand.bank in "vc" and operand.relative is None and (
-                    operand.bank, operand.number) not in self.missing:
-                # inputs and uniforms never change: their forms are made once, at entry
-                key = (operand.bank, operand.number, component, operand.negate)
-                return self.hoisted(key, lambda: self.operand_value(operand, component))
-            key = (item.index, component)
-            if key not in raw:
-                raw[key] = self.read(operand, component)
-            value = raw[key]
-            return self.alu_ir.negate(value) if operand.negate else value
-
-        tree = trace(step.op, len(step.sources), step.field)
-        bounds = self.operand_bounds(step, tree)
-        if bounds is not None:
-            self.check_bounds(step, bounds)
-        result = self.alu_ir.lower(tree, source, bounded=bounds is not None)
-        mask = step.mask.tolist()
-        if result.value is not None and step.dest is not None:
-            bank, number = step.dest
-            for component in mask:
-                self.write(self.slots[(bank, number, component)], result.value[component])
-            if mask and bounds is None and self.alu_ir.computes_in_range(tree):
-                out = self.L.nonfinite32(result.value[mask[0]])
-                for component in mask[1:]:
-                    out = b.or_(out, self.L.nonfinite32(result.value[component]))
-                if self.masked:
-                    out = b.and_(out, self.mask)
-                b.store(b.or_(b.load(self.out_of_range), out), self.out_of_range)
-        if result.flags is not None:
-            for slot, flag in zip(self.flags, result.flags, strict=True):
-                self.write(slot, flag)
-        if result.address is not None:
-            for component in mask:
-                if component < 2:
-                    self.write(self.a0[component], b.sext(result.address[component],
-                                                          self.L.i64))
-
-
-def ends_block(step: Step, pops: tuple[bool, bool, bool]) -> bool:
-    """Whether a basic block ends after ``step``: at a fault, a flow or geometry
-    instruction, or where a stack can pop."""
-    return (step.fault is not None or (step.kind not in (Kind.ARITHMETIC, Kind.COMPARE)
-            and not step.info.inert) or any(pops))
-
 
 def build_module(plan: Plan, entry: int, precision: Precision, missing: frozenset,
                  width: int = WIDTH, bounded: bool = False) -> ir.Module:
@@ -772,3 +425,7 @@ def build_module(plan: Plan, entry: int, precision: Precision, missing: frozense
     b.position_at_end(done)
     b.ret_void()
     return module
+
+
+__all__ = ["ARG", "ARG_COUNT", "DONE", "FILE_BASE", "NEEDS_REFERENCE", "WIDTH", "Plan",
+           "build_module", "ends_block"]

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...isa import Flow, Kind
 from ..api import RESULT_TEMPORARIES
 from ..decode import DecodedProgram
 from ..loading import Precision
@@ -62,12 +63,12 @@ def _static_steps(the_plan: native.Plan, entry: int) -> int | None:
         step = steps[pc]
         if step.fault is not None:
             return None
-        if step.info.flow is native.Flow.END:
+        if step.info.flow is Flow.END:
             return pc - entry + 1
         if native.ends_block(step, the_plan.pops[pc]) or (
                 pc + 1 in the_plan.leaders and pc + 1 != entry):
-            if not step.info.inert and step.kind not in (native.Kind.ARITHMETIC,
-                                                         native.Kind.COMPARE):
+            if not step.info.inert and step.kind not in (Kind.ARITHMETIC,
+                                                         Kind.COMPARE):
                 return None
             if any(the_plan.pops[pc]):
                 return None

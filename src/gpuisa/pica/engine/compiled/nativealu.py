@@ -1,0 +1,171 @@
+"""The ALU instructions of the LLVM kernels' functions (a mixin of
+:class:`.native._Unit`): reading operands (relative uniform rows gathered whole), the
+recipe's tree lowered in its arithmetic (exact, in range, or bounded with its operands
+checked), the masked writes; values of inputs and uniforms made once in the prologue."""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ..decode import Operand, Step
+from ..rules.tree import Source, operand_bounds, trace
+from .lower import F32, I8, I32, I64
+from .nativeabi import ARG, arg_pointer, arg_word
+
+
+class AluMixin:
+    """What :class:`.native._Unit` does for ALU instructions."""
+
+    def read(self, operand: Operand, component: int) -> ir.Value:
+        """Component ``component`` of a source register, before swizzle and negation."""
+        b, bank, number = self.b, operand.bank, operand.number
+        if bank == "c" and operand.relative is not None:
+            return self.relative(operand, component)
+        if (bank, number) in self.missing:
+            self.fail()
+            return self.L.const(F32, 0.0)
+        if bank == "v":
+            return self.inputs[(number, component)]
+        if bank == "c":
+            return self.uniforms[(number, component)]
+        return b.load(self.slots[(bank, number, component)])
+
+    def relative(self, operand: Operand, component: int) -> ir.Value:
+        """A uniform read through an address register: each lane's row, all four
+        components at once (kept for the instruction); a row that was not given fails
+        the lane (checked only if some row was not given: ``rows_given``)."""
+        key = (operand.number, operand.relative)
+        if key not in self.gathered:
+            self.gathered[key] = self.gather(*key)
+        return self.gathered[key][component]
+
+    def gather(self, number: int, relative: int) -> list[ir.Value]:
+        b, L = self.b, self.L
+        offsets = self.al_values() if relative == 2 else b.load(self.a0[relative])
+        row_vector = L.relative_row(number, offsets)
+        rows = [row_vector] if self.width == 1 else [
+            b.extract_element(row_vector, ir.Constant(I32, k)) for k in range(self.width)]
+        checked = b.icmp_unsigned("==", arg_word(b, self.args, ARG["rows_given"]),
+                                  ir.Constant(I64, 0))
+        with b.if_then(checked, likely=False):
+            given = arg_pointer(b, self.args, ARG["float_given"], I8)
+            missing = None
+            for row in rows:
+                flag = b.icmp_unsigned("==", b.load(b.gep(given, [row])), ir.Constant(I8, 0))
+                missing = flag if missing is None else b.or_(missing, flag)
+            self.fail_if(missing)
+        floats = arg_pointer(b, self.args, ARG["floats"], F32)
+        quad = ir.VectorType(F32, 4)
+        loaded = [b.load(b.bitcast(b.gep(floats, [b.mul(row, ir.Constant(I64, 4))]),
+                                   quad.as_pointer()), align=4) for row in rows]
+        if self.width == 1:
+            return [b.extract_element(loaded[0], ir.Constant(I32, c)) for c in range(4)]
+        # rows side by side (each shuffle doubles the length), then every 4th element
+        while len(loaded) > 1:
+            size = loaded[0].type.count
+            mask = ir.Constant(ir.VectorType(I32, 2 * size), list(range(2 * size)))
+            loaded = [b.shuffle_vector(loaded[i], loaded[i + 1], mask)
+                      for i in range(0, len(loaded), 2)]
+        whole = loaded[0]
+        return [b.shuffle_vector(whole, ir.Constant(whole.type, ir.Undefined), ir.Constant(
+            ir.VectorType(I32, self.width), [c + 4 * k for k in range(self.width)]))
+            for c in range(4)]
+
+    def hoist_work(self, x: ir.Value, make) -> ir.Value:
+        """The working value ``make()`` of ``x``: made once at entry if ``x`` was."""
+        for key, value in list(self.entry_values.items()):
+            if value is x:
+                return self.hoisted(("work", *key), make)
+        return make()
+
+    def operand_bounds(self, step: Step, tree) -> dict[Source, int] | None:
+        """The bound of each operand if ``step`` computes with the bounded arithmetic:
+        in a bounded vector function, an instruction computed in range whose sources
+        are inputs and uniforms (:func:`..rules.tree.operand_bounds`)."""
+        if not (self.bounded and self.alu_ir.computes_in_range(tree)):
+            return None
+        if any(o.bank not in "vc" or (o.bank, o.number) in self.missing
+               for o in step.sources):
+            return None
+        return operand_bounds(tree, lambda item: step.sources[item.index].bank == "c")
+
+    def check_bounds(self, step: Step, bounds: dict[Source, int]) -> None:
+        """Lanes whose operands are not bounded leave the vector function: inputs and
+        uniforms read by name are checked once, at the end of the prologue; uniforms
+        read through an address register where they are read."""
+        b, L = self.b, self.L
+        for item, k in bounds.items():
+            operand = step.sources[item.index]
+            component = int(operand.swizzle[item.component])
+            if operand.relative is not None and operand.bank == "c":
+                out = b.and_(L.unbounded24(self.read(operand, component), k), self.mask)
+                b.store(b.or_(b.load(self.out_of_range), out), self.out_of_range)
+                continue
+
+            def check(operand=operand, component=component, k=k) -> ir.Value:
+                out = L.unbounded24(self.read(operand, component), k)
+                b.store(b.or_(b.load(self.out_of_range), out), self.out_of_range)
+                return out
+
+            self.hoisted(("bound", operand.bank, operand.number, component, k), check)
+
+    def operand_value(self, operand: Operand, component: int) -> ir.Value:
+        value = self.read(operand, component)
+        return self.alu_ir.negate(value) if operand.negate else value
+
+    def hoisted(self, key: tuple, make) -> ir.Value:
+        """``make()`` built once, at the end of the prologue (for values of inputs and
+        uniforms, which every block sees)."""
+        found = self.entry_values.get(key)
+        if found is None:
+            with self.b.goto_block(self.prologue):
+                found = make()
+            self.entry_values[key] = found
+        return found
+
+    def emit_alu(self, step: Step) -> None:
+        """An ALU instruction: its recipe's trees lowered, then written through the
+        destination mask (CMP: both flags; MOVA: a0.x / a0.y for the mask's x / y)."""
+        b = self.b
+        raw: dict[tuple[int, int], ir.Value] = {}
+        self.gathered: dict[tuple[int, int], list[ir.Value]] = {}
+
+        def source(item: Source) -> ir.Value:
+            operand = step.sources[item.index]
+            component = int(operand.swizzle[item.component])
+            if operand.bank in "vc" and operand.relative is None and (
+                    operand.bank, operand.number) not in self.missing:
+                # inputs and uniforms never change: their forms are made once, at entry
+                key = (operand.bank, operand.number, component, operand.negate)
+                return self.hoisted(key, lambda: self.operand_value(operand, component))
+            key = (item.index, component)
+            if key not in raw:
+                raw[key] = self.read(operand, component)
+            value = raw[key]
+            return self.alu_ir.negate(value) if operand.negate else value
+
+        tree = trace(step.op, len(step.sources), step.field)
+        bounds = self.operand_bounds(step, tree)
+        if bounds is not None:
+            self.check_bounds(step, bounds)
+        result = self.alu_ir.lower(tree, source, bounded=bounds is not None)
+        mask = step.mask.tolist()
+        if result.value is not None and step.dest is not None:
+            bank, number = step.dest
+            for component in mask:
+                self.write(self.slots[(bank, number, component)], result.value[component])
+            if mask and bounds is None and self.alu_ir.computes_in_range(tree):
+                out = self.L.nonfinite32(result.value[mask[0]])
+                for component in mask[1:]:
+                    out = b.or_(out, self.L.nonfinite32(result.value[component]))
+                if self.masked:
+                    out = b.and_(out, self.mask)
+                b.store(b.or_(b.load(self.out_of_range), out), self.out_of_range)
+        if result.flags is not None:
+            for slot, flag in zip(self.flags, result.flags, strict=True):
+                self.write(slot, flag)
+        if result.address is not None:
+            for component in mask:
+                if component < 2:
+                    self.write(self.a0[component], b.sext(result.address[component],
+                                                          self.L.i64))
