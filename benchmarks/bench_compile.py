@@ -62,7 +62,7 @@ def fresh_pica_run() -> float:
     process (the SHBIN written by ``pica asm`` of its words first)."""
     from gpuisa.pica import Program
     from gpuisa.pica.shbin import Shbin
-    from gpuisa.pica.shbin.records import Dvle
+    from gpuisa.pica.shbin.records import Dvle, OutputEntry, OutputSemantic
 
     workload = WORKLOADS["peer-lighting"]
     rng = np.random.default_rng(7)
@@ -71,7 +71,13 @@ def fresh_pica_run() -> float:
         shader = os.path.join(folder, "peer.shbin")
         program = Program(PEER_LIGHTING_CODE, PEER_LIGHTING_OPDESCS)
         with open(shader, "wb") as file:
-            dvle = Dvle(main_offset=0, endmain_offset=len(PEER_LIGHTING_CODE) - 1)
+            # position, colour, a second colour-like output and the normal (view)
+            outputs = (OutputEntry(OutputSemantic.POSITION, 0),
+                       OutputEntry(OutputSemantic.COLOR, 1),
+                       OutputEntry(OutputSemantic.TEXCOORD0, 2, 0x3),
+                       OutputEntry(OutputSemantic.VIEW, 3, 0x7))
+            dvle = Dvle(main_offset=0, endmain_offset=len(PEER_LIGHTING_CODE) - 1,
+                        outputs=outputs)
             file.write(Shbin(program, (dvle,)).to_bytes())
         np.savez(os.path.join(folder, "in.npz"), **inputs)
         import json
