@@ -62,12 +62,12 @@ def python_run(steps: list[tuple], al: int) -> np.ndarray:
     return np.array(rows, np.int64)
 
 
-def compiled_run(steps: list[tuple], al: int) -> np.ndarray:
+def compiled_run(steps: list[tuple], al: int, outline: bool = False) -> np.ndarray:
     module = ir.Module(name="flowir_test")
     function = ir.Function(module, ir.FunctionType(ir.VoidType(), [I64.as_pointer()]), "run")
     (out,) = function.args
     b = ir.IRBuilder(function.append_basic_block("entry"))
-    state = ControlState(b)
+    state = ControlState(b, outline=outline)
     state.reset(ir.Constant(I64, al))
     position = 0
 
@@ -113,12 +113,15 @@ def live(rows: np.ndarray) -> np.ndarray:
     return rows
 
 
+@pytest.mark.parametrize("outline", [False, True], ids=["inline", "outlined"])
 @pytest.mark.parametrize("first", range(0, SCRIPTS, 20))
-def test_compiled_stack_machine_equals_flow_stacks(first):
+def test_compiled_stack_machine_equals_flow_stacks(first, outline):
+    """Both builds of the stack machine: expanded where it is used, and as functions of
+    the module that the code calls (what the kernels use)."""
     for seed in range(first, first + 20):
         steps = script(seed)
         al = seed % 5
-        want, got = live(python_run(steps, al)), live(compiled_run(steps, al))
+        want, got = live(python_run(steps, al)), live(compiled_run(steps, al, outline))
         bad = np.flatnonzero((want != got).any(axis=1))
         assert bad.size == 0, (seed, int(bad[0]), steps[int(bad[0])], want[bad[0]].tolist(),
                                got[bad[0]].tolist())

@@ -38,6 +38,12 @@ _COUNTS = ("n_if", "n_call", "n_loop", "al")
 _OFFSETS = {"ifs": 0, "calls": _SIZES["ifs"], "loops": _SIZES["ifs"] + _SIZES["calls"]}
 _OFFSETS.update({name: sum(_SIZES.values()) + k for k, name in enumerate(_COUNTS)})
 _ROW = sum(_SIZES.values()) + len(_COUNTS)
+#: What the loop stage gives for a break on an empty LOOP stack (no PC is negative).
+_HANG = -2
+#: Each stack by its count's name: (stack, depth, words per entry).
+_STACKS = {"n_if": ("ifs", IF_STACK_DEPTH, S.IF_WIDTH),
+           "n_call": ("calls", CALL_STACK_DEPTH, S.CALL_WIDTH),
+           "n_loop": ("loops", LOOP_STACK_DEPTH, S.LOOP_WIDTH)}
 
 
 class ControlState:
@@ -45,18 +51,57 @@ class ControlState:
     function, and the rules that change them: the IR built acts on the state of lane
     :attr:`lane` (an ``i64`` value, 0 to start with)."""
 
-    def __init__(self, builder: ir.IRBuilder, lanes: int = 1):
+    def __init__(self, builder: ir.IRBuilder, lanes: int = 1, outline: bool = False):
         self.b = builder
         self.lanes = lanes
-        self.lane: ir.Value = _i64(0)
+        #: Whether the stages of the check and the pushes are functions of the module
+        #: that the code calls (made once per module: far less code to compile).
+        self.outline = outline
         with builder.goto_entry_block():
             self._words = builder.alloca(ir.ArrayType(I64, lanes * _ROW))
+        self.lane = _i64(0)
+
+    def _called(self, name: str, arguments: list[ir.Value], result: ir.Type, body):
+        """``body(state, *arguments)`` built once per module as a function of the rows'
+        storage, the lane's row and ``arguments``, and called here."""
+        module = self.b.module
+        full = f"gpuisa.control.{name}.{self.lanes}"
+        function = module.globals.get(full)
+        if function is None:
+            kinds = [self._words.type, I64, *(a.type for a in arguments)]
+            function = ir.Function(module, ir.FunctionType(result, kinds), full)
+            function.linkage = "internal"
+            inner = ControlState.__new__(ControlState)
+            inner.b = ir.IRBuilder(function.append_basic_block("entry"))
+            inner.lanes, inner.outline = self.lanes, False
+            inner._words, inner._lane, inner._base = function.args[0], None, function.args[1]
+            value = body(inner, *function.args[2:])
+            if isinstance(result, ir.VoidType):
+                inner.b.ret_void()
+            else:
+                inner.b.ret(value)
+        return self.b.call(function, [self._words, self._base, *arguments])
+
+    @property
+    def lane(self) -> ir.Value:
+        """The lane whose state the IR built acts on (an ``i64`` value)."""
+        return self._lane
+
+    @lane.setter
+    def lane(self, lane: ir.Value) -> None:
+        # the start of the lane's row, computed once where the lane is chosen
+        self._lane = lane
+        self._base = (_i64(lane.constant * _ROW) if isinstance(lane, ir.Constant)
+                      else self.b.mul(lane, _i64(_ROW)))
 
     def _word(self, index: ir.Value) -> ir.Value:
         """The slot of word ``index`` of the current lane's row."""
-        b = self.b
-        return b.gep(self._words, [ir.Constant(ir.IntType(32), 0),
-                                   b.add(b.mul(self.lane, _i64(_ROW)), index)])
+        base = self._base
+        if isinstance(base, ir.Constant) and isinstance(index, ir.Constant):
+            at = _i64(base.constant + index.constant)
+        else:
+            at = self.b.add(base, index)
+        return self.b.gep(self._words, [ir.Constant(ir.IntType(32), 0), at])
 
     def _count(self, name: str) -> ir.Value:
         return self._word(_i64(_OFFSETS[name]))
@@ -109,6 +154,9 @@ class ControlState:
     def broadcast(self) -> None:
         """Copy lane 0's control state to every other lane (an IR loop over the lanes,
         each copying lane 0's row word by word)."""
+        if self.outline:
+            self._called("broadcast", [], ir.VoidType(), lambda inner: inner.broadcast())
+            return
         b = self.b
         with b.goto_entry_block():
             counter = b.alloca(I64)
@@ -130,6 +178,8 @@ class ControlState:
         b.position_at_end(done)
 
     def _slot(self, stack: str, index: ir.Value) -> ir.Value:
+        if isinstance(index, ir.Constant):
+            return self._word(_i64(index.constant + _OFFSETS[stack]))
         return self._word(self.b.add(index, _i64(_OFFSETS[stack])))
 
     def _get(self, stack, index: ir.Value) -> ir.Value:
@@ -155,17 +205,23 @@ class ControlState:
             self._set(stack, b.add(base, _i64(k)), value)
         b.store(b.add(row, _i64(1)), count)
 
+    def _push_to(self, name: str, values: list[ir.Value]) -> None:
+        stack, depth, width = _STACKS[name]
+        if self.outline:
+            self._called(f"push_{stack}", values, ir.VoidType(),
+                         lambda inner, *args: inner._push_to(name, list(args)))
+            return
+        self._push(stack, getattr(self, name), depth, width, values)
+
     def push_if(self, trigger: int, destination: int) -> None:
-        self._push(self.ifs, self.n_if, IF_STACK_DEPTH, S.IF_WIDTH,
-                   [_i64(trigger), _i64(destination)])
+        self._push_to("n_if", [_i64(trigger), _i64(destination)])
 
     def push_call(self, trigger: int, return_to: int) -> None:
-        self._push(self.calls, self.n_call, CALL_STACK_DEPTH, S.CALL_WIDTH,
-                   [_i64(trigger), _i64(return_to)])
+        self._push_to("n_call", [_i64(trigger), _i64(return_to)])
 
     def push_loop(self, trigger: int, body: int, count: ir.Value, step: ir.Value) -> None:
-        self._push(self.loops, self.n_loop, LOOP_STACK_DEPTH, S.LOOP_WIDTH,
-                   [_i64(trigger), _i64(body), count, step, self.b.load(self.al)])
+        self._push_to("n_loop", [_i64(trigger), _i64(body), count, step,
+                                 self.b.load(self.al)])
 
     # -- a flow instruction --------------------------------------------------------------
 
@@ -203,26 +259,36 @@ class ControlState:
         b = self.b
         following = _i64(pc + 1)
         no_jump = _i64(S.NO_JUMP)
-        call_pc = self._check_call(pc + 1) if check_call else no_jump
-        if_pc = self._check_if(pc + 1) if check_if else no_jump
+        call_pc = self._stage("check_call", [following]) if check_call else no_jump
+        if_pc = self._stage("check_if", [following]) if check_if else no_jump
         hang = ir.Constant(I1, 0)
         loop_pc = no_jump
         if check_loop:
-            loop_pc, hang = self._check_loop(pc + 1, breaking)
+            # the loop stage's result: its PC, or HANG
+            loop_pc = self._stage("check_loop", [following, breaking])
+            hang = b.icmp_signed("==", loop_pc, _i64(_HANG))
+            loop_pc = b.select(hang, no_jump, loop_pc)
         chosen = b.select(b.icmp_signed("!=", jump, no_jump), jump, following)
         for candidate in (call_pc, if_pc, loop_pc):
             if candidate is not no_jump:
                 chosen = b.select(b.icmp_signed("!=", candidate, no_jump), candidate, chosen)
         return b.select(hang, following, chosen), hang
 
-    def _check_call(self, following: int) -> ir.Value:
+    def _stage(self, name: str, arguments: list[ir.Value]) -> ir.Value:
+        """A stage of the check (``_check_call`` ...): called, or built here."""
+        method = getattr(ControlState, f"_{name}")
+        if self.outline:
+            return self._called(name, arguments, I64, method)
+        return method(self, *arguments)
+
+    def _check_call(self, following: ir.Value) -> ir.Value:
         """The CALL stage: pops while the top matches its copy of the PC, up to the
         stack depth; a pop after the third no longer updates the PC."""
         b = self.b
         with b.goto_entry_block():
             result, copy = b.alloca(I64), b.alloca(I64)
         b.store(_i64(S.NO_JUMP), result)
-        b.store(_i64(following), copy)
+        b.store(following, copy)
         done = b.append_basic_block("call_done")
         for pops in range(1, CALL_STACK_DEPTH + 1):
             n = b.load(self.n_call)
@@ -243,22 +309,21 @@ class ControlState:
         b.position_at_end(done)
         return b.load(result)
 
-    def _check_if(self, following: int) -> ir.Value:
+    def _check_if(self, following: ir.Value) -> ir.Value:
         """The IF stage: at most one pop, compared with PC + 1."""
         b = self.b
         n = b.load(self.n_if)
         nonempty = b.icmp_signed(">", n, _i64(0))
         top = b.select(nonempty, b.sub(n, _i64(1)), _i64(0))
         base = b.mul(top, _i64(S.IF_WIDTH))
-        pops = b.and_(nonempty, b.icmp_signed("==", self._get(self.ifs, base),
-                                              _i64(following)))
+        pops = b.and_(nonempty, b.icmp_signed("==", self._get(self.ifs, base), following))
         b.store(b.select(pops, top, n), self.n_if)
         destination = self._get(self.ifs, b.add(base, _i64(1)))
         return b.select(pops, destination, _i64(S.NO_JUMP))
 
-    def _check_loop(self, following: int, breaking: ir.Value) -> tuple[ir.Value, ir.Value]:
+    def _check_loop(self, following: ir.Value, breaking: ir.Value) -> ir.Value:
         """The LOOP stage: at most one pop; a pending break acts on the top loop; a break
-        on an empty stack hangs."""
+        on an empty stack hangs (:data:`_HANG`)."""
         b = self.b
         with b.goto_entry_block():
             result = b.alloca(I64)
@@ -268,7 +333,7 @@ class ControlState:
         hang = b.and_(breaking, empty)
         top = b.mul(b.select(empty, _i64(0), b.sub(n, _i64(1))), _i64(S.LOOP_WIDTH))
         at_trigger = b.icmp_signed("==", self._get(self.loops, b.add(top, _i64(S.TRIGGER))),
-                                   _i64(following))
+                                   following)
         acts = b.and_(b.not_(empty), b.or_(breaking, at_trigger))
         with b.if_then(acts):
             step = self._get(self.loops, b.add(top, _i64(S.STEP)))
@@ -286,7 +351,7 @@ class ControlState:
                 with again:
                     self._set(self.loops, count_slot, b.sub(count, _i64(1)))
                     b.store(self._get(self.loops, b.add(top, _i64(S.BODY))), result)
-        return b.load(result), hang
+        return b.select(hang, _i64(_HANG), b.load(result))
 
 
 def condition(builder: ir.IRBuilder, source: Condition, condop: int, refx: int, refy: int,

@@ -97,7 +97,7 @@ class _Unit(FlowMixin, AluMixin):
         #: Vector function: each lane has its PC and control state; the lanes at the
         #: block being run (``mask``).
         self.masked = width > 1
-        self.control = ControlState(b, width)
+        self.control = ControlState(b, width, outline=True)
         self.executed = b.alloca(self.L.i64)
         self.pcs = b.alloca(self.L.i64)
         self.mask: ir.Value = ir.Constant(I1, 1)
@@ -132,42 +132,28 @@ class _Unit(FlowMixin, AluMixin):
             for c in range(columns)]
 
     def _store_rows(self, pointer: ir.Value, values: list[ir.Value], kind: ir.Type) -> None:
-        """Store the 4 columns ``values`` of this unit's lanes into a lane-major array."""
+        """Store the columns ``values`` of this unit's lanes into a lane-major array."""
         b, w, columns = self.b, self.width, len(values)
         start = b.gep(pointer, [b.mul(self.base, ir.Constant(I64, columns))])
         if w == 1:
             for c, value in enumerate(values):
                 b.store(value, b.gep(start, [ir.Constant(I64, c)]))
             return
-        # interleave: lane k's column c goes to element columns * k + c (columns == 4:
-        # two shuffles pair x with y and z with w, a third joins the pairs)
-        i32s = lambda values: ir.Constant(ir.VectorType(I32, len(values)), values)  # noqa: E731
-        pairs = i32s([v for k in range(w) for v in (k, w + k)])
-        low = b.shuffle_vector(values[0], values[1], pairs)
-        high = b.shuffle_vector(values[2], values[3], pairs)
-        whole = b.shuffle_vector(low, high, i32s(
-            [v for k in range(w) for v in (2 * k, 2 * k + 1, 2 * w + 2 * k, 2 * w + 2 * k + 1)]))
-        b.store(whole, b.bitcast(start, whole.type.as_pointer()), align=4)
-
-    def _strided(self, base: ir.Value, lane_stride: ir.Value, row: int, row_stride: ir.Value,
-                 kind: ir.Type, value: ir.Value | None = None) -> ir.Value | None:
-        """Load (or store ``value`` into) row ``row`` of this unit's lanes of an array
-        with the given byte strides."""
-        b = self.b
-        offset = b.mul(ir.Constant(I64, row), row_stride)
-        results = []
-        for k in range(self.width):
-            address = b.add(b.add(base, offset), b.mul(self.lane(k), lane_stride))
-            slot = b.inttoptr(address, kind.as_pointer())
-            if value is None:
-                results.append(b.load(slot))
-            else:
-                part = value if self.width == 1 else b.extract_element(
-                    value, ir.Constant(I32, k))
-                b.store(part, slot)
-        if value is not None:
-            return None
-        return self._vector(results)
+        # the columns side by side (padded to a power of two), then lane k's column c to
+        # element columns * k + c
+        parts = list(values)
+        while len(parts) & (len(parts) - 1):
+            parts.append(ir.Constant(values[0].type, ir.Undefined))
+        while len(parts) > 1:
+            size = parts[0].type.count
+            joined = ir.Constant(ir.VectorType(I32, 2 * size), list(range(2 * size)))
+            parts = [b.shuffle_vector(parts[i], parts[i + 1], joined)
+                     for i in range(0, len(parts), 2)]
+        order = [c * w + k for k in range(w) for c in range(columns)]
+        whole = b.shuffle_vector(parts[0], ir.Constant(parts[0].type, ir.Undefined),
+                                 ir.Constant(ir.VectorType(I32, len(order)), order))
+        b.store(whole, b.bitcast(start, whole.type.as_pointer()), align=kind.width // 8
+                if isinstance(kind, ir.IntType) else 4)
 
     def _vector(self, parts: list[ir.Value]) -> ir.Value:
         if self.width == 1:
@@ -273,12 +259,9 @@ class _Unit(FlowMixin, AluMixin):
         self.flags = [b.alloca(L.i1) for _ in range(2)]
         none = ir.Constant(I64, 0)
         address = arg_word(b, self.args, ARG["address"]) if self.plan.address else none
-        lane_stride = arg_word(b, self.args, ARG["address_lane"])
-        row_stride = arg_word(b, self.args, ARG["address_row"])
-        rows = lambda: [self._strided(address, lane_stride, r, row_stride, I64)  # noqa: E731
-                        for r in range(ADDRESS_ROWS)]
         al = b.alloca(L.i64)
-        self._load_optional(address, [*self.a0, al], rows, L.const(I64, 0))
+        self._load_optional(address, [*self.a0, al], lambda: self._load_rows(
+            b.inttoptr(address, I64.as_pointer()), ADDRESS_ROWS, I64), L.const(I64, 0))
         al_values = b.load(al)
         self.control.reset(al_values)
         together = ir.Constant(I1, 1)
@@ -286,12 +269,10 @@ class _Unit(FlowMixin, AluMixin):
             first = b.extract_element(al_values, ir.Constant(I32, 0))
             together = self.all(b.icmp_signed("==", al_values, L.splat(first)))
         b.store(together, self.shared)
-        flags = arg_word(b, self.args, ARG["flags"]) if self.plan.flags else ir.Constant(I64, 0)
-        flag_lane = arg_word(b, self.args, ARG["flags_lane"])
-        flag_row = arg_word(b, self.args, ARG["flags_row"])
+        flags = arg_word(b, self.args, ARG["flags"]) if self.plan.flags else none
         self._load_optional(flags, self.flags, lambda: [
-            b.trunc(self._strided(flags, flag_lane, r, flag_row, I8), L.i1)
-            for r in range(2)], L.const(I1, 0))
+            b.trunc(row, L.i1) for row in self._load_rows(
+                b.inttoptr(flags, I8.as_pointer()), 2, I8)], L.const(I1, 0))
 
     def _load_optional(self, word: ir.Value, slots: list[ir.Value], load, zero) -> None:
         """Fill ``slots`` from ``load()`` if the address ``word`` is not 0, else with
@@ -316,19 +297,13 @@ class _Unit(FlowMixin, AluMixin):
                 self._store_rows(b.inttoptr(word, F32.as_pointer()), values, F32)
         address = arg_word(b, args, ARG["address"]) if self.plan.address else ir.Constant(I64, 0)
         with b.if_then(b.icmp_unsigned("!=", address, ir.Constant(I64, 0))):
-            lane_stride = arg_word(b, args, ARG["address_lane"])
-            row_stride = arg_word(b, args, ARG["address_row"])
             values = [b.load(slot) for slot in self.a0]
             values.append(self.al_values())
-            for r, value in enumerate(values):
-                self._strided(address, lane_stride, r, row_stride, I64, value)
+            self._store_rows(b.inttoptr(address, I64.as_pointer()), values, I64)
         flags = arg_word(b, args, ARG["flags"]) if self.plan.flags else ir.Constant(I64, 0)
         with b.if_then(b.icmp_unsigned("!=", flags, ir.Constant(I64, 0))):
-            lane_stride = arg_word(b, args, ARG["flags_lane"])
-            row_stride = arg_word(b, args, ARG["flags_row"])
-            for r, slot in enumerate(self.flags):
-                value = b.zext(b.load(slot), self.L.lanes(I8))
-                self._strided(flags, lane_stride, r, row_stride, I8, value)
+            values = [b.zext(b.load(slot), self.L.lanes(I8)) for slot in self.flags]
+            self._store_rows(b.inttoptr(flags, I8.as_pointer()), values, I8)
         executed = b.load(self.executed)
         for name, value, kind in (("steps", executed, I64),
                                   ("status", self.L.const(I8, DONE), I8)):

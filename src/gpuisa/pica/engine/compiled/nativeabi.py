@@ -16,9 +16,10 @@ NEEDS_REFERENCE = 1
 #: Register files, each 16 addresses of ``(lanes, 4)`` float32 arrays (0: not given).
 FILE_BASE = {"v": 0, "r": 16, "o": 32}
 #: The other words of the argument table, after the three register files.
-ARGS = ("address", "address_lane", "address_row", "flags", "flags_lane", "flags_row",
-        "floats", "float_given", "rows_given", "ints", "bools", "max_steps", "status",
-        "steps", "loops")
+#: The address registers and flags are lane-major ``(lanes, 3)`` int64 and ``(lanes, 2)``
+#: bool arrays (``ShaderState.address`` / ``cmp`` are their transposed views).
+ARGS = ("address", "flags", "floats", "float_given", "rows_given", "ints", "bools",
+        "max_steps", "status", "steps", "loops")
 ARG = {name: 48 + k for k, name in enumerate(ARGS)}
 ARG_COUNT = 48 + len(ARGS)
 ADDRESS_ROWS = 3

@@ -129,9 +129,10 @@ def launch(found: NativeKernel, program: DecodedProgram, state: ShaderState,
             ("address", analysis.address, holds_address, lambda: state.address),
             ("flags", analysis.flags, holds_flags, lambda: state.cmp)):
         if used and (seen or holds):
-            array = get()
+            array = get().T  # lane-major, as ShaderState allocates it
+            if not array.flags.c_contiguous:
+                raise AssertionError(f"the {name} array is not lane-major")
             args[native.ARG[name]] = _address(array)
-            args[native.ARG[f"{name}_row"]], args[native.ARG[f"{name}_lane"]] = array.strides
     uniforms = state.uniforms
     for name, array in (("floats", np.ascontiguousarray(uniforms.floats, np.float32)),
                         ("float_given", np.ascontiguousarray(uniforms.float_given)),
