@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from gpuisa.errors import InputError
 from gpuisa.pica.cli import main as pica_main
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
@@ -131,3 +132,30 @@ def test_trimesh_log_records_reach_no_handler(caplog):
     with caplog.at_level(logging.WARNING):
         logger.warning("after")  # outside, the record reaches the root's handlers
     assert [r.getMessage() for r in caplog.records] == ["after"]
+
+
+# -- 3: a typo in --attr ----------------------------------------------------------------
+
+
+def test_attr_typo_names_the_attribute(tmp_path, capsys):
+    pytest.importorskip("trimesh")
+    shader = tmp_path / "s.pica"
+    shader.write_text(PASSTHROUGH)
+    mesh = _ply(tmp_path / "roof.ply", ROOF, ROOF_FACES)
+    status, _, err = _pica(capsys, "render", shader, "--mesh", mesh, "-o",
+                           tmp_path / "o.png", "--attr", "v0=banana")
+    assert status == 1
+    assert err == ("pica: error: --attr v0=banana: unknown mesh attribute 'banana'; use one "
+                   "of position, color, normal, texcoord\n")
+    assert not (tmp_path / "o.png").exists()
+
+
+def test_attr_naming_a_missing_attribute_is_reported():
+    from gpuisa.pica.render.mesh import mesh_from_arrays, shader_inputs
+
+    mesh = mesh_from_arrays({"position": ROOF, "faces": ROOF_FACES})
+    with pytest.raises(InputError, match="shader input v3: the mesh has no texture "
+                                         "coordinates"):
+        shader_inputs(mesh, None, {"v3": "texcoord"})
+    # Without --attr, v3 = texcoord is only a default: left out for run() to report.
+    assert sorted(shader_inputs(mesh, None)) == ["v0", "v1", "v2"]

@@ -250,12 +250,17 @@ def shader_inputs(mesh: Mesh, dvle: Dvle | None,
 
     ``overrides`` maps 'vN' or an ``.in`` name to an attribute name ("position",
     "normal", "color", "texcoord")."""
+    for key, attribute in (overrides or {}).items():
+        if attribute not in ATTRIBUTES:
+            raise InputError(f"--attr {key}={attribute}: unknown mesh attribute "
+                             f"{attribute!r}; use one of {', '.join(ATTRIBUTES)}")
     names = input_names(dvle)
     by_name = {name: register for register, name in names.items()}
     used = [n for n in range(16) if dvle is not None and dvle.input_mask >> n & 1]
     if not used:  # no input mask: every input the mesh has a default for
         used = sorted(set(names) | set(range(len(ATTRIBUTES))))
     wanted: dict[int, str] = {}
+    asked: set[int] = set()  # registers --attr maps
     for register in used:
         if register in names:
             attribute = attribute_for_name(names[register])
@@ -280,12 +285,14 @@ def shader_inputs(mesh: Mesh, dvle: Dvle | None,
             raise InputError(f"--attr {key}: the shader has no input {key!r} (its inputs: "
                              f"{', '.join(_describe(r, names) for r in used) or 'none'})")
         wanted[register] = attribute
+        asked.add(register)
     inputs = {}
     for register, attribute in sorted(wanted.items()):
         try:
             inputs[f"v{register}"] = mesh.attribute(attribute)
         except InputError as error:
-            if (dvle is None or not dvle.input_mask) and register not in names:
+            if ((dvle is None or not dvle.input_mask) and register not in names
+                    and register not in asked):
                 continue  # a default the shader may not read; run() reports if it does
             raise InputError(f"shader input {_describe(register, names)}: {error}") from None
     return inputs
