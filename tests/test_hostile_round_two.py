@@ -159,3 +159,123 @@ def test_attr_naming_a_missing_attribute_is_reported():
         shader_inputs(mesh, None, {"v3": "texcoord"})
     # Without --attr, v3 = texcoord is only a default: left out for run() to report.
     assert sorted(shader_inputs(mesh, None)) == ["v0", "v1", "v2"]
+
+
+# -- 2: render options; every numeric option of both command lines ----------------------
+
+
+@pytest.fixture
+def render_files(tmp_path):
+    pytest.importorskip("trimesh")
+    pytest.importorskip("PIL")
+    shader = tmp_path / "s.pica"
+    shader.write_text(PASSTHROUGH)
+    return shader, _ply(tmp_path / "roof.ply", ROOF, ROOF_FACES)
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    (["--camera", "auto", "--fov", "0"],
+     "--fov: expected a finite number greater than 0 and less than 180, got '0'"),
+    (["--camera", "auto", "--fov", "nan"],
+     "--fov: expected a finite number greater than 0 and less than 180, got 'nan'"),
+    (["--frames", "2", "--frame-ms", "-5"],
+     "--frame-ms: expected an integer from 1 to 65535, got '-5'"),
+    (["--frames", "2", "--frame-ms", "1000000"],
+     "--frame-ms: expected an integer from 1 to 65535, got '1000000'"),
+    (["--frames", "0"], "--frames: expected an integer from 1 to 10000, got '0'"),
+    (["--size", "0x5"], "--size: expected an integer from 1 to 8192, got '0'"),
+    (["--size", "5x"], "--size: expected WIDTHxHEIGHT, got '5x'"),
+    (["--camera", "nan,0,0,0,0,0"],
+     "--camera: expected comma-separated finite numbers, got 'nan,0,0,0,0,0'"),
+    (["--stride", "2"], "--stride needs --gsh N"),
+    (["--gsh", "0", "--primitive-sizes", "3"], "--primitive-sizes: pica render feeds"),
+])
+@pytest.mark.parametrize("suffix", [".gif", ".png"])
+def test_render_options_out_of_range(render_files, tmp_path, capsys, options, message,
+                                     suffix):
+    shader, mesh = render_files
+    out = tmp_path / f"out{suffix}"
+    status, _, err = _pica(capsys, "render", shader, "--mesh", mesh, "-o", out, *options)
+    assert status == 1
+    assert err.startswith(f"pica: error: {message}")
+    assert not out.exists()
+
+
+def test_camera_and_animation_api_check_their_numbers():
+    from gpuisa.pica.render import Camera
+    from gpuisa.pica.render.animate import animation_bytes
+
+    with pytest.raises(InputError, match=r"need 0 < fov < 180 degrees, got fov 0"):
+        Camera.fit(np.array(ROOF), fov=0)
+    frame = np.zeros((2, 2, 4), dtype=np.uint8)
+    for frame_ms in (-5, 0, 1_000_000):
+        with pytest.raises(InputError, match=r"frame_ms must be 1\.\.65535 milliseconds"):
+            animation_bytes([frame, frame], "a.gif", frame_ms=frame_ms)
+
+
+HUGE = "9" * 5000
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["run", "{shader}", "--inputs", "{inputs}", "--max-steps", "0"],
+     "--max-steps: expected an integer of 1 or more, got '0'"),
+    (["run", "{shader}", "--inputs", "{inputs}", "--dvle", "-1"],
+     "--dvle: expected an integer of 0 or more, got '-1'"),
+    (["run", "{shader}", "--inputs", "{inputs}", "--gsh", "-2"],
+     "--gsh: expected an integer of 0 or more, got '-2'"),
+    (["run", "{shader}", "--inputs", "{inputs}", "--gsh", "0", "--stride", "17"],
+     "--stride: expected an integer from 1 to 16, got '17'"),
+    (["run", "{shader}", "--inputs", "{inputs}", "--gsh", "0", "--primitive-sizes", "3,0"],
+     "--primitive-sizes: expected an integer of 1 or more, got '0'"),
+    (["trace", "{shader}", "--inputs", "{inputs}", "--vertex", "x"],
+     "--vertex: expected an integer of 0 or more, got 'x'"),
+    (["trace", "{shader}", "--inputs", "{inputs}", "--vertex", f"-{HUGE}"],
+     f"--vertex: expected an integer of 0 or more, got '-{HUGE[:39]}'... (5001 characters)"),
+    (["trace", "{shader}", "--inputs", "{inputs}", "--gsh", "0", "--primitive", "-1"],
+     "--primitive: expected an integer of 0 or more, got '-1'"),
+    (["check", "{shader}", "--max-seconds", "nan"],
+     "--max-seconds: expected a finite number greater than 0, got 'nan'"),
+    (["check", "{shader}", "--max-seconds", "-1"],
+     "--max-seconds: expected a finite number greater than 0, got '-1'"),
+    (["check", "{shader}", "--max-seconds", "inf"],
+     "--max-seconds: expected a finite number greater than 0, got 'inf'"),
+    (["check", "{shader}", "--max-states", "-5"],
+     "--max-states: expected an integer of 1 or more, got '-5'"),
+    (["check", "{shader}", "--max-states", "0"],
+     "--max-states: expected an integer of 1 or more, got '0'"),
+    (["check"], "check: no input files are specified (see pica check --help)"),
+])
+def test_pica_numeric_options_are_range_checked(tmp_path, capsys, argv, message):
+    shader = tmp_path / "s.pica"
+    shader.write_text(PASSTHROUGH)
+    inputs = tmp_path / "in.npy"
+    np.save(inputs, np.ones((2, 4), dtype=np.float32))
+    argv = [a.format(shader=shader, inputs=inputs) for a in argv]
+    status, out, err = _pica(capsys, *argv)
+    assert (status, out) == (1, "")
+    assert err == f"pica: error: {message}\n"
+
+
+def test_a_huge_max_steps_is_no_limit(tmp_path, capsys):
+    shader = tmp_path / "s.pica"
+    shader.write_text(PASSTHROUGH)
+    inputs = tmp_path / "in.npy"
+    np.save(inputs, np.full((1, 4), 2.0, dtype=np.float32))
+    status, out, err = _pica(capsys, "run", shader, "--inputs", inputs, "--max-steps", HUGE,
+                             "--format", "json")
+    assert status == 0, err
+    assert '"o0": [[2.0, 2.0, 2.0, 2.0]]' in out
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    (["--count", "-1"], "--count: expected an integer of 0 or more, got '-1'"),
+    (["--count", "2", "--max-steps", "0"],
+     "--max-steps: expected an integer of 1 or more, got '0'"),
+])
+def test_a2xx_numeric_options_are_range_checked(tmp_path, capsys, options, message):
+    from gpuisa.a2xx.cli import main as a2xx_main
+
+    program = tmp_path / "vs.txt"
+    program.write_text("EXEC_END ADDR(0x1) CNT(0x1)\n      ALU:\tMAXv\texport62 = R0, R0\n")
+    assert a2xx_main(["run", "--type", "vs", str(program), *options]) == 1
+    assert capsys.readouterr().err == f"a2xx: error: {message}\n"

@@ -1,13 +1,16 @@
-"""What the ``pica`` and ``a2xx`` command lines share: dispatching a subcommand and
-turning every :class:`GpuIsaError` into ``PROG: error: …`` with exit status 1."""
+"""What the ``pica`` and ``a2xx`` command lines share: dispatching a subcommand,
+turning every :class:`GpuIsaError` into ``PROG: error: …`` with exit status 1, and
+reading numeric options with their ranges checked (:func:`integer`, :func:`number`)."""
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Callable, Sequence
 
-from .errors import Diagnostic, GpuIsaError, SourceError
+from .errors import Diagnostic, GpuIsaError, InputError, SourceError
+from .numtext import is_digits, saturating_int
 
 
 def dispatch(
@@ -18,8 +21,8 @@ def dispatch(
 ) -> int:
     """Parse ``argv`` and run the chosen subcommand's ``handler``; never a traceback for
     bad input.  ``render`` formats each diagnostic of a :class:`SourceError`."""
-    args = parser.parse_args(argv)
     try:
+        args = parser.parse_args(argv)  # option values out of range: InputError
         return int(args.handler(args))
     except SourceError as exc:
         for diagnostic in exc.diagnostics:
@@ -34,3 +37,63 @@ def dispatch(
         return 1
     except KeyboardInterrupt:
         return 130
+
+
+#: Integers read from options saturate here (far beyond any option's range).
+_CEILING = 1 << 64
+
+
+def integer(option: str, minimum: int | None = None,
+            maximum: int | None = None) -> Callable[[str], int]:
+    """An argparse ``type`` reading a decimal integer of ``minimum`` .. ``maximum`` (None:
+    unbounded; digits of any length read in bounded time); anything else is an
+    :class:`InputError` naming ``option``."""
+    wanted = f"an integer{_bounds(minimum, maximum)}"
+
+    def parse(text: str) -> int:
+        body = text.strip()
+        digits = body[1:] if body[:1] in "+-" else body
+        if not is_digits(digits, 10):
+            raise InputError(f"{option}: expected {wanted}, got {_shown(text)}")
+        value = saturating_int(digits, 10, _CEILING) * (-1 if body[:1] == "-" else 1)
+        if (minimum is not None and value < minimum) or (
+                maximum is not None and value > maximum):
+            raise InputError(f"{option}: expected {wanted}, got {_shown(text)}")
+        return value
+
+    return parse
+
+
+def number(option: str, *, above: float | None = None, below: float | None = None
+           ) -> Callable[[str], float]:
+    """An argparse ``type`` reading a finite number greater than ``above`` and less than
+    ``below`` (None: unbounded); anything else (``nan``, ``inf`` included) is an
+    :class:`InputError` naming ``option``."""
+    limits = [f"greater than {above:g}" if above is not None else "",
+              f"less than {below:g}" if below is not None else ""]
+    wanted = " ".join(["a finite number", " and ".join(t for t in limits if t)]).strip()
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or (above is not None and not value > above) or (
+                below is not None and not value < below):
+            raise InputError(f"{option}: expected {wanted}, got {_shown(text)}")
+        return value
+
+    return parse
+
+
+def _bounds(minimum: int | None, maximum: int | None) -> str:
+    if minimum is not None and maximum is not None:
+        return f" from {minimum} to {maximum}"
+    if minimum is not None:
+        return f" of {minimum} or more"
+    return f" of {maximum} or less" if maximum is not None else ""
+
+
+def _shown(text: str, limit: int = 40) -> str:
+    """``text`` quoted, shortened when long (a number of 10^5 digits is not echoed)."""
+    return repr(text) if len(text) <= limit else f"{text[:limit]!r}... ({len(text)} characters)"

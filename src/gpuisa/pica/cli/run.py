@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ...cli_support import integer
 from ...datafiles import (
     MAX_SHADER_BYTES,
     SPECIAL_NUMBERS,
@@ -43,6 +44,7 @@ from ..engine import F24Bits, RunResult, run, run_pipeline
 from ..engine.api import engine_names, executable
 from ..engine.compiled import runner as _jit  # noqa: F401  (registers engine='jit' when numba is installed)
 from ..engine.trace import Trace, number, trace, trace_primitive
+from ..isa import NUM_INPUTS
 from ..shbin import Shbin
 
 _COMPONENTS = "xyzw"
@@ -72,9 +74,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "instruction with the registers it changed and the control-flow "
                     "stacks after it.")
     _common(trace_parser)
-    trace_parser.add_argument("--vertex", type=int, default=0, metavar="K",
+    trace_parser.add_argument("--vertex", type=integer("--vertex", 0), default=0, metavar="K",
                               help="which input vertex (row) to trace (default: 0)")
-    trace_parser.add_argument("--primitive", type=int, metavar="K",
+    trace_parser.add_argument("--primitive", type=integer("--primitive", 0), metavar="K",
                               help="with --gsh: which geometry shader invocation (input "
                               "primitive) to trace; the ones before it run untraced")
     trace_parser.set_defaults(handler=_trace)
@@ -85,25 +87,26 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--inputs", required=True, metavar="FILE",
                         help="vertex inputs: .npy, .npz, .json or .csv")
     parser.add_argument("--uniforms", metavar="FILE", help="uniform values: .json")
-    parser.add_argument("--dvle", type=int, metavar="N",
+    parser.add_argument("--dvle", type=integer("--dvle", 0), metavar="N",
                         help="which DVLE (executable) of the SHBIN to run (default: 0; "
                         "with --gsh: the first vertex shader DVLE)")
     add_pipeline_options(parser)
     parser.add_argument("--precision", choices=("f24", "f32"), default="f24",
                         help="float24 (default) or float32 arithmetic")
-    parser.add_argument("--max-steps", type=int, default=100_000, metavar="N",
+    parser.add_argument("--max-steps", type=integer("--max-steps", 1), default=100_000,
+                        metavar="N",
                         help="instructions per vertex before reporting a hang")
 
 
 def add_pipeline_options(parser: argparse.ArgumentParser) -> None:
     """--gsh and the options of the geometry stage (shared with ``pica render``)."""
-    parser.add_argument("--gsh", type=int, metavar="N",
+    parser.add_argument("--gsh", type=integer("--gsh", 0), metavar="N",
                         help="run the vertex DVLE, then geometry shader DVLE N on the "
                         "primitive stream it produces (as run_pipeline)")
     parser.add_argument("--gs-uniforms", metavar="FILE",
                         help="with --gsh: the geometry shader's uniforms (.json; its unit "
                         "has its own registers)")
-    parser.add_argument("--stride", type=int, metavar="N",
+    parser.add_argument("--stride", type=integer("--stride", 1, NUM_INPUTS), metavar="N",
                         help="with --gsh, point mode: geometry input registers per "
                         "invocation (default: the vertex shader's output count)")
     parser.add_argument("--primitive-sizes", metavar="N,N,...", type=_sizes,
@@ -112,14 +115,11 @@ def add_pipeline_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _sizes(text: str) -> list[int]:
-    try:
-        return [int(part) for part in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected comma-separated integers, got {text!r}") from None
+    size = integer("--primitive-sizes", 1)
+    return [size(part) for part in text.split(",")]
 
 
-def _check_pipeline_options(args: argparse.Namespace) -> None:
+def check_pipeline_options(args: argparse.Namespace) -> None:
     if args.gsh is not None:
         return
     for flag, value in (("--gs-uniforms", args.gs_uniforms), ("--stride", args.stride),
@@ -260,7 +260,7 @@ def _run(args: argparse.Namespace) -> int:
     shader = load_shader(args.shader)
     inputs = load_inputs(args.inputs)
     uniforms = load_uniforms(args.uniforms) if args.uniforms else None
-    _check_pipeline_options(args)
+    check_pipeline_options(args)
     if args.gsh is None:
         dvle = args.dvle or 0
         result = run(shader, inputs, uniforms=uniforms, dvle=dvle, precision=args.precision,
@@ -471,7 +471,7 @@ def _trace(args: argparse.Namespace) -> int:
     shader = load_shader(args.shader)
     inputs = load_inputs(args.inputs)
     uniforms = load_uniforms(args.uniforms) if args.uniforms else None
-    _check_pipeline_options(args)
+    check_pipeline_options(args)
     if args.gsh is None:
         record = trace(shader, inputs, vertex=args.vertex, uniforms=uniforms,
                        dvle=args.dvle or 0, precision=args.precision,
