@@ -279,3 +279,24 @@ def test_a2xx_numeric_options_are_range_checked(tmp_path, capsys, options, messa
     program.write_text("EXEC_END ADDR(0x1) CNT(0x1)\n      ALU:\tMAXv\texport62 = R0, R0\n")
     assert a2xx_main(["run", "--type", "vs", str(program), *options]) == 1
     assert capsys.readouterr().err == f"a2xx: error: {message}\n"
+
+
+# -- 8: pica check's limits --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("limits", "message"), [
+    ({"max_states": 0}, "max_states must be a positive integer, got 0"),
+    ({"max_states": -5}, "max_states must be a positive integer, got -5"),
+    ({"max_states": 1.5}, "max_states must be a positive integer, got 1.5"),
+    ({"max_seconds": float("nan")}, "max_seconds must be a positive finite number"),
+    ({"max_seconds": -1.0}, "max_seconds must be a positive finite number"),
+    ({"max_seconds": float("inf")}, "max_seconds must be a positive finite number"),
+])
+def test_check_api_refuses_meaningless_limits(limits, message):
+    from gpuisa.pica import check
+
+    with pytest.raises(InputError, match=message):
+        check([("s.pica", PASSTHROUGH)], **limits)
+    # The same source with sensible limits runs every path check (no PICA009).
+    assert "PICA009" not in {f.check for f in check([("s.pica", PASSTHROUGH)],
+                                                     max_states=1000, max_seconds=5)}
