@@ -300,3 +300,120 @@ def test_check_api_refuses_meaningless_limits(limits, message):
     # The same source with sensible limits runs every path check (no PICA009).
     assert "PICA009" not in {f.check for f in check([("s.pica", PASSTHROUGH)],
                                                      max_states=1000, max_seconds=5)}
+
+
+# -- 4: pica vectors --check on malformed results -----------------------------------------
+
+
+def test_vectors_check_reports_a_malformed_pc(tmp_path, capsys):
+    results = tmp_path / "r.jsonl"
+    results.write_text('{"id":"seed/inf-times-0","status":"hang","pc":"abc"}\n')
+    status, out, err = _pica(capsys, "vectors", "--check", results)
+    assert (status, out) == (1, "")
+    assert err == f'pica: error: {results}:1: pc: expected an integer 0..4095, got "abc"\n'
+
+
+@pytest.mark.parametrize(("record", "message"), [
+    ({"status": "hang", "pc": "abc"}, 'pc: expected an integer 0..4095, got "abc"'),
+    ({"status": "fault", "pc": 4096}, "pc: expected an integer 0..4095, got 4096"),
+    ({"status": "hang", "pc": True}, "pc: expected an integer 0..4095, got true"),
+    ({"status": ["ok"]}, 'status must be one of ok, hang, fault, got ["ok"]'),
+    ({"address": [1, "x", 3]}, 'address[1]: expected an integer -2147483648..2147483647, '
+                               'got "x"'),
+    ({"address": [1, 2]}, "address: expected a list of 3, got [1, 2]"),
+    ({"cmp": "yes"}, 'cmp: expected a list of 2, got "yes"'),
+    ({"cmp": [2, 0]}, "cmp[0]: expected an integer 0..1, got 2"),
+    ({"primitives": [[0, 1]]}, "primitives[0]: expected a list of 4, got [0, 1]"),
+    ({"primitives": [[0, 1, -2, 0]]}, "primitives[0]: expected an integer 0..65535, got -2"),
+    ({"primitives": [[0, 1, 2, "x"]]}, 'primitives[0] winding: expected an integer 0..1, '
+                                       'got "x"'),
+    ({"primitives": 3}, "primitives: expected a list, got 3"),
+    ({"vertices": [5]}, "vertices[0] must map output registers to bit patterns, got 5"),
+    ({"vertices": [{"o0": [0, 0, 0]}]}, "vertices[0].o0: expected four bit patterns, got "
+                                        "[0, 0, 0]"),
+    ({"outputs": []}, "'outputs' must map output registers to bit patterns, got []"),
+    # a long value is cut to its first 60 characters of JSON: '"0x' and 57 digits
+    ({"outputs": {"o0": ["0x" + "f" * 100, 0, 0, 0]}},
+     'outputs.o0: "0x' + "f" * 57 + '... (104 characters) is not a f24 bit pattern'),
+    ({"semantics": {"color": []}}, "semantics.color: expected four bit patterns, got []"),
+])
+def test_malformed_result_fields_are_input_errors(record, message):
+    from gpuisa.pica.vectors.suite_io import parse_result
+
+    with pytest.raises(InputError) as caught:
+        parse_result(record, "f24", "r.jsonl:7", ("o0",))
+    assert str(caught.value) == f"r.jsonl:7: {message}"
+
+
+def test_a_well_formed_result_reads_as_written():
+    from gpuisa.pica.vectors.suite_io import parse_result
+
+    got = parse_result({"outputs": {"o0": ["0x3f0000", 0, 1, "0x7f0000"]}, "cmp": [True, 0],
+                        "address": [-3, 0, 255], "vertices": [{"o0": [1, 2, 3, 4]}],
+                        "primitives": [[0, 0, 0, 1]]}, "f24", "r", ("o0",))
+    assert got.outputs == (("o0", (0x3F0000, 0, 1, 0x7F0000)),)
+    assert (got.cmp, got.address) == ((True, False), (-3, 0, 255))
+    assert got.vertices == (((1, 2, 3, 4),),) and got.primitives == ((0, 0, 0, True),)
+    hang = parse_result({"status": "hang", "pc": 0x1F}, "f24", "r", ("o0",))
+    assert (hang.status, hang.pc) == ("hang", 0x1F)
+
+
+def test_read_lines_limits_each_line(tmp_path):
+    from gpuisa.datafiles import read_lines
+
+    path = tmp_path / "lines"
+    path.write_bytes(b"0123456789\n0123456789\r\n\nabc")
+    assert list(read_lines(path, limit=10)) == [(1, b"0123456789"), (2, b"0123456789"),
+                                                (3, b""), (4, b"abc")]
+    path.write_bytes(b"ok\n01234567890\n" + b"x" * 10_000)
+    lines = read_lines(path, limit=10)
+    assert next(lines) == (1, b"ok")
+    with pytest.raises(InputError, match=rf"^{path}:2: a line longer than 10 bytes; "
+                                         "refusing to read it$"):
+        next(lines)
+
+
+def test_result_lines_over_the_limit_are_refused(tmp_path):
+    from gpuisa.pica.vectors.suite_io import MAX_RESULT_LINE, read_results
+
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(b'{"id": "a"}\n{"id": "' + b"x" * MAX_RESULT_LINE + b'"}\n')
+    records = read_results(str(path))
+    assert next(records) == (1, {"id": "a"})
+    with pytest.raises(InputError, match=r":2: a line longer than 1 MiB"):
+        next(records)
+
+
+def test_results_are_read_as_they_come(tmp_path):
+    import threading
+
+    from gpuisa.pica.vectors.suite_io import read_results
+
+    fifo = tmp_path / "r.jsonl"
+    os.mkfifo(fifo)
+    first_seen = threading.Event()
+
+    def write() -> None:
+        with open(fifo, "w") as stream:
+            stream.write('{"id": "first"}\n')
+            stream.flush()
+            first_seen.wait(timeout=20)  # a reader of whole files waits until here
+            stream.write('{"id": "second"}\n')
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    records = read_results(str(fifo))
+    assert next(records) == (1, {"id": "first"})
+    still_writing = writer.is_alive()
+    first_seen.set()
+    assert list(records) == [(2, {"id": "second"})]
+    writer.join()
+    assert still_writing
+
+
+def test_unknown_result_ids_are_counted_not_kept():
+    from gpuisa.pica.vectors.check import UNKNOWN_KEPT, check
+
+    report = check([], ((n, {"id": f"nope/{n}"}) for n in range(1, 10_001)), "f24")
+    assert report.unknown_count == 10_000
+    assert report.unknown == [f"nope/{n}" for n in range(1, UNKNOWN_KEPT + 1)]

@@ -17,6 +17,7 @@ import stat
 import struct
 import zipfile
 import zlib
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -65,23 +66,47 @@ def read_input(path: str | os.PathLike[str], *, limit: int = MAX_INPUT_BYTES) ->
 
 def load_json(path: str) -> Any:
     """A JSON file's value, with nesting and integer sizes bounded."""
-    data = read_input(path)
+    return parse_json(read_input(path), path)
+
+
+def parse_json(data: bytes, where: str) -> Any:
+    """The value of JSON text ``data`` (UTF-8), with nesting and integer sizes bounded;
+    problems are :class:`InputError` s starting with ``where``."""
     try:
         text = data.decode("utf-8-sig")  # a BOM some editors write is not an error
         value = json.loads(text, parse_int=_json_int)
     except UnicodeDecodeError as error:
-        raise InputError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})")\
+        raise InputError(f"{where}: not UTF-8 text ({error.reason} at byte {error.start})")\
             from None
     except json.JSONDecodeError as error:
-        raise InputError(f"{path}: invalid JSON ({error})") from None
+        raise InputError(f"{where}: invalid JSON ({error})") from None
     except RecursionError:
-        raise InputError(f"{path}: JSON nested more than {MAX_JSON_DEPTH} levels deep")\
+        raise InputError(f"{where}: JSON nested more than {MAX_JSON_DEPTH} levels deep")\
             from None
     except _LongInteger as error:
-        raise InputError(f"{path}: {error}") from None
+        raise InputError(f"{where}: {error}") from None
     if _depth(value) > MAX_JSON_DEPTH:
-        raise InputError(f"{path}: JSON nested more than {MAX_JSON_DEPTH} levels deep")
+        raise InputError(f"{where}: JSON nested more than {MAX_JSON_DEPTH} levels deep")
     return value
+
+
+def read_lines(path: str | os.PathLike[str], *, limit: int) -> Iterator[tuple[int, bytes]]:
+    """(line number from 1, line without its end) of each line of ``path``, read as they
+    are needed; a line of more than ``limit`` bytes is an :class:`InputError` (so is a
+    file that cannot be read), found before more than ``limit`` bytes are held."""
+    name = os.fspath(path)
+    try:
+        with open(name, "rb") as stream:
+            number = 0
+            while line := stream.readline(limit + 2):  # room for "\r\n"
+                number += 1
+                line = line.rstrip(b"\r\n")
+                if len(line) > limit:
+                    raise InputError(f"{name}:{number}: a line longer than {_size(limit)}; "
+                                     f"refusing to read it")
+                yield number, line
+    except OSError as error:
+        raise InputError(f"{name}: cannot read: {error.strerror or error}") from None
 
 
 def load_npy(path: str) -> np.ndarray:
