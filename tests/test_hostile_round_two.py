@@ -417,3 +417,109 @@ def test_unknown_result_ids_are_counted_not_kept():
     report = check([], ((n, {"id": f"nope/{n}"}) for n in range(1, 10_001)), "f24")
     assert report.unknown_count == 10_000
     assert report.unknown == [f"nope/{n}" for n in range(1, UNKNOWN_KEPT + 1)]
+
+
+# -- 9: pica trace prints as it steps; a closed pipe stops it quietly ---------------------
+
+#: An endless loop: b0 is set, so JMPU jumps back for ever.
+ENDLESS = """\
+.bool b
+.setb b0 true
+.out opos position
+.proc main
+    mov r1, v0
+loop:
+    add r0, r0, r1
+    jmpu b0, loop
+    mov opos, r0
+    end
+.end
+"""
+
+
+def _first_line_then_close(argv: list[str], cwd: Path) -> tuple[bytes, int, bytes]:
+    """Start ``python -m gpuisa ARGV``, read its first line of output (waiting at most
+    60 s for it), close the pipe as ``| head -1`` does: (line, exit status, stderr)."""
+    import select
+
+    process = subprocess.Popen([sys.executable, "-m", "gpuisa", *argv], cwd=cwd,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=dict(os.environ, PYTHONPATH=SRC))
+    try:
+        ready, _, _ = select.select([process.stdout], [], [], 60)
+        line = process.stdout.readline() if ready else b""
+        process.stdout.close()
+        _, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+        process.wait()
+    return line, process.returncode, err
+
+
+def test_trace_prints_before_it_ends_and_stops_on_a_closed_pipe(tmp_path):
+    (tmp_path / "loop.pica").write_text(ENDLESS)
+    np.save(tmp_path / "in.npy", np.ones((1, 4), dtype=np.float32))
+    # A million steps take minutes; the first line must come at once.
+    line, status, err = _first_line_then_close(
+        ["trace", "loop.pica", "--inputs", "in.npy", "--max-steps", "1000000"], tmp_path)
+    assert line.split() == [b"step", b"pc", b"word", b"instruction", b"changes", b"stacks"]
+    assert (status, err) == (141, b"")  # 128 + SIGPIPE, as `yes | head -1`
+
+
+def test_run_into_a_closed_pipe_is_no_error(tmp_path):
+    (tmp_path / "s.pica").write_text(PASSTHROUGH)
+    np.save(tmp_path / "in.npy", np.ones((200_000, 4), dtype=np.float32))
+    line, status, err = _first_line_then_close(["run", "s.pica", "--inputs", "in.npy"],
+                                               tmp_path)
+    assert line.split()[:3] == [b"vertex", b"register", b"semantic"]
+    assert (status, err) == (141, b"")
+
+
+def test_trace_memory_does_not_grow_with_its_length(tmp_path):
+    import contextlib
+    import io
+    import tracemalloc
+
+    (tmp_path / "loop.pica").write_text(ENDLESS)
+    np.save(tmp_path / "in.npy", np.ones((1, 4), dtype=np.float32))
+
+    class Lines:
+        """Standard output that counts lines and keeps none."""
+        count = 0
+
+        def write(self, text: str) -> int:
+            self.count += text.count("\n")
+            return len(text)
+
+        def flush(self) -> None:
+            pass
+
+    peaks = {}
+    for steps in (2_000, 12_000):
+        out = Lines()
+        tracemalloc.start()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            status = pica_main(["trace", str(tmp_path / "loop.pica"), "--inputs",
+                                str(tmp_path / "in.npy"), "--max-steps", str(steps)])
+        peaks[steps] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert (status, out.count) == (1, steps + 1)  # the header and every step; a hang
+    assert peaks[12_000] < peaks[2_000] + (2 << 20)
+
+
+def test_a_long_trace_streamed_is_the_whole_trace(tmp_path, capsys):
+    from gpuisa.pica import assemble
+    from gpuisa.pica.engine.trace import trace
+
+    (tmp_path / "loop.pica").write_text(ENDLESS)
+    np.save(tmp_path / "in.npy", np.ones((1, 4), dtype=np.float32))
+    status, out, err = _pica(capsys, "trace", tmp_path / "loop.pica", "--inputs",
+                             tmp_path / "in.npy", "--max-steps", "700")
+    assert status == 1 and "no END after max_steps=700 instructions" in err
+    rows = [line.split(None, 3) for line in out.splitlines()]
+    record = trace(assemble(ENDLESS), {"v0": np.ones((1, 4))}, max_steps=700)
+    assert len(record.steps) == 700 and len(rows) == 701
+    # add r0, r0, r1 at steps 2, 4, ... adds 1.0 each time: r0 = k after the k-th add
+    assert "r0=(350, 350, 350, 350)" in out.splitlines()[700]
+    assert [r[:3] for r in rows[1:]] == [[str(s.number), f"{s.pc:03X}", f"{s.word:08X}"]
+                                         for s in record.steps]

@@ -5,7 +5,10 @@ reading numeric options with their ranges checked (:func:`integer`, :func:`numbe
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
+import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 
@@ -31,12 +34,28 @@ def dispatch(
     except GpuIsaError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        # Whoever read standard output has stopped (``| head``): stop as quietly as a
+        # program killed by SIGPIPE, which is what the shell expects.
+        _drop_stdout()
+        return 128 + signal.SIGPIPE
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"{prog}: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
+
+
+def _drop_stdout() -> None:
+    """Point standard output at the null device: Python flushes it once more at exit,
+    which would report the closed pipe again ("Exception ignored ...")."""
+    if sys.stdout is not sys.__stdout__ or sys.stdout is None:
+        return  # replaced (a test capturing output): nothing of the process's to close
+    with contextlib.suppress(OSError, ValueError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
 
 
 #: Integers read from options saturate here (far beyond any option's range).

@@ -43,7 +43,7 @@ from ...fileio import STDOUT, write_output
 from ..engine import F24Bits, RunResult, run, run_pipeline
 from ..engine.api import engine_names, executable
 from ..engine.compiled import runner as _jit  # noqa: F401  (registers engine='jit' when numba is installed)
-from ..engine.trace import Trace, number, trace, trace_primitive
+from ..engine.trace import Trace, TraceStep, number, trace, trace_primitive
 from ..isa import NUM_INPUTS
 from ..shbin import Shbin
 
@@ -406,10 +406,12 @@ def _semantics(shader: object, dvle: int) -> dict[int, str]:
 
 class _Columns:
     """Column widths of a table written in pieces: set by the first piece (so a small
-    table is aligned exactly as a whole), widened by later ones, never narrowed."""
+    table is aligned exactly as a whole), widened by later ones, never narrowed.  The
+    last ``right`` columns (numbers) are aligned right."""
 
-    def __init__(self) -> None:
+    def __init__(self, right: int = 4) -> None:
         self.widths: list[int] = []
+        self.right = right
 
     def text(self, rows: list[list[str]]) -> str:
         if not rows:
@@ -421,7 +423,7 @@ class _Columns:
                 self.widths[i] = max(self.widths[i], len(cell))
         lines = []
         for row in rows:
-            cells = [c.rjust(w) if i >= len(row) - 4 else c.ljust(w)
+            cells = [c.rjust(w) if i >= len(row) - self.right else c.ljust(w)
                      for i, (c, w) in enumerate(zip(row, self.widths, strict=False))]
             lines.append("  ".join(cells).rstrip())
         return "\n".join(lines) + "\n"
@@ -472,30 +474,55 @@ def _trace(args: argparse.Namespace) -> int:
     inputs = load_inputs(args.inputs)
     uniforms = load_uniforms(args.uniforms) if args.uniforms else None
     check_pipeline_options(args)
+    table = _TraceTable()
     if args.gsh is None:
         record = trace(shader, inputs, vertex=args.vertex, uniforms=uniforms,
                        dvle=args.dvle or 0, precision=args.precision,
-                       max_steps=args.max_steps)
+                       max_steps=args.max_steps, observer=table.add)
     else:
         if not isinstance(shader, Shbin):
             raise InputError("--gsh needs a SHBIN or source with a geometry shader DVLE")
         record = trace_primitive(shader, inputs, primitive=args.primitive or 0,
                                  uniforms=uniforms, precision=args.precision,
-                                 max_steps=args.max_steps, **pipeline_arguments(args))
-    sys.stdout.write(trace_table(record))
+                                 max_steps=args.max_steps, observer=table.add,
+                                 **pipeline_arguments(args))
+    table.flush()
     if record.error is not None:
         raise record.error
     return 0
 
 
+_TRACE_HEADER = ["step", "pc", "word", "instruction", "changes", "stacks"]
+#: Steps printed at a time by ``pica trace`` (a trace this long is aligned as a whole).
+_TRACE_ROWS = 256
+
+
+def _trace_row(step: TraceStep) -> list[str]:
+    changes = " ".join(f"{name}={value}" for name, value in step.changes) or "-"
+    return [str(step.number), f"{step.pc:03X}", f"{step.word:08X}", step.text, changes,
+            step.stacks]
+
+
+class _TraceTable:
+    """``pica trace``'s table, printed as the steps execute, :data:`_TRACE_ROWS` at a
+    time (a closed standard output stops the trace: BrokenPipeError)."""
+
+    def __init__(self) -> None:
+        self.columns = _Columns(right=0)
+        self.rows = [_TRACE_HEADER]
+
+    def add(self, step: TraceStep) -> None:
+        self.rows.append(_trace_row(step))
+        if len(self.rows) >= _TRACE_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        sys.stdout.write(self.columns.text(self.rows))
+        sys.stdout.flush()
+        self.rows = []
+
+
 def trace_table(record: Trace) -> str:
-    rows = [["step", "pc", "word", "instruction", "changes", "stacks"]]
-    for step in record.steps:
-        changes = " ".join(f"{name}={value}" for name, value in step.changes) or "-"
-        rows.append([str(step.number), f"{step.pc:03X}", f"{step.word:08X}", step.text,
-                     changes, step.stacks])
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
-             for row in rows]
-    return "\n".join(lines) + "\n"
+    """A whole trace as one aligned table (what ``pica trace`` prints for it)."""
+    return _Columns(right=0).text([_TRACE_HEADER, *map(_trace_row, record.steps)])
 
