@@ -3,6 +3,7 @@ nothing lost.  The numbered comments are the issue's defect classes."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -523,3 +524,123 @@ def test_a_long_trace_streamed_is_the_whole_trace(tmp_path, capsys):
     assert "r0=(350, 350, 350, 350)" in out.splitlines()[700]
     assert [r[:3] for r in rows[1:]] == [[str(s.number), f"{s.pc:03X}", f"{s.word:08X}"]
                                          for s in record.steps]
+
+
+# -- 7: the language server over raw standard input ---------------------------------------
+
+LSP_URI = "file:///hostile/doc.pica"
+
+
+def _frame(message: object) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def _request(ident: object, method: str, params: object = None) -> bytes:
+    return _frame({"jsonrpc": "2.0", "id": ident, "method": method,
+                   **({} if params is None else {"params": params})})
+
+
+def _position_request(ident: int, method: str, line: int, character: int = 0) -> bytes:
+    return _request(ident, method, {"textDocument": {"uri": LSP_URI},
+                                    "position": {"line": line, "character": character}})
+
+
+LSP_START = (_request(1, "initialize", {"capabilities": {}})
+             + _frame({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+             + _frame({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+                 "textDocument": {"uri": LSP_URI, "languageId": "pica", "version": 1,
+                                  "text": PASSTHROUGH}}}))
+
+
+def _lsp(data: bytes) -> tuple[int, dict[object, dict], str]:
+    """``pica lsp`` fed ``data`` and then the end of its input: (exit status, the
+    responses by id (None: the errors without one, a list), standard error)."""
+    pytest.importorskip("pygls")
+    done = subprocess.run([sys.executable, "-m", "gpuisa", "lsp"], input=data,
+                          capture_output=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=SRC))
+    responses: dict[object, object] = {None: []}
+    out = done.stdout
+    while out:
+        head, _, rest = out.partition(b"\r\n\r\n")
+        length = int(head.split(b"\r\n")[0].removeprefix(b"Content-Length: "))
+        message = json.loads(rest[:length])
+        out = rest[length:]
+        if "method" in message:
+            continue  # a notification of the server's (diagnostics, log messages)
+        if message["id"] is None:
+            responses[None].append(message)
+        else:
+            responses[message["id"]] = message
+    return done.returncode, responses, done.stderr.decode()
+
+
+def test_lsp_answers_requests_at_impossible_positions():
+    status, responses, err = _lsp(
+        LSP_START
+        + _position_request(2, "textDocument/hover", -1)
+        + _position_request(3, "textDocument/definition", 2**40)
+        + _position_request(4, "textDocument/hover", 0, -7)
+        + _position_request(5, "textDocument/hover", 2**31 - 1)  # valid, past the end
+        + _position_request(6, "textDocument/hover", 2, 5)  # 'mov' of "    mov opos, v0"
+        + _request(7, "shutdown") + _frame({"jsonrpc": "2.0", "method": "exit"}))
+    assert status == 0, err
+    for ident in (2, 3, 4):
+        assert responses[ident]["error"]["code"] == -32602  # Invalid Params
+        assert "result" not in responses[ident]
+    assert responses[5]["result"] is None
+    assert responses[6]["result"]["contents"]["value"].startswith("**mov**")
+    assert responses[7]["result"] is None
+    assert "Traceback" not in err
+
+
+def test_lsp_answers_undecodable_messages_and_goes_on():
+    status, responses, err = _lsp(
+        LSP_START
+        + b"Content-Length: 3\r\n\r\n{{{"  # not JSON
+        + b"Content-Length: 2\r\n\r\n[]"  # not a message object
+        + _frame({"jsonrpc": "1.0", "id": 8, "method": "shutdown"})
+        + b"Content-Length: 8\r\n\r\n" + b"[" * 8  # nested
+        + _position_request(9, "textDocument/hover", 2, 5))
+    assert status == 0, err  # the input ended between messages
+    codes = [r["error"]["code"] for r in responses[None]]
+    assert codes == [-32700, -32600, -32700]  # Parse error, Invalid Request, Parse error
+    assert responses[8]["error"]["code"] == -32600
+    assert responses[9]["result"]["contents"]["value"].startswith("**mov**")
+
+
+def test_lsp_exit_without_shutdown_is_status_1():
+    status, _, _ = _lsp(LSP_START + _frame({"jsonrpc": "2.0", "method": "exit"}))
+    assert status == 1
+
+
+@pytest.mark.parametrize(("data", "reason"), [
+    (b"Content-Length: 99999999999999\r\n\r\n{}",
+     "a message of 99,999,999,999,999 bytes; at most 134,217,728 are read"),
+    (b"Content-Length: -5\r\n\r\n{}", "Content-Length is not a byte count: b'-5'"),
+    (b"Content-Type: application/vscode-jsonrpc\r\n\r\n{}",
+     "a message without a Content-Length header"),
+    (b"Content-Length: 500\r\n\r\n{}", "the input ended inside a message body (2 of 500 "
+                                       "bytes)"),
+    (b"Content-Length: 2\r\n", "the input ended inside a message header"),
+    (b"x" * 100_000, "a header line longer than 8192 bytes"),
+    (b"Content-Length 17\r\n\r\n", "not a message header: b'Content-Length 17'"),
+], ids=["huge", "negative", "missing", "too-long", "no-body", "endless-line", "no-colon"])
+def test_lsp_ends_cleanly_on_a_broken_stream(data, reason):
+    status, responses, err = _lsp(LSP_START + data)
+    assert status == 1
+    assert err.endswith(f"pica: error: lsp: standard input: {reason}\n")
+    assert "Traceback" not in err
+    assert responses[None][-1]["error"]["code"] == -32700
+    assert responses[1]["result"]["serverInfo"]["name"] == "pica-lsp"  # answered before
+
+
+def test_lsp_ends_cleanly_on_random_bytes():
+    import random
+
+    noise = random.Random(30).randbytes(5000)
+    status, responses, err = _lsp(LSP_START + noise)
+    assert status in (0, 1)  # the noise may happen to end between messages
+    assert "Traceback" not in err
+    assert all(r["error"]["code"] in (-32700, -32600) for r in responses[None])
