@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import math
 import os
 import signal
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 
 from .errors import Diagnostic, GpuIsaError, InputError, SourceError
@@ -26,7 +28,9 @@ def dispatch(
     bad input.  ``render`` formats each diagnostic of a :class:`SourceError`."""
     try:
         args = parser.parse_args(argv)  # option values out of range: InputError
-        return int(args.handler(args))
+        with warnings.catch_warnings():
+            warnings.showwarning = functools.partial(_show_warning, prog)
+            return int(args.handler(args))
     except SourceError as exc:
         for diagnostic in exc.diagnostics:
             print(render(diagnostic), file=sys.stderr)
@@ -45,6 +49,19 @@ def dispatch(
         return 1
     except KeyboardInterrupt:
         return 130
+
+
+def _show_warning(prog: str, message: Warning | str, category: type[Warning], filename: str,
+                  lineno: int, file: object = None, line: str | None = None) -> None:
+    """gpuisa's own warnings (a damaged compiled-code cache rebuilt, ...) as ``PROG:
+    warning: message``; those of libraries as Python shows them."""
+    if category.__module__.split(".")[0] == "gpuisa":
+        print(f"{prog}: warning: {message}", file=sys.stderr)
+    else:
+        _default_show_warning(message, category, filename, lineno, file, line)
+
+
+_default_show_warning = warnings.showwarning
 
 
 def _drop_stdout() -> None:
