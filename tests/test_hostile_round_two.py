@@ -725,3 +725,37 @@ def test_cli_shows_gpuisa_warnings_as_its_own(capsys):
     assert dispatch("pica", parser, []) == 0
     assert capsys.readouterr().err == ("pica: warning: x.nbi: damaged (EOFError: Ran out of "
                                        "input); discarded, made again\n")
+
+
+# -- 6: the language server's analysis is linear in the document's length ---------------
+
+
+def test_diagnostics_are_placed_without_rescanning_the_document(monkeypatch):
+    """Placing a diagnostic counted the document's lines once per diagnostic (quadratic:
+    9.5 s for a hover on 40,000 lines).  Counted here: every str.count of the analysis
+    over a document with one error per line."""
+    from gpuisa.pica.lsp import analysis
+
+    lines = 3000
+    text = ".proc main\n" + "    add r0, r1, c0\n" * lines + "    end\n.end\n"
+    scanned = 0
+
+    class Counting(str):
+        def count(self, *args):  # what _place asked each diagnostic
+            nonlocal scanned
+            scanned += len(self)
+            return str.count(self, *args)
+
+    monkeypatch.setattr(analysis, "_findings", _counting(analysis._findings, Counting))
+    result = analysis.analyse([("doc.pica", text)])
+    problems = result.problems["doc.pica"]
+    assert len(problems) == lines  # "add r0, r1, c0": c0 is not a valid src2, each line
+    assert [p.line for p in problems] == list(range(1, lines + 1))
+    assert scanned <= 2 * len(text)  # linear: not lines * len(text)
+
+
+def _counting(findings, wrapper):
+    def wrapped(diagnostics, texts, first):
+        return findings(diagnostics, {path: wrapper(t) for path, t in texts.items()}, first)
+
+    return wrapped

@@ -112,15 +112,18 @@ def _check_diagnostics(sources: Sequence[tuple[str, str]]) -> list[tuple[Diagnos
     return out
 
 
-def _place(diagnostic: Diagnostic, texts: Mapping[str, str], first: str) -> tuple[str, int, int]:
-    """(path, line, column) in a document: the assembler counts from 1 and starts the
-    first line after a byte order mark; a location in a file that is not part of the
-    program (a ``#`` line marker named it) is shown at the start of the first file."""
+def _place(diagnostic: Diagnostic, texts: Mapping[str, str], last_lines: Mapping[str, int],
+           first: str) -> tuple[str, int, int]:
+    """(path, line, column) in a document (``last_lines``: the number of its last line,
+    counted once per document, not per diagnostic): the assembler counts from 1 and
+    starts the first line after a byte order mark; a location in a file that is not part
+    of the program (a ``#`` line marker named it) is shown at the start of the first
+    file."""
     loc: SourceLocation = diagnostic.location
     text = texts.get(loc.file)
     if text is None:
         return first, 0, 0
-    last = text.count("\n")
+    last = last_lines[loc.file]
     if loc.line - 1 > last:  # end-of-file diagnostics name the line after the last
         return loc.file, last, 0
     line = max(loc.line - 1, 0)
@@ -133,8 +136,9 @@ def _place(diagnostic: Diagnostic, texts: Mapping[str, str], first: str) -> tupl
 def _findings(diagnostics: Sequence[tuple[Diagnostic, str | None]],
               texts: Mapping[str, str], first: str) -> dict[str, tuple[Problem, ...]]:
     problems: list[Problem] = []
+    last_lines = {path: text.count("\n") for path, text in texts.items()}
     for diagnostic, code in diagnostics:
-        path, line, col = _place(diagnostic, texts, first)
+        path, line, col = _place(diagnostic, texts, last_lines, first)
         message = diagnostic.message
         if path != diagnostic.location.file:
             loc = diagnostic.location
