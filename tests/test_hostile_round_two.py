@@ -759,3 +759,71 @@ def _counting(findings, wrapper):
         return findings(diagnostics, {path: wrapper(t) for path, t in texts.items()}, first)
 
     return wrapped
+
+
+#: A program with every kind of line the index treats in context (.constfa elements
+#: counting into their array, .gsh, .unit) among ordinary ones.
+CONTEXT_LINES = """\
+.fvec proj[4]
+.constfa table[]
+.constfa (1.0, 2.0, 3.0, 4.0)
+.constfa (5.0, 6.0, 7.0, 8.0)
+.end
+.alias one table[1].xxxx
+.out opos position
+.proc main
+    dp4 opos.x, proj[0], v0   ; first row
+    mov opos.yzw, one
+    end
+.end
+.unit second
+.gsh point c0
+.fvec size
+.proc helper
+    mov r0, size
+.end
+"""
+
+
+def test_reanalysis_lexes_only_the_changed_lines(monkeypatch):
+    from gpuisa.pica.lsp import index as index_module
+    from gpuisa.pica.lsp.index import build_index
+
+    filler = "".join(f"    add r{k % 8}, r1, r2 ; line {k}\n" for k in range(500))
+    before = CONTEXT_LINES.replace("    end\n", filler + "    end\n", 1)
+    after = before.replace("    add r3, r1, r2 ; line 11\n", "    add r3, r1, r4 ; line 11\n")
+    assert after != before
+    lexed: list[str] = []
+    line_tokens = index_module._line_tokens
+
+    def counting(line: str):
+        lexed.append(line)
+        return line_tokens(line)
+
+    monkeypatch.setattr(index_module, "_line_tokens", counting)
+    previous = build_index([("a.pica", before)])
+    lexed.clear()
+    again = build_index([("a.pica", after)], previous)
+    assert lexed == ["    add r3, r1, r4 ; line 11"]  # only the edited line is lexed
+    fresh = build_index([("a.pica", after)])
+    assert again.occurrences == fresh.occurrences  # and the index is the same
+    table = next(o for o in fresh.occurrences if o.text == "table" and o.definition)
+    assert table.detail == "2"  # two .constfa elements
+    size = next(o for o in fresh.occurrences if o.text == "size" and o.definition)
+    assert size.unit == 1 and size.key == ("name", 1, "size")  # private: .gsh point
+
+
+def test_analysis_leaves_the_cycle_collector_as_it_was():
+    import gc
+
+    from gpuisa.pica.lsp.analysis import analyse
+
+    assert gc.isenabled()
+    analyse([("a.pica", CONTEXT_LINES)])
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        analyse([("a.pica", CONTEXT_LINES)])
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
