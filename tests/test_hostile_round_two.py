@@ -827,3 +827,85 @@ def test_analysis_leaves_the_cycle_collector_as_it_was():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+# -- '-' is standard input for the file arguments ---------------------------------------
+
+
+@pytest.fixture
+def stdin(monkeypatch):
+    """Set what standard input holds: ``stdin(b"...")``."""
+    import io
+
+    def give(data: bytes) -> None:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+
+    return give
+
+
+def test_asm_disasm_and_check_read_standard_input(stdin, capsys, tmp_path):
+    from gpuisa.pica import assemble
+
+    stdin(PASSTHROUGH.encode())
+    out = tmp_path / "s.shbin"
+    assert _pica(capsys, "asm", "-o", out, "-")[0] == 0
+    assert out.read_bytes() == assemble(PASSTHROUGH).to_bytes()
+    stdin(out.read_bytes())
+    status, text, _ = _pica(capsys, "disasm", "-")
+    assert status == 0 and "mov o0, v0" in text
+    stdin(b".proc main\n    mov r0, r5\n.end\n")
+    status, out, _ = _pica(capsys, "check", "-", "--disable", "PICA604")
+    assert status == 1  # PICA305: 'main' never executes 'end'
+    assert out.startswith("-:1:7: error: entry point 'main' contains no 'end' instruction")
+
+
+@pytest.mark.parametrize(("data", "expected"), [
+    (json.dumps({"v0": [[1, 2, 3, 4]]}).encode(), [[1, 2, 3, 4]]),
+    (b"v0.x,v0.y,v0.z,v0.w\n5,6,7,8\n", [[5, 6, 7, 8]]),
+    ("npy", [[9, 9, 9, 9], [9, 9, 9, 9]]),
+    ("npz", [[7, 7, 7, 7]]),
+])
+def test_run_inputs_from_standard_input_of_each_type(stdin, capsys, tmp_path, data,
+                                                     expected):
+    import io
+
+    if data in ("npy", "npz"):
+        stream = io.BytesIO()
+        if data == "npy":
+            np.save(stream, np.full((2, 4), 9, np.float32))
+        else:
+            np.savez(stream, v0=np.full((1, 4), 7, np.float32))
+        data = stream.getvalue()
+    shader = tmp_path / "s.pica"
+    shader.write_text(PASSTHROUGH)
+    stdin(data)
+    status, out, err = _pica(capsys, "run", shader, "--inputs", "-", "--format", "json")
+    assert status == 0, err
+    assert json.loads(out)["outputs"]["o0"] == expected
+
+
+def test_vectors_check_reads_standard_input(stdin, capsys):
+    stdin(b'{"id":"seed/inf-times-0","status":"hang","pc":"abc"}\n')
+    status, _, err = _pica(capsys, "vectors", "--check", "-")
+    assert status == 1
+    assert err == 'pica: error: -:1: pc: expected an integer 0..4095, got "abc"\n'
+
+
+def test_a_mesh_is_not_read_from_standard_input(stdin, capsys, tmp_path):
+    pytest.importorskip("trimesh")
+    shader = tmp_path / "s.pica"
+    shader.write_text(PASSTHROUGH)
+    stdin(b"ply\n")
+    status, _, err = _pica(capsys, "render", shader, "--mesh", "-", "-o", tmp_path / "o.png")
+    assert status == 1 and err.startswith("pica: error: --mesh: a mesh is read from a file")
+
+
+def test_a2xx_reads_standard_input(stdin, capsys):
+    from gpuisa.a2xx import assemble as a2xx_assemble
+    from gpuisa.a2xx.cli import main as a2xx_main
+
+    source = "EXEC_END ADDR(0x1) CNT(0x1)\n      ALU:\tMAXv\texport62 = R0, R0\n"
+    stdin(source.encode())
+    assert a2xx_main(["asm", "--hex", "-"]) == 0
+    words = [int(w, 16) for w in capsys.readouterr().out.split()]
+    assert words == list(a2xx_assemble(source))

@@ -14,6 +14,7 @@ import sys
 import warnings
 from collections.abc import Callable, Sequence
 
+from .datafiles import forget_stdin
 from .errors import Diagnostic, GpuIsaError, InputError, SourceError
 from .numtext import is_digits, saturating_int
 
@@ -26,6 +27,7 @@ def dispatch(
 ) -> int:
     """Parse ``argv`` and run the chosen subcommand's ``handler``; never a traceback for
     bad input.  ``render`` formats each diagnostic of a :class:`SourceError`."""
+    forget_stdin()  # "-" reads standard input afresh for this command
     try:
         args = parser.parse_args(argv)  # option values out of range: InputError
         with warnings.catch_warnings():

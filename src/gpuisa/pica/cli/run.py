@@ -33,6 +33,8 @@ from ...cli_support import integer
 from ...datafiles import (
     MAX_SHADER_BYTES,
     SPECIAL_NUMBERS,
+    STDIN,
+    file_type,
     load_json,
     load_npy,
     load_npz,
@@ -152,7 +154,7 @@ def load_shader(path: str) -> Shbin:
 
 
 def load_inputs(path: str) -> dict[str, object]:
-    suffix = Path(path).suffix.lower()
+    suffix = file_type(path)
     if suffix == ".npy":
         array = load_npy(path)
         if array.ndim == 3:
@@ -172,7 +174,7 @@ def load_inputs(path: str) -> dict[str, object]:
 
 
 def load_uniforms(path: str) -> dict[str, object]:
-    if Path(path).suffix.lower() != ".json":
+    if path != STDIN and Path(path).suffix.lower() != ".json":
         raise InputError(f"{path}: uniforms are read from a .json file")
     data = load_json(path)
     if not isinstance(data, dict):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...datafiles import read_input
+from ...datafiles import STDIN, read_input
 from ...errors import InputError
 from ..shbin import Dvle
 
@@ -116,6 +116,9 @@ def load_mesh(path: str | os.PathLike[str]) -> Mesh:
     stored (no merging), so texture seams survive.  Normals are the file's, or None
     (computed from the faces by :meth:`Mesh.attribute` when a shader asks)."""
     name = os.fspath(path)
+    if name == STDIN:
+        raise InputError("--mesh: a mesh is read from a file, whose suffix says its type "
+                         "(not from standard input)")
     kind = Path(name).suffix.lower().lstrip(".")
     if kind not in MESH_TYPES:
         raise InputError(f"{name}: unknown mesh file type {kind or '(none)'!r}; use "
