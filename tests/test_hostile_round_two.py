@@ -909,3 +909,15 @@ def test_a2xx_reads_standard_input(stdin, capsys):
     assert a2xx_main(["asm", "--hex", "-"]) == 0
     words = [int(w, 16) for w in capsys.readouterr().out.split()]
     assert words == list(a2xx_assemble(source))
+
+
+def test_a_damaged_fingerprint_marker_is_not_current(tmp_path):
+    from gpuisa.pica.engine.compiled.cache import FINGERPRINT, is_current, mark_current
+
+    marker = tmp_path / "fingerprint"
+    marker.write_bytes(b"\xb7\x00garbage")  # was: UnicodeDecodeError
+    assert not is_current(str(marker))
+    mark_current(str(marker))
+    assert marker.read_text() == FINGERPRINT and is_current(str(marker))
+    marker.write_text(FINGERPRINT + "x")
+    assert not is_current(str(marker))

@@ -59,8 +59,8 @@ def is_current(marker: str) -> bool:
     """Whether the file ``marker`` names this :data:`FINGERPRINT` (a directory whose
     compiled code was already made consistent with these sources)."""
     try:
-        with open(marker, encoding="ascii") as file:
-            return file.read() == FINGERPRINT
+        with open(marker, "rb") as file:
+            return file.read(len(FINGERPRINT) + 1) == FINGERPRINT.encode("ascii")
     except OSError:
         return False
 
