@@ -131,6 +131,15 @@ def check_pipeline_options(args: argparse.Namespace) -> None:
             raise InputError(f"{flag} needs --gsh N")
 
 
+def check_entries(args: argparse.Namespace, shader: object) -> None:
+    """--dvle and --gsh name DVLEs the SHBIN has (the engine says so too, but by its
+    parameters' names)."""
+    count = len(shader.entries) if isinstance(shader, Shbin) else 1
+    for option, index in (("--dvle", args.dvle), ("--gsh", args.gsh)):
+        if index is not None and index >= count:
+            raise InputError(f"{option} {index}: the SHBIN has DVLEs 0..{count - 1}")
+
+
 def pipeline_arguments(args: argparse.Namespace) -> dict[str, object]:
     """Keyword arguments of run_pipeline/trace_primitive from the command line."""
     return dict(gs_uniforms=load_uniforms(args.gs_uniforms) if args.gs_uniforms else None,
@@ -260,6 +269,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.format == "npz" and not args.output:
         raise InputError("--format npz writes a binary file: give -o OUT")
     shader = load_shader(args.shader)
+    check_entries(args, shader)
     inputs = load_inputs(args.inputs)
     uniforms = load_uniforms(args.uniforms) if args.uniforms else None
     check_pipeline_options(args)
@@ -473,6 +483,7 @@ def table_chunks(result: RunResult, shader: object, dvle: int) -> Iterator[str]:
 
 def _trace(args: argparse.Namespace) -> int:
     shader = load_shader(args.shader)
+    check_entries(args, shader)
     inputs = load_inputs(args.inputs)
     uniforms = load_uniforms(args.uniforms) if args.uniforms else None
     check_pipeline_options(args)
