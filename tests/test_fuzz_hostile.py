@@ -180,6 +180,21 @@ def test_run_input_readers_on_mutated_files(tmp_path, kind):
             _bounded(lambda: a2xx_load_inputs(str(path)))
 
 
+def _run_cli(main: Callable[[list[str]], int], argv: list[str]) -> list[object]:
+    """``main(argv)`` bounded, standard output discarded: [exit status]."""
+    status: list[object] = []
+
+    def call() -> None:
+        try:
+            status.append(main(argv))
+        except SystemExit as exit_:  # argparse: usage errors and --help
+            status.append(exit_.code)
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        _bounded(call)
+    return status
+
+
 def _cli_case(rng: random.Random, tmp_path, files: dict[str, str]) -> list[str]:
     numbers = ["0", "1", "-1", "99999999999999999999", "3000000000", "9" * 5000, "x", ""]
     pica = rng.random() < 0.6
@@ -246,17 +261,7 @@ def test_random_command_lines(tmp_path, capsys):
     rng = random.Random(7)
     for _ in range(600):
         prog, *argv = _cli_case(rng, tmp_path, files)
-        main = pica_main if prog == "pica" else a2xx_main
-        status: list[object] = []
-
-        def call(main=main, argv=argv, status=status):
-            try:
-                status.append(main(argv))
-            except SystemExit as exit_:  # argparse: usage errors and --help
-                status.append(exit_.code)
-
-        with contextlib.redirect_stdout(io.StringIO()):
-            _bounded(call)
+        status = _run_cli(pica_main if prog == "pica" else a2xx_main, argv)
         capsys.readouterr()
         assert status and status[0] in (0, 1, 2), (prog, argv, status)
 
@@ -266,21 +271,6 @@ def test_random_command_lines(tmp_path, capsys):
 #: Option values: valid ones (small enough to finish at once) among hostile ones.
 HOSTILE_NUMBERS = ["0", "1", "2", "-1", "-5", "nan", "inf", "-inf", "1e400", "0.5", "x", "",
                    "99999999999999999999", "9" * 5000, "3000000000", "1_0", " 7", "0x10"]
-
-
-def _run_cli(main: Callable[[list[str]], int], argv: list[str]) -> list[object]:
-    """``main(argv)`` bounded, standard output discarded: [exit status]."""
-    status: list[object] = []
-
-    def call() -> None:
-        try:
-            status.append(main(argv))
-        except SystemExit as exit_:  # argparse: usage errors and --help
-            status.append(exit_.code)
-
-    with contextlib.redirect_stdout(io.StringIO()):
-        _bounded(call)
-    return status
 
 
 def test_check_limits_and_options(tmp_path, capsys):
