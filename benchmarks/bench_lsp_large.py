@@ -1,5 +1,5 @@
-"""Language server on large documents (gpuisa issue 30): the time from an edit to its
-diagnostics, and of a hover, on 10,000 / 100,000 / 200,000-line documents.
+"""Language server on large documents: the time from an edit to its diagnostics, and of
+a hover, on 10,000 / 100,000 / 200,000-line documents.
 
 Run: ``python -m benchmarks.bench_lsp_large [--lines 10000,100000,200000]`` from the
 repository root.  Starts ``python -m gpuisa lsp`` and speaks the protocol to it over its

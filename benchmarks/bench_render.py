@@ -1,5 +1,5 @@
 """Rasterizer speed: 10^5 triangles at 400x240 should be drawn in under 2 s (gpuisa
-issue 17); ``pica render`` of a mesh file without normals (gpuisa issue 30).
+issue 17).
 
 Run: ``python -m benchmarks.bench_render`` (prints the best time of several runs of the
 rasterizer and of the whole ``pica.render`` on a 10^5-triangle sphere, then ``pica
