@@ -505,7 +505,7 @@ def test_compiled_code_cache_under_random_damage(tmp_path):
               "warnings.simplefilter('ignore')\n"
               "from gpuisa.pica import assemble, run\n"
               "from gpuisa.pica.engine.compiled import runner\n"
-              "runner.KERNELS = 'always'\n"
+              "runner.NATIVE, runner.KERNELS = False, 'always'\n"
               "source = '.out o position\\n.proc main\\n    add r0, v0, v0\\n"
               "    mul o, r0, v0\\n    end\\n.end\\n'\n"
               "print(run(assemble(source), {'v0': np.full((64, 4), 3.0, np.float32)},"

@@ -652,9 +652,10 @@ def test_lsp_ends_cleanly_on_random_bytes():
 
 # -- 5: a damaged compiled-code cache heals itself ---------------------------------------
 
-#: Runs four shaders (o0 = v0 added k times, k = 1..4, v0 = 1.5) on their own kernels in a
-#: fresh process, gpuisa's cache module imported before Numba (the order in which the
-#: guard has to wait for Numba), and prints o0.x of each.
+#: Runs four shaders (o0 = v0 added k times, k = 1..4, v0 = 1.5) on their own Numba
+#: kernels (the ones kept on disk) in a fresh process, gpuisa's cache module imported
+#: before Numba (the order in which the guard has to wait for Numba), and prints o0.x of
+#: each.
 CACHED_RUNS = """\
 import sys, warnings
 import numpy as np
@@ -662,7 +663,7 @@ import gpuisa.pica.engine.compiled.cache
 assert "numba" not in sys.modules
 from gpuisa.pica import assemble, run
 from gpuisa.pica.engine.compiled import runner
-runner.KERNELS = "always"
+runner.NATIVE, runner.KERNELS = False, "always"  # each shader's own Numba kernel
 warnings.simplefilter("always")
 for k in range(1, 5):
     source = (".out o position\\n.proc main\\n" + "    add r0, r0, v0\\n" * k
