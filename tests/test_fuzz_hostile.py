@@ -1,9 +1,12 @@
-"""Fuzzing every way in (issue 12): mutated assembly sources for both assemblers, mutated
-run input files, and random command lines.  Each case must succeed or raise a
+"""Fuzzing every way in (issues 12 and 30): mutated assembly sources for both
+assemblers, mutated run input files, random command lines; and (issue 30) pica check's
+limits, pica render's options, results for pica vectors --check, the language server's
+message frames and a damaged compiled-code cache.  Each case must succeed or raise a
 GpuIsaError (a CLI: exit 0 or 1, or 2 for argparse usage errors), within bounded time
 and memory.  The mutations include what broke before: numbers of thousands of digits,
 huge array sizes and counts, doubled commas, byte order marks, deep JSON, empty and
-truncated files.  Deterministic (fixed seeds); about half a minute in all."""
+truncated files, NaN and negative limits, bad Content-Length headers.  Deterministic
+(fixed seeds); about a minute in all."""
 
 from __future__ import annotations
 
@@ -177,6 +180,21 @@ def test_run_input_readers_on_mutated_files(tmp_path, kind):
             _bounded(lambda: a2xx_load_inputs(str(path)))
 
 
+def _run_cli(main: Callable[[list[str]], int], argv: list[str]) -> list[object]:
+    """``main(argv)`` bounded, standard output discarded: [exit status]."""
+    status: list[object] = []
+
+    def call() -> None:
+        try:
+            status.append(main(argv))
+        except SystemExit as exit_:  # argparse: usage errors and --help
+            status.append(exit_.code)
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        _bounded(call)
+    return status
+
+
 def _cli_case(rng: random.Random, tmp_path, files: dict[str, str]) -> list[str]:
     numbers = ["0", "1", "-1", "99999999999999999999", "3000000000", "9" * 5000, "x", ""]
     pica = rng.random() < 0.6
@@ -243,16 +261,270 @@ def test_random_command_lines(tmp_path, capsys):
     rng = random.Random(7)
     for _ in range(600):
         prog, *argv = _cli_case(rng, tmp_path, files)
-        main = pica_main if prog == "pica" else a2xx_main
-        status: list[object] = []
-
-        def call(main=main, argv=argv, status=status):
-            try:
-                status.append(main(argv))
-            except SystemExit as exit_:  # argparse: usage errors and --help
-                status.append(exit_.code)
-
-        with contextlib.redirect_stdout(io.StringIO()):
-            _bounded(call)
+        status = _run_cli(pica_main if prog == "pica" else a2xx_main, argv)
         capsys.readouterr()
         assert status and status[0] in (0, 1, 2), (prog, argv, status)
+
+
+# -- issue 30: the new surfaces -----------------------------------------------------------
+
+#: Option values: valid ones (small enough to finish at once) among hostile ones.
+HOSTILE_NUMBERS = ["0", "1", "2", "-1", "-5", "nan", "inf", "-inf", "1e400", "0.5", "x", "",
+                   "99999999999999999999", "9" * 5000, "3000000000", "1_0", " 7", "0x10"]
+
+
+def test_check_limits_and_options(tmp_path, capsys):
+    source = tmp_path / "s.pica"
+    source.write_text(PICA_SOURCE)
+    shbin = tmp_path / "s.shbin"
+    shbin.write_bytes(assemble(PICA_SOURCE).to_bytes())
+    rng = random.Random(30)
+    options = [["--max-states"], ["--max-seconds"], ["--format", "json"], ["--Werror"],
+               ["--format", "sarif"], ["--enable", "PICA402"], ["--disable", "PICA604"],
+               ["--enable", "PICA999"], ["-o", str(tmp_path / "report")]]
+    for _ in range(150):
+        argv = ["check", *rng.sample([str(source), str(shbin)], rng.randint(0, 2))]
+        for _ in range(rng.randint(1, 4)):
+            option = list(rng.choice(options))
+            if len(option) == 1 and option[0].startswith("--max"):
+                option.append(rng.choice(HOSTILE_NUMBERS))
+            argv += option
+        status = _run_cli(pica_main, argv)
+        capsys.readouterr()
+        assert status and status[0] in (0, 1, 2), (argv, status)
+
+
+def _square_mesh(path) -> None:
+    path.write_text("ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\n"
+                    "property float y\nproperty float z\nelement face 2\n"
+                    "property list uchar int vertex_indices\nend_header\n"
+                    "-0.5 -0.5 -0.5\n0.5 -0.5 -0.5\n0.5 0.5 -0.5\n-0.5 0.5 -0.5\n"
+                    "3 0 1 2\n3 0 2 3\n")
+
+
+def test_render_options(tmp_path, capsys):
+    pytest.importorskip("trimesh")
+    pytest.importorskip("PIL")
+    shader = tmp_path / "s.pica"
+    shader.write_text(".fvec projection[4], modelview[4]\n.in pos\n.in nrm\n"
+                      ".out opos position\n.out oclr color\n.proc main\n"
+                      "    dp4 opos.x, projection[0], pos\n    dp4 opos.y, projection[1], pos\n"
+                      "    dp4 opos.z, projection[2], pos\n    dp4 opos.w, projection[3], pos\n"
+                      "    mov oclr, nrm\n    end\n.end\n")
+    mesh = tmp_path / "m.ply"
+    _square_mesh(mesh)
+    rng = random.Random(31)
+    # option -> (values that render, hostile values)
+    options = {
+        "--fov": (["30", "90", "179.5"], HOSTILE_NUMBERS),
+        "--frames": (["1", "2"], ["0", "-1", "10001", "x", "9" * 5000]),
+        "--frame-ms": (["1", "50", "65535"], HOSTILE_NUMBERS),
+        "--size": (["8x8", "1x1", "16X9"],
+                   ["0x5", "5x", "x", "8193x1", "-3x4", "99999999999x2", "nanxnan"]),
+        "--max-steps": (["1000", "99999999999999999999"], HOSTILE_NUMBERS),
+        "--dvle": (["0"], HOSTILE_NUMBERS),
+        "--gsh": ([], HOSTILE_NUMBERS),
+        "--stride": ([], HOSTILE_NUMBERS),
+        "--camera": (["auto", "0,0,2,0,0,0", "0,1,0,0,0,0,0,0,1"],
+                     ["nan,0,0,0,0,0", "1,2,3", "0,0,0,0,0,0", "0,1,0,0,0,0,0,1,0",
+                      "inf,0,0,0,0,0", ""]),
+        "--attr": (["pos=position", "nrm=normal", "nrm=color"],
+                   ["v0=banana", "nrm=texcoord", "x=y", "=", "v99=color"]),
+        "--uniform-step": (["projection=0.1", "modelview=0.1,0,0,0"],
+                           ["modelview=nan", "nope=1", "x", "projection=1,2"]),
+        "--background": (["00000000", "ff00ff"], ["zz", "123", "#"]),
+        "--mode": (["color", "flat", "wireframe", "depth"], ["x"]),
+        "--primitive-sizes": ([], ["3", "0", "x"]),
+        "--screen": (["top", "bottom"], ["side"]),
+    }
+    statuses = []
+    for case in range(120):
+        out = tmp_path / rng.choice(["o.png", "o.gif", "f_%02d.png", "o.apng", "o.bmp"])
+        argv = ["render", str(shader), "--mesh", str(mesh), "-o", str(out)]
+        if rng.random() < 0.8:
+            argv += ["--camera", "auto", "--size", "8x8"]
+        for option in rng.sample(sorted(options), rng.randint(1, 4)):
+            good, bad = options[option]
+            argv += [option, rng.choice(good if good and rng.random() < 0.7 else bad)]
+        if rng.random() < 0.2:
+            argv.append(rng.choice(["--tilt", "--compare"]))
+        status = _run_cli(pica_main, argv)
+        err = capsys.readouterr().err
+        assert status and status[0] in (0, 1, 2), (case, argv, status)
+        assert "Traceback" not in err, (argv, err)
+        statuses.append(status[0])
+    assert statuses.count(0) >= 20  # pictures were drawn, not only errors reported
+
+
+def _result_record(rng: random.Random) -> object:
+    """A result line as an emulator would write one, then hostile values put into it."""
+    patterns = ["0x3f0000", "0x000000", 0, 16777215]
+    record: dict[str, object] = {
+        "id": "case", "status": rng.choice(["ok", "ok", "hang", "fault"]), "pc": 17,
+        "outputs": {"o0": [rng.choice(patterns) for _ in range(4)],
+                    "o1": [rng.choice(patterns) for _ in range(4)]},
+        "cmp": [True, False], "address": [0, -3, 255],
+        "vertices": [{"o0": ["0x0"] * 4, "o1": ["0x0"] * 4}],
+        "primitives": [[0, 0, 0, 1]], "semantics": {"color": ["0x3f0000"] * 4}}
+    hostile = ["abc", -1, 2**70, 1.5, None, True, [], {}, [[[]]], "0x" + "f" * 60, "9" * 50,
+               float("nan"), {"o0": 1}, [1, 2], "ok"]
+    for _ in range(rng.randint(1, 4)):
+        keys = [("status",), ("pc",), ("outputs",), ("outputs", "o0"), ("cmp",),
+                ("address",), ("vertices",), ("primitives",), ("semantics",),
+                ("semantics", "color"), ("vertices", 0), ("primitives", 0),
+                ("outputs", "o1")]
+        path = rng.choice(keys)
+        target: object = record
+        try:
+            for key in path[:-1]:
+                target = target[key]  # type: ignore[index]
+            target[path[-1]] = rng.choice(hostile)  # type: ignore[index]
+        except (KeyError, IndexError, TypeError):
+            pass  # the container was replaced by an earlier mutation
+    return record if rng.random() < 0.9 else rng.choice(hostile)
+
+
+def test_vectors_results(tmp_path):
+    from gpuisa.pica.vectors.check import check as check_results
+    from gpuisa.pica.vectors.suite_io import parse_result, read_results
+
+    rng = random.Random(32)
+    for _ in range(600):
+        record = _result_record(rng)
+        if isinstance(record, dict):
+            mode = rng.choice(["f24", "f32"])
+            _bounded(lambda r=record, m=mode: parse_result(r, m, "r.jsonl:1", ("o0", "o1")))
+    lines = "".join(json.dumps(_result_record(rng)) + "\n" for _ in range(40)).encode()
+    path = tmp_path / "r.jsonl"
+    for _ in range(150):
+        path.write_bytes(_mutate_bytes(rng, lines))
+        _bounded(lambda: check_results([], read_results(str(path)), "f24", str(path)))
+
+
+def _lsp_frames(rng: random.Random) -> bytes:
+    """A session's bytes: valid messages, and mutated ones (headers, lengths, bodies)."""
+    def frame(message: object) -> bytes:
+        body = json.dumps(message).encode()
+        return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+    uri = "file:///fuzz/a.pica"
+    position = {"line": 1, "character": 4}
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}},
+        {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": uri, "languageId": "pica", "version": 1, "text": PICA_SOURCE}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "textDocument/hover",
+         "params": {"textDocument": {"uri": uri}, "position": position}},
+        {"jsonrpc": "2.0", "id": 3, "method": "textDocument/definition",
+         "params": {"textDocument": {"uri": uri}, "position": position}},
+        {"jsonrpc": "2.0", "id": 4, "method": "textDocument/completion",
+         "params": {"textDocument": {"uri": uri}, "position": position}},
+    ]
+    out = b""
+    for message in messages:
+        data = frame(message)
+        if rng.random() < 0.4:
+            choice = rng.random()
+            if choice < 0.3:  # another number in the header
+                data = data.replace(data.split(b"\r\n")[0], b"Content-Length: "
+                                    + rng.choice([b"-5", b"99999999999999", b"0", b"x",
+                                                  b"3", b"1" * 30, b""]))
+            elif choice < 0.6:  # a hostile value inside the body
+                text = data.split(b"\r\n\r\n", 1)[1].decode()
+                line = rng.choice(["-1", "1099511627776", "null", "[]", "1.5"])
+                text = text.replace('"line": 1', f'"line": {line}')
+                data = frame(json.loads(text)) if rng.random() < 0.5 else data
+            else:
+                data = _mutate_bytes(rng, data)
+        out += data
+    return out + (frame({"jsonrpc": "2.0", "id": 9, "method": "shutdown"})
+                  + frame({"jsonrpc": "2.0", "method": "exit"}) if rng.random() < 0.5 else b"")
+
+
+def test_lsp_frames_read_in_bounded_memory():
+    """The framing alone, in this process: every byte stream ends in a message size, the
+    end of the input or the stream found broken."""
+    pytest.importorskip("pygls")
+    import asyncio
+
+    from gpuisa.pica.lsp.server import _Broken, _Input
+
+    async def sizes(data: bytes) -> list[int]:
+        source = _Input(io.BytesIO(data))
+        found = []
+        try:
+            while (size := await source.header()) is not None:
+                found.append(size)
+                await source.body(size)
+        except _Broken:
+            found.append(-1)
+        finally:
+            source.pool.shutdown()
+        return found
+
+    rng = random.Random(33)
+    ends = set()
+    for _ in range(200):
+        data = _lsp_frames(rng)
+        found: list[int] = []
+        _bounded(lambda d=data, f=found: f.extend(asyncio.run(sizes(d))))
+        ends.add(found[-1] == -1 if found else None)
+    assert ends == {True, False}  # both broken streams and whole ones were made
+
+
+def test_lsp_sessions_on_mutated_frames():
+    """Whole sessions: the server ends (at the end of its input, on exit, or on a broken
+    stream) with status 0 or 1 and no traceback."""
+    pytest.importorskip("pygls")
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    rng = random.Random(34)
+    for _ in range(5):
+        data = b"".join(_lsp_frames(rng) for _ in range(2))
+        done = subprocess.run([sys.executable, "-m", "gpuisa", "lsp"], input=data,
+                              capture_output=True, timeout=120,
+                              env=dict(os.environ, PYTHONPATH=src))
+        assert done.returncode in (0, 1), done.stderr
+        assert b"Traceback" not in done.stderr, done.stderr
+
+
+def test_compiled_code_cache_under_random_damage(tmp_path):
+    """Every file of a filled compiled-code cache truncated, emptied or overwritten at
+    random: the next process computes the same values (and rebuilds what it needs)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    script = ("import numpy as np, warnings\n"
+              "warnings.simplefilter('ignore')\n"
+              "from gpuisa.pica import assemble, run\n"
+              "from gpuisa.pica.engine.compiled import runner\n"
+              "runner.NATIVE, runner.KERNELS = False, 'always'\n"
+              "source = '.out o position\\n.proc main\\n    add r0, v0, v0\\n"
+              "    mul o, r0, v0\\n    end\\n.end\\n'\n"
+              "print(run(assemble(source), {'v0': np.full((64, 4), 3.0, np.float32)},"
+              " engine='jit').outputs['o0'][0, 0])\n")
+    env = dict(os.environ, PYTHONPATH=src, GPUISA_JIT_CACHE=str(tmp_path / "jit"))
+
+    def once() -> str:
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                              timeout=600, env=env)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    assert once() == "18.0"  # (3 + 3) * 3
+    rng = random.Random(35)
+    files = sorted(p for p in (tmp_path / "jit").rglob("*") if p.is_file())
+    assert any(p.suffix == ".nbi" for p in files) and any(p.suffix == ".py" for p in files)
+    for _ in range(2):
+        for path in files:
+            data = path.read_bytes() if path.exists() else b""
+            path.write_bytes(rng.choice([b"", data[: rng.randrange(len(data) + 1)],
+                                         _mutate_bytes(rng, data), rng.randbytes(64)]))
+        assert once() == "18.0"

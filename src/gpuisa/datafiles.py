@@ -4,19 +4,24 @@ Every reader is bounded: a file larger than :data:`MAX_INPUT_BYTES` is refused b
 is read whole, an array's header must describe no more data than the file holds (so a
 header claiming 10^11 rows is an error, not an allocation), JSON nesting and integer
 lengths are limited, and every malformed file is an :class:`InputError` naming the file
-and what is wrong with it.
+and what is wrong with it.  The path ``-`` is standard input (:data:`STDIN`), read once
+per command; a data file's type comes from its suffix or, read from standard input,
+from its first bytes (:func:`file_type`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import math
 import os
 import stat
 import struct
+import sys
 import zipfile
 import zlib
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -39,49 +44,119 @@ MAX_JSON_INT_DIGITS = 40
 SPECIAL_NUMBERS = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf, "nan": math.nan}
 
 
+#: The path that means standard input, as with most Unix tools.
+STDIN = "-"
+#: What standard input held, once read (:func:`forget_stdin` starts over).
+_stdin: bytes | None = None
+
+
 def read_input(path: str | os.PathLike[str], *, limit: int = MAX_INPUT_BYTES) -> bytes:
-    """The bytes of ``path``; refuses files over ``limit`` bytes without reading them whole
-    (``/dev/zero`` included)."""
+    """The bytes of ``path`` (``-``: standard input, read once and kept, so that asking
+    twice gives the same bytes); refuses files over ``limit`` bytes without reading them
+    whole (``/dev/zero`` included)."""
+    global _stdin
     name = os.fspath(path)
     too_large = InputError(f"{name}: larger than {_size(limit)}; refusing to read it")
+    if name == STDIN:
+        if _stdin is None:
+            stream = getattr(sys.stdin, "buffer", None)
+            if stream is None:
+                raise InputError(f"{name}: standard input is not open for reading")
+            try:
+                _stdin = _read_all(stream, limit, too_large)
+            except OSError as error:
+                raise InputError(f"{name}: cannot read: {error.strerror or error}") from None
+        if len(_stdin) > limit:
+            raise too_large
+        return _stdin
     try:
         with open(name, "rb") as stream:
             if stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
                 if os.fstat(stream.fileno()).st_size > limit:
                     raise too_large
                 return stream.read()
-            # A pipe or device: its size is known only by reading, a piece at a time.
-            pieces: list[bytes] = []
-            total = 0
-            while piece := stream.read(min(_PIECE, limit + 1 - total)):
-                pieces.append(piece)
-                total += len(piece)
-                if total > limit:
-                    raise too_large
-            return b"".join(pieces)
+            return _read_all(stream, limit, too_large)
     except OSError as error:
         raise InputError(f"{name}: cannot read: {error.strerror or error}") from None
 
 
+def _read_all(stream: Any, limit: int, too_large: InputError) -> bytes:
+    """A pipe or device: its size is known only by reading, a piece at a time."""
+    pieces: list[bytes] = []
+    total = 0
+    while piece := stream.read(min(_PIECE, limit + 1 - total)):
+        pieces.append(piece)
+        total += len(piece)
+        if total > limit:
+            raise too_large
+    return b"".join(pieces)
+
+
+def forget_stdin() -> None:
+    """Let the next :func:`read_input` of ``-`` read standard input again (each command of
+    a command line starts so)."""
+    global _stdin
+    _stdin = None
+
+
+def file_type(path: str) -> str:
+    """A data file's type as a suffix (".npy", ".npz", ".json", ".csv", ...): the path's
+    own, or, for standard input, the one its first bytes say (an array's magic, a zip
+    archive's, a JSON object or list; anything else is read as CSV)."""
+    if path != STDIN:
+        return os.path.splitext(path)[1].lower()
+    head = read_input(path)[:8]
+    if head.startswith(b"\x93NUMPY"):
+        return ".npy"
+    if head.startswith(b"PK\x03\x04"):
+        return ".npz"
+    return ".json" if head.lstrip(b" \t\r\n\xef\xbb\xbf")[:1] in (b"{", b"[") else ".csv"
+
+
 def load_json(path: str) -> Any:
     """A JSON file's value, with nesting and integer sizes bounded."""
-    data = read_input(path)
+    return parse_json(read_input(path), path)
+
+
+def parse_json(data: bytes, where: str) -> Any:
+    """The value of JSON text ``data`` (UTF-8), with nesting and integer sizes bounded;
+    problems are :class:`InputError` s starting with ``where``."""
     try:
         text = data.decode("utf-8-sig")  # a BOM some editors write is not an error
         value = json.loads(text, parse_int=_json_int)
     except UnicodeDecodeError as error:
-        raise InputError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})")\
+        raise InputError(f"{where}: not UTF-8 text ({error.reason} at byte {error.start})")\
             from None
     except json.JSONDecodeError as error:
-        raise InputError(f"{path}: invalid JSON ({error})") from None
+        raise InputError(f"{where}: invalid JSON ({error})") from None
     except RecursionError:
-        raise InputError(f"{path}: JSON nested more than {MAX_JSON_DEPTH} levels deep")\
+        raise InputError(f"{where}: JSON nested more than {MAX_JSON_DEPTH} levels deep")\
             from None
     except _LongInteger as error:
-        raise InputError(f"{path}: {error}") from None
+        raise InputError(f"{where}: {error}") from None
     if _depth(value) > MAX_JSON_DEPTH:
-        raise InputError(f"{path}: JSON nested more than {MAX_JSON_DEPTH} levels deep")
+        raise InputError(f"{where}: JSON nested more than {MAX_JSON_DEPTH} levels deep")
     return value
+
+
+def read_lines(path: str | os.PathLike[str], *, limit: int) -> Iterator[tuple[int, bytes]]:
+    """(line number from 1, line without its end) of each line of ``path``, read as they
+    are needed; a line of more than ``limit`` bytes is an :class:`InputError` (so is a
+    file that cannot be read), found before more than ``limit`` bytes are held."""
+    name = os.fspath(path)
+    try:
+        with (contextlib.nullcontext(sys.stdin.buffer) if name == STDIN
+              else open(name, "rb")) as stream:
+            number = 0
+            while line := stream.readline(limit + 2):  # room for "\r\n"
+                number += 1
+                line = line.rstrip(b"\r\n")
+                if len(line) > limit:
+                    raise InputError(f"{name}:{number}: a line longer than {_size(limit)}; "
+                                     f"refusing to read it")
+                yield number, line
+    except OSError as error:
+        raise InputError(f"{name}: cannot read: {error.strerror or error}") from None
 
 
 def load_npy(path: str) -> np.ndarray:

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Iterator, Sequence
 
 from .. import __version__
-from ..cli_support import dispatch
+from ..cli_support import dispatch, integer
 from ..datafiles import MAX_SHADER_BYTES, read_input
 from ..errors import Diagnostic, GpuIsaError, InputError, SourceError
 from ..fileio import write_output, write_text
@@ -328,7 +328,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--constants", metavar="FILE", help="float/bool/loop/fetch constants: .json or .npz"
     )
-    run.add_argument("--count", type=int, metavar="N", help="number of vertices")
+    run.add_argument("--count", type=integer("--count", 0), metavar="N",
+                     help="number of vertices")
     run.add_argument(
         "--target",
         choices=("adreno", "xenos"),
@@ -352,7 +353,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
     run.add_argument(
         "--max-steps",
-        type=int,
+        type=integer("--max-steps", 1),
         default=DEFAULT_MAX_STEPS,
         metavar="N",
         help="CF clauses per invocation group before reporting a hang",

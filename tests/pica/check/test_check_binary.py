@@ -70,7 +70,7 @@ def test_exploration_stops_early_and_says_so():
     text = ".constf k(1,1,1,1)\n.out p position\n.proc main\n    mov p, r5\n.end\n"
     full = ids(check(text))
     assert "PICA305" in full and "PICA201" in full
-    bounded = check(text, max_states=0)
+    bounded = check(text, max_states=1)
     assert ids(bounded) == ["PICA009"]
     assert bounded[0].severity is Severity.NOTE
 

@@ -141,7 +141,7 @@ def test_check_in_f32_mode_and_missing_cases(suite, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("text,message", [
-    ("not json\n", "r.jsonl:1: not JSON"),
+    ("not json\n", "r.jsonl:1: invalid JSON"),
     ('{"x": 1}\n', "r.jsonl:1: each line must be an object with an 'id'"),
     ('{"id": "seed/inf-times-0", "outputs": {"o0": [1, 2]}}\n', "four bit patterns"),
     ('{"id": "seed/inf-times-0", "status": "crashed"}\n', "status must be one of"),

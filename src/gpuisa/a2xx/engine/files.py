@@ -26,12 +26,18 @@ Non-finite numbers may be written "inf", "-inf" and "nan" in JSON.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ...datafiles import SPECIAL_NUMBERS, load_json, load_npy, load_npz, read_input
+from ...datafiles import (
+    SPECIAL_NUMBERS,
+    file_type,
+    load_json,
+    load_npy,
+    load_npz,
+    read_input,
+)
 from ...errors import InputError
 from .inputs import VertexFetchConstant
 
@@ -48,7 +54,7 @@ def _npz(path: str) -> dict[str, np.ndarray]:
 
 
 def _suffix(path: str, allowed: tuple[str, ...], what: str) -> str:
-    suffix = Path(path).suffix.lower()
+    suffix = file_type(path)
     if suffix not in allowed:
         raise InputError(
             f"{path}: {what} must be {', '.join(allowed)} (got {suffix or 'no'} extension)"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
+from numbers import Integral, Real
 
 from ...errors import InputError
 from ..analysis import flow
@@ -39,6 +41,7 @@ def check(target: CheckInput, *, name: str = "<shbin>", enable: Iterable[str] = 
     (PICA009 says when it stopped early).
     """
     chosen = enabled_checks(enable, disable)
+    _check_limits(max_states, max_seconds)
     if isinstance(target, bytes | bytearray):
         if not bytes(target[:4]) == _SHBIN_MAGIC:
             raise InputError(f"{name}: not a SHBIN (no DVLB magic)")
@@ -61,6 +64,18 @@ def check(target: CheckInput, *, name: str = "<shbin>", enable: Iterable[str] = 
             findings.append(Finding(info.id, info.severity, raw.message,
                                     built.locate(raw.anchor), raw.note))
     return sorted(findings, key=Finding.sort_key)
+
+
+def _check_limits(max_states: object, max_seconds: object) -> None:
+    """A limit that would end the path exploration at once (0, negative) or never (NaN,
+    infinity) is an error: the path checks would be skipped or the run would not end."""
+    if max_states is not None and (isinstance(max_states, bool) or not isinstance(
+            max_states, Integral) or max_states < 1):
+        raise InputError(f"max_states must be a positive integer, got {max_states!r}")
+    if max_seconds is not None and (isinstance(max_seconds, bool) or not isinstance(
+            max_seconds, Real) or not 0 < max_seconds < math.inf):
+        raise InputError(f"max_seconds must be a positive finite number of seconds, got "
+                         f"{max_seconds!r}")
 
 
 def _raws(t: Target, max_states: int | None, max_seconds: float | None) -> list[Raw]:

@@ -12,7 +12,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ...cli_support import integer, number
 from ...datafiles import MAX_SHADER_BYTES, read_input
+from ...errors import InputError
 from ...fileio import write_output
 from ..check import CHECKS, Finding, Severity, explain
 from ..check.api import check, enabled_checks
@@ -38,9 +40,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="do not run this check (repeatable)")
     parser.add_argument("--explain", metavar="ID", help="explain a check and exit")
     parser.add_argument("--list", action="store_true", help="list every check and exit")
-    parser.add_argument("--max-states", type=int, default=None, metavar="N",
+    parser.add_argument("--max-states", type=integer("--max-states", 1), default=None,
+                        metavar="N",
                         help="path-exploration steps per entry point (default 200000)")
-    parser.add_argument("--max-seconds", type=float, default=None, metavar="S",
+    parser.add_argument("--max-seconds", type=number("--max-seconds", above=0), default=None,
+                        metavar="S",
                         help="path-exploration time per entry point (default 10)")
     parser.set_defaults(handler=run)
 
@@ -61,9 +65,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(_list())
         return 0
     if not args.files:
-        print("pica check: no input files are specified (see pica check --help)",
-              file=sys.stderr)
-        return 1
+        raise InputError("check: no input files are specified (see pica check --help)")
     enabled_checks(args.enable, args.disable)  # unknown identifiers fail before any work
     options = dict(enable=args.enable, disable=args.disable, max_states=args.max_states,
                    max_seconds=args.max_seconds)

@@ -33,5 +33,4 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as error:
         raise InputError(f"pica lsp needs the optional dependencies pygls and lsprotocol "
                          f"({error}); install them with: pip install \"gpuisa[lsp]\"") from None
-    serve()
-    return 0
+    return serve()

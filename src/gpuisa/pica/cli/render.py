@@ -9,12 +9,16 @@ NAME=dx,dy,dz,dw`` an animation.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 
+from ...cli_support import integer, number
 from ...errors import InputError
 from ...fileio import write_output
-from ..render import SCREENS, Camera, Mesh, as_mesh, compare, render_frame
+from ..render import MAX_SIDE, SCREENS, Camera, Mesh, as_mesh, compare, render_frame
 from ..render.animate import (
+    MAX_FRAME_MS,
+    MAX_FRAMES,
     animation_bytes,
     frame_paths,
     iterate_frames,
@@ -22,7 +26,7 @@ from ..render.animate import (
     stepped_uniforms,
 )
 from ..render.shade import BACKGROUND, MODES, png_bytes
-from .run import add_pipeline_options, load_shader, load_uniforms
+from .run import add_pipeline_options, check_pipeline_options, load_shader, load_uniforms
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -37,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="the picture (.png); with --frames .gif, .png (APNG) or a "
                         "numbered pattern such as frame_%%03d.png")
     parser.add_argument("--uniforms", metavar="FILE", help="uniform values (.json)")
-    parser.add_argument("--dvle", type=int, metavar="N",
+    parser.add_argument("--dvle", type=integer("--dvle", 0), metavar="N",
                         help="the vertex shader DVLE (default: the first)")
     add_pipeline_options(parser)
     parser.add_argument("--attr", action="append", default=[], metavar="INPUT=ATTRIBUTE",
@@ -51,7 +55,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="fill the projection/model-view uniforms: 'auto' frames the "
                         "mesh; or nine numbers ex,ey,ez,tx,ty,tz,ux,uy,uz (up default "
                         "0,1,0)")
-    parser.add_argument("--fov", type=float, default=45.0, metavar="DEG",
+    parser.add_argument("--fov", type=number("--fov", above=0, below=180), default=45.0,
+                        metavar="DEG",
                         help="vertical field of view of --camera (default: 45)")
     parser.add_argument("--projection", metavar="NAME",
                         help="the uniform --camera puts the projection in (default: a "
@@ -71,27 +76,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--engine", default="auto", help="execution engine (default: auto)")
     parser.add_argument("--background", type=_colour, default=BACKGROUND,
                         metavar="RRGGBB[AA]", help="background colour (default: 202020)")
-    parser.add_argument("--max-steps", type=int, default=100_000, metavar="N",
+    parser.add_argument("--max-steps", type=integer("--max-steps", 1), default=100_000,
+                        metavar="N",
                         help="instructions per vertex before reporting a hang")
     parser.add_argument("--compare", action="store_true",
                         help="render in f24 and f32: write OUT's .f24, .f32 and .diff "
                         "pictures and print how many vertices differ")
-    parser.add_argument("--frames", type=int, metavar="N", help="write an animation of N "
-                        "frames")
+    parser.add_argument("--frames", type=integer("--frames", 1, MAX_FRAMES), metavar="N",
+                        help="write an animation of N frames")
     parser.add_argument("--uniform-step", action="append", default=[],
                         metavar="NAME=DX[,DY,DZ,DW]",
                         help="with --frames: add this to uniform NAME every frame")
-    parser.add_argument("--frame-ms", type=int, default=50, metavar="MS",
+    parser.add_argument("--frame-ms", type=integer("--frame-ms", 1, MAX_FRAME_MS), default=50,
+                        metavar="MS",
                         help="with --frames: milliseconds per frame (default: 50)")
     parser.set_defaults(handler=_render)
 
 
 def _size(text: str) -> tuple[int, int]:
-    try:
-        width, height = (int(v) for v in text.lower().split("x"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT, got {text!r}") from None
-    return width, height
+    parts = text.lower().split("x")
+    if len(parts) != 2 or not all(parts):
+        raise InputError(f"--size: expected WIDTHxHEIGHT, got {text!r}")
+    side = integer("--size", 1, MAX_SIDE)
+    return side(parts[0]), side(parts[1])
 
 
 def _colour(text: str) -> tuple[int, int, int, int]:
@@ -104,9 +111,12 @@ def _colour(text: str) -> tuple[int, int, int, int]:
 
 def _numbers(text: str, what: str) -> list[float]:
     try:
-        return [float(v) for v in text.split(",")]
+        values = [float(v) for v in text.split(",")]
     except ValueError:
-        raise InputError(f"{what}: expected comma-separated numbers, got {text!r}") from None
+        values = [math.nan]
+    if not all(math.isfinite(v) for v in values):
+        raise InputError(f"{what}: expected comma-separated finite numbers, got {text!r}")
+    return values
 
 
 def _camera(args: argparse.Namespace, mesh: Mesh) -> Camera | None:
@@ -162,6 +172,10 @@ def _render(args: argparse.Namespace) -> int:
         raise InputError("--uniform-step needs --frames N")
     if args.compare and args.frames is not None:
         raise InputError("--compare and --frames cannot be combined")
+    check_pipeline_options(args)
+    if args.primitive_sizes is not None:
+        raise InputError("--primitive-sizes: pica render feeds a variable-mode geometry "
+                         "shader the mesh's triangles, three vertices each")
     shader = _shader(args.shader)
     mesh = as_mesh(args.mesh)
     uniforms = load_uniforms(args.uniforms) if args.uniforms else None

@@ -29,9 +29,12 @@ from pathlib import Path
 
 import numpy as np
 
+from ...cli_support import integer
 from ...datafiles import (
     MAX_SHADER_BYTES,
     SPECIAL_NUMBERS,
+    STDIN,
+    file_type,
     load_json,
     load_npy,
     load_npz,
@@ -42,7 +45,8 @@ from ...fileio import STDOUT, write_output
 from ..engine import F24Bits, RunResult, run, run_pipeline
 from ..engine.api import engine_names, executable
 from ..engine.compiled import runner as _jit  # noqa: F401  (registers engine='jit' when numba is installed)
-from ..engine.trace import Trace, number, trace, trace_primitive
+from ..engine.trace import Trace, TraceStep, number, trace, trace_primitive
+from ..isa import NUM_INPUTS
 from ..shbin import Shbin
 
 _COMPONENTS = "xyzw"
@@ -72,9 +76,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "instruction with the registers it changed and the control-flow "
                     "stacks after it.")
     _common(trace_parser)
-    trace_parser.add_argument("--vertex", type=int, default=0, metavar="K",
+    trace_parser.add_argument("--vertex", type=integer("--vertex", 0), default=0, metavar="K",
                               help="which input vertex (row) to trace (default: 0)")
-    trace_parser.add_argument("--primitive", type=int, metavar="K",
+    trace_parser.add_argument("--primitive", type=integer("--primitive", 0), metavar="K",
                               help="with --gsh: which geometry shader invocation (input "
                               "primitive) to trace; the ones before it run untraced")
     trace_parser.set_defaults(handler=_trace)
@@ -85,25 +89,26 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--inputs", required=True, metavar="FILE",
                         help="vertex inputs: .npy, .npz, .json or .csv")
     parser.add_argument("--uniforms", metavar="FILE", help="uniform values: .json")
-    parser.add_argument("--dvle", type=int, metavar="N",
+    parser.add_argument("--dvle", type=integer("--dvle", 0), metavar="N",
                         help="which DVLE (executable) of the SHBIN to run (default: 0; "
                         "with --gsh: the first vertex shader DVLE)")
     add_pipeline_options(parser)
     parser.add_argument("--precision", choices=("f24", "f32"), default="f24",
                         help="float24 (default) or float32 arithmetic")
-    parser.add_argument("--max-steps", type=int, default=100_000, metavar="N",
+    parser.add_argument("--max-steps", type=integer("--max-steps", 1), default=100_000,
+                        metavar="N",
                         help="instructions per vertex before reporting a hang")
 
 
 def add_pipeline_options(parser: argparse.ArgumentParser) -> None:
     """--gsh and the options of the geometry stage (shared with ``pica render``)."""
-    parser.add_argument("--gsh", type=int, metavar="N",
+    parser.add_argument("--gsh", type=integer("--gsh", 0), metavar="N",
                         help="run the vertex DVLE, then geometry shader DVLE N on the "
                         "primitive stream it produces (as run_pipeline)")
     parser.add_argument("--gs-uniforms", metavar="FILE",
                         help="with --gsh: the geometry shader's uniforms (.json; its unit "
                         "has its own registers)")
-    parser.add_argument("--stride", type=int, metavar="N",
+    parser.add_argument("--stride", type=integer("--stride", 1, NUM_INPUTS), metavar="N",
                         help="with --gsh, point mode: geometry input registers per "
                         "invocation (default: the vertex shader's output count)")
     parser.add_argument("--primitive-sizes", metavar="N,N,...", type=_sizes,
@@ -112,14 +117,11 @@ def add_pipeline_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _sizes(text: str) -> list[int]:
-    try:
-        return [int(part) for part in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected comma-separated integers, got {text!r}") from None
+    size = integer("--primitive-sizes", 1)
+    return [size(part) for part in text.split(",")]
 
 
-def _check_pipeline_options(args: argparse.Namespace) -> None:
+def check_pipeline_options(args: argparse.Namespace) -> None:
     if args.gsh is not None:
         return
     for flag, value in (("--gs-uniforms", args.gs_uniforms), ("--stride", args.stride),
@@ -127,6 +129,15 @@ def _check_pipeline_options(args: argparse.Namespace) -> None:
                         ("--primitive", getattr(args, "primitive", None))):
         if value is not None:
             raise InputError(f"{flag} needs --gsh N")
+
+
+def check_entries(args: argparse.Namespace, shader: object) -> None:
+    """--dvle and --gsh name DVLEs the SHBIN has (the engine says so too, but by its
+    parameters' names)."""
+    count = len(shader.entries) if isinstance(shader, Shbin) else 1
+    for option, index in (("--dvle", args.dvle), ("--gsh", args.gsh)):
+        if index is not None and index >= count:
+            raise InputError(f"{option} {index}: the SHBIN has DVLEs 0..{count - 1}")
 
 
 def pipeline_arguments(args: argparse.Namespace) -> dict[str, object]:
@@ -152,7 +163,7 @@ def load_shader(path: str) -> Shbin:
 
 
 def load_inputs(path: str) -> dict[str, object]:
-    suffix = Path(path).suffix.lower()
+    suffix = file_type(path)
     if suffix == ".npy":
         array = load_npy(path)
         if array.ndim == 3:
@@ -172,7 +183,7 @@ def load_inputs(path: str) -> dict[str, object]:
 
 
 def load_uniforms(path: str) -> dict[str, object]:
-    if Path(path).suffix.lower() != ".json":
+    if path != STDIN and Path(path).suffix.lower() != ".json":
         raise InputError(f"{path}: uniforms are read from a .json file")
     data = load_json(path)
     if not isinstance(data, dict):
@@ -258,9 +269,10 @@ def _run(args: argparse.Namespace) -> int:
     if args.format == "npz" and not args.output:
         raise InputError("--format npz writes a binary file: give -o OUT")
     shader = load_shader(args.shader)
+    check_entries(args, shader)
     inputs = load_inputs(args.inputs)
     uniforms = load_uniforms(args.uniforms) if args.uniforms else None
-    _check_pipeline_options(args)
+    check_pipeline_options(args)
     if args.gsh is None:
         dvle = args.dvle or 0
         result = run(shader, inputs, uniforms=uniforms, dvle=dvle, precision=args.precision,
@@ -406,10 +418,12 @@ def _semantics(shader: object, dvle: int) -> dict[int, str]:
 
 class _Columns:
     """Column widths of a table written in pieces: set by the first piece (so a small
-    table is aligned exactly as a whole), widened by later ones, never narrowed."""
+    table is aligned exactly as a whole), widened by later ones, never narrowed.  The
+    last ``right`` columns (numbers) are aligned right."""
 
-    def __init__(self) -> None:
+    def __init__(self, right: int = 4) -> None:
         self.widths: list[int] = []
+        self.right = right
 
     def text(self, rows: list[list[str]]) -> str:
         if not rows:
@@ -421,7 +435,7 @@ class _Columns:
                 self.widths[i] = max(self.widths[i], len(cell))
         lines = []
         for row in rows:
-            cells = [c.rjust(w) if i >= len(row) - 4 else c.ljust(w)
+            cells = [c.rjust(w) if i >= len(row) - self.right else c.ljust(w)
                      for i, (c, w) in enumerate(zip(row, self.widths, strict=False))]
             lines.append("  ".join(cells).rstrip())
         return "\n".join(lines) + "\n"
@@ -469,33 +483,59 @@ def table_chunks(result: RunResult, shader: object, dvle: int) -> Iterator[str]:
 
 def _trace(args: argparse.Namespace) -> int:
     shader = load_shader(args.shader)
+    check_entries(args, shader)
     inputs = load_inputs(args.inputs)
     uniforms = load_uniforms(args.uniforms) if args.uniforms else None
-    _check_pipeline_options(args)
+    check_pipeline_options(args)
+    table = _TraceTable()
     if args.gsh is None:
         record = trace(shader, inputs, vertex=args.vertex, uniforms=uniforms,
                        dvle=args.dvle or 0, precision=args.precision,
-                       max_steps=args.max_steps)
+                       max_steps=args.max_steps, observer=table.add)
     else:
         if not isinstance(shader, Shbin):
             raise InputError("--gsh needs a SHBIN or source with a geometry shader DVLE")
         record = trace_primitive(shader, inputs, primitive=args.primitive or 0,
                                  uniforms=uniforms, precision=args.precision,
-                                 max_steps=args.max_steps, **pipeline_arguments(args))
-    sys.stdout.write(trace_table(record))
+                                 max_steps=args.max_steps, observer=table.add,
+                                 **pipeline_arguments(args))
+    table.flush()
     if record.error is not None:
         raise record.error
     return 0
 
 
+_TRACE_HEADER = ["step", "pc", "word", "instruction", "changes", "stacks"]
+#: Steps printed at a time by ``pica trace`` (a trace this long is aligned as a whole).
+_TRACE_ROWS = 256
+
+
+def _trace_row(step: TraceStep) -> list[str]:
+    changes = " ".join(f"{name}={value}" for name, value in step.changes) or "-"
+    return [str(step.number), f"{step.pc:03X}", f"{step.word:08X}", step.text, changes,
+            step.stacks]
+
+
+class _TraceTable:
+    """``pica trace``'s table, printed as the steps execute, :data:`_TRACE_ROWS` at a
+    time (a closed standard output stops the trace: BrokenPipeError)."""
+
+    def __init__(self) -> None:
+        self.columns = _Columns(right=0)
+        self.rows = [_TRACE_HEADER]
+
+    def add(self, step: TraceStep) -> None:
+        self.rows.append(_trace_row(step))
+        if len(self.rows) >= _TRACE_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        sys.stdout.write(self.columns.text(self.rows))
+        sys.stdout.flush()
+        self.rows = []
+
+
 def trace_table(record: Trace) -> str:
-    rows = [["step", "pc", "word", "instruction", "changes", "stacks"]]
-    for step in record.steps:
-        changes = " ".join(f"{name}={value}" for name, value in step.changes) or "-"
-        rows.append([str(step.number), f"{step.pc:03X}", f"{step.word:08X}", step.text,
-                     changes, step.stacks])
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
-             for row in rows]
-    return "\n".join(lines) + "\n"
+    """A whole trace as one aligned table (what ``pica trace`` prints for it)."""
+    return _Columns(right=0).text([_TRACE_HEADER, *map(_trace_row, record.steps)])
 

@@ -2,12 +2,14 @@
 
 :func:`trace` runs one invocation on the reference engine and records, after every
 instruction, which registers it changed and what the control-flow stacks hold.  When
-the shader hangs or faults, the records up to that point are kept with the error.
+the shader hangs or faults, the records up to that point are kept with the error.  With
+an ``observer``, each record goes to it as soon as its instruction has executed and is
+not kept (``pica trace`` prints a million steps as they come, in bounded memory).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,8 +60,10 @@ class Trace:
 def trace(shader: Shbin | Program, inputs: Mapping[str, object], *, vertex: int = 0,
           uniforms: Mapping[str, object] | None = None, dvle: int = 0,
           entry: int | str | None = None, precision: Precision = "f24",
-          cmp: Sequence[bool] = (False, False), max_steps: int = 100_000) -> Trace:
-    """Trace vertex number ``vertex`` of ``inputs`` (arguments as for :func:`run`)."""
+          cmp: Sequence[bool] = (False, False), max_steps: int = 100_000,
+          observer: Callable[[TraceStep], None] | None = None) -> Trace:
+    """Trace vertex number ``vertex`` of ``inputs`` (arguments as for :func:`run`); with
+    an ``observer``, each step goes to it instead of into the returned :class:`Trace`."""
     precision = check_precision(precision)
     max_steps = check_max_steps(max_steps)
     exe = executable(shader, dvle, entry)
@@ -69,7 +73,7 @@ def trace(shader: Shbin | Program, inputs: Mapping[str, object], *, vertex: int 
         raise InputError(f"vertex must be 0..{state.lanes - 1}, got {vertex!r}")
     one = state.lane(vertex)
     emitter = Emitter(exe.output_registers) if exe.geometry else None
-    return _record(exe, one, emitter, precision, max_steps)
+    return _record(exe, one, emitter, precision, max_steps, observer)
 
 
 def trace_primitive(shbin: Shbin, inputs: Mapping[str, object], *, primitive: int = 0,
@@ -78,9 +82,11 @@ def trace_primitive(shbin: Shbin, inputs: Mapping[str, object], *, primitive: in
                     vs_dvle: int | None = None, gs_dvle: int | None = None,
                     precision: Precision = "f24", max_steps: int = 100_000,
                     stride: int | None = None,
-                    primitive_sizes: Sequence[int] | None = None) -> Trace:
+                    primitive_sizes: Sequence[int] | None = None,
+                    observer: Callable[[TraceStep], None] | None = None) -> Trace:
     """Trace geometry shader invocation ``primitive`` of a vertex + geometry pipeline
-    (arguments as for :func:`~.pipeline.run_pipeline`).  The invocations before it run
+    (arguments as for :func:`~.pipeline.run_pipeline`; ``observer`` as for
+    :func:`trace`).  The invocations before it run
     first, untraced, on the same unit: its registers and emission state persist between
     invocations, so they are part of what the traced one starts from."""
     precision = check_precision(precision)
@@ -101,27 +107,35 @@ def trace_primitive(shbin: Shbin, inputs: Mapping[str, object], *, primitive: in
                        max_steps=max_steps, emitter=emitter)
         unit.uniforms.set_bool(GS_DONE_BOOL, True)
     feed.apply(unit, primitive)
-    return _record(exe, unit, emitter, precision, max_steps)
+    return _record(exe, unit, emitter, precision, max_steps, observer)
 
 
 def _record(exe: Executable, one: ShaderState, emitter: Emitter | None,
-            precision: Precision, max_steps: int) -> Trace:
-    """Run the one-lane state ``one`` from the entry point, recording every step."""
+            precision: Precision, max_steps: int,
+            observer: Callable[[TraceStep], None] | None = None) -> Trace:
+    """Run the one-lane state ``one`` from the entry point, recording every step (into
+    the Trace, or to ``observer``)."""
     records: list[TraceStep] = []
+    count = 0
     address, cmp = one.results()
-    previous = _snapshot(one.temporaries.stacked()[..., 0],
-                         [bank.stacked()[..., 0] for bank in one.outputs],
-                         address[:, 0].tolist(), cmp[:, 0].tolist(), one.bank, emitter)
+    banks = [bank.stacked()[..., 0] for bank in one.outputs]
+    previous = _snapshot(one.temporaries.stacked()[..., 0], banks, address[:, 0].tolist(),
+                         cmp[:, 0].tolist(), one.bank, emitter)
+    names = _register_names(len(previous[0]) - sum(map(len, banks)), list(map(len, banks)))
     opdescs = exe.program.program.opdescs
 
     def observe(step: Step, lane: Lane, stacks: Stacks, next_pc: int | None):
-        nonlocal previous
+        nonlocal previous, count
         current = _snapshot(_registers(lane.r), [_registers(bank) for bank in lane.o],
                             lane.a, lane.cmp, lane.bank, emitter)
-        records.append(TraceStep(len(records) + 1, step.pc, step.word,
-                                 describe(step, opdescs, exe.geometry),
-                                 _changes(previous, current), describe_stacks(stacks),
-                                 next_pc))
+        count += 1
+        record = TraceStep(count, step.pc, step.word, describe(step, opdescs, exe.geometry),
+                           _changes(previous, current, names), describe_stacks(stacks),
+                           next_pc)
+        if observer is None:
+            records.append(record)
+        else:
+            observer(record)
         previous = current
 
     try:
@@ -205,42 +219,49 @@ def _registers(registers: list) -> np.ndarray:
     return narrow(np.array(registers, dtype=np.float64).reshape(len(registers), 4))
 
 
-def _snapshot(temporaries: np.ndarray, outputs: list[np.ndarray], address: list[int],
-              cmp: list[bool], bank: int, emitter: Emitter | None) -> dict[str, object]:
-    """Everything a step can change: registers as float32 ``(count, 4)`` arrays."""
-    snap: dict[str, object] = {}
-    for n, value in enumerate(temporaries):
-        snap[f"r{n}"] = value
-    for b, registers in enumerate(outputs):
+Snapshot = tuple[np.ndarray, dict[str, object]]
+
+
+def _register_names(temporaries: int, banks: list[int]) -> list[str]:
+    """Names of the rows of a snapshot's registers: r0.., o0.., then o0'.. (bank 1)."""
+    names = [f"r{n}" for n in range(temporaries)]
+    for b, count in enumerate(banks):
         suffix = "" if b == 0 else "'"
-        for n, value in enumerate(registers):
-            snap[f"o{n}{suffix}"] = value
+        names += [f"o{n}{suffix}" for n in range(count)]
+    return names
+
+
+def _snapshot(temporaries: np.ndarray, outputs: list[np.ndarray], address: list[int],
+              cmp: list[bool], bank: int, emitter: Emitter | None) -> Snapshot:
+    """Everything a step can change: the registers as one float32 ``(count, 4)`` array
+    (rows named by :func:`_register_names`; compared at once, which most of a step's
+    cost was) and the rest by name."""
+    registers = np.concatenate([temporaries, *outputs]).astype(np.float32, copy=False)
+    rest: dict[str, object] = {}
     for k, name in enumerate(ADDRESS_NAMES):
-        snap[name] = int(address[k])
-    snap["cmp"] = (bool(cmp[0]), bool(cmp[1]))
+        rest[name] = int(address[k])
+    rest["cmp"] = (bool(cmp[0]), bool(cmp[1]))
     if emitter is not None:
-        snap["bank"] = bank
-        snap["emitted"] = len(emitter.vertices)
-        snap["primitives"] = len(emitter.primitives)
-    return snap
+        rest["bank"] = bank
+        rest["emitted"] = len(emitter.vertices)
+        rest["primitives"] = len(emitter.primitives)
+    return registers, rest
 
 
-def _changes(before: dict[str, object], after: dict[str, object]) -> tuple[tuple[str, str], ...]:
+def _changes(before: Snapshot, after: Snapshot, names: list[str]
+             ) -> tuple[tuple[str, str], ...]:
+    (old, old_rest), (new, new_rest) = before, after
+    changed = old.view(np.uint32) != new.view(np.uint32)
     out = []
-    for name, new in after.items():
-        old = before[name]
-        if isinstance(new, np.ndarray):
-            assert isinstance(old, np.ndarray)
-            changed = old.view(np.uint32) != new.view(np.uint32)
-            if changed.any():
-                comps = [c for c in range(4) if changed[c]]
-                mask = "" if len(comps) == 4 else "." + "".join(_COMPONENTS[c] for c in comps)
-                values = ", ".join(number(new[c]) for c in comps)
-                out.append((f"{name}{mask}", f"({values})" if len(comps) > 1 else values))
-        elif new != old:
+    for row in np.flatnonzero(changed.any(axis=1)).tolist():
+        comps = np.flatnonzero(changed[row]).tolist()
+        mask = "" if len(comps) == 4 else "." + "".join(_COMPONENTS[c] for c in comps)
+        values = ", ".join(number(new[row, c]) for c in comps)
+        out.append((f"{names[row]}{mask}", f"({values})" if len(comps) > 1 else values))
+    for name, value in new_rest.items():
+        if value != old_rest[name]:
             if name == "cmp":
-                out.append(("cmp", f"x={int(new[0])} y={int(new[1])}"))  # type: ignore[index]
+                out.append(("cmp", f"x={int(value[0])} y={int(value[1])}"))  # type: ignore[index]
             else:
-                out.append((name, str(new)))
+                out.append((name, str(value)))
     return tuple(out)
-

@@ -17,9 +17,11 @@ reuse the first one's registers), so they are one symbol, except in a unit with 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from enum import Enum
+from itertools import repeat
+from typing import NamedTuple
 
 from ..asm.instructions import MNEMONICS
 from ..asm.operands import is_identifier
@@ -54,12 +56,12 @@ SYMBOL_ROLES = frozenset({Role.PROCEDURE, Role.LABEL, Role.ALIAS, Role.UNIFORM,
 Key = tuple
 
 
-@dataclass(frozen=True, slots=True)
-class Occurrence:
+class Occurrence(NamedTuple):
     """One token: ``line`` and ``col`` count from 0 in the document (``col`` in Python
     characters), ``unit`` is the program-wide index of its input unit, ``key`` names the
     symbol it declares or uses (None for other tokens and unresolved names), ``detail``
-    keeps what a declaration says about the name (the text of its register, or size)."""
+    keeps what a declaration says about the name (the text of its register, or size).
+    (A named tuple: a 200,000-line document has a million of them, made on every edit.)"""
 
     path: str
     line: int
@@ -328,6 +330,9 @@ class ProgramIndex:
     comments: tuple[Comment, ...]
     #: Program-wide unit index -> the path of the file it is in.
     unit_paths: tuple[str, ...]
+    #: The tokens of each line that means the same wherever it is (:func:`_line_tokens`),
+    #: by its text: what indexing the next version of the program reuses.
+    lines: Mapping[str, tuple | None] = field(default_factory=dict, repr=False, compare=False)
 
     def in_file(self, path: str) -> list[Occurrence]:
         return [o for o in self.occurrences if o.path == path]
@@ -363,15 +368,56 @@ def _physical_lines(text: str) -> Iterator[tuple[int, int, str]]:
         yield number, offset, raw
 
 
-def _index_file(path: str, text: str, first_unit: int) -> tuple[list[_UnitIndexer], list[Comment]]:
+#: Directives whose lines mean something that depends on the lines before them, or that
+#: changes what follows: ``.unit`` starts a unit, a ``.constfa`` element counts into the
+#: array its ``.constf``/``.constfa`` line opened, ``.gsh`` makes the unit's uniforms
+#: private.  Their lines are indexed in place, every time.
+_IN_CONTEXT = frozenset({".unit", ".constf", ".consti", ".constfa", ".gsh"})
+
+
+def _line_tokens(line: str) -> tuple[_Pending, ...] | None:
+    """The tokens of one line (without a byte order mark) that means the same wherever it
+    is, or None for a line with a directive of :data:`_IN_CONTEXT`.  Shared between the
+    analyses of successive versions of a document, never changed (only the pending
+    token of an open ``.constfa`` is, and such a line is not one of these)."""
+    scratch = _UnitIndexer("", 0)
+    # the leading newline keeps the lexer from taking a BOM inside the file for one
+    for item in Lexer("\n" + line, ""):
+        if isinstance(item, Marker):
+            for label in item.labels:
+                scratch.add(label.strip(), Role.LABEL, True)
+        elif item.name is not None and item.name.text.lower() in _IN_CONTEXT:
+            return None
+        else:
+            scratch.statement(item)
+    return tuple(p for _, _, p in scratch.items)
+
+
+_UNSEEN = object()
+
+
+def _index_file(path: str, text: str, first_unit: int, known: Mapping[str, tuple | None],
+                lines: dict[str, tuple | None]) -> tuple[list[_UnitIndexer], list[Comment]]:
+    """Index one file; the tokens of a line found in ``known`` (the previous analysis's
+    ``lines``) are reused, so that an edit costs the lexing of the lines it changed;
+    every line's :func:`_line_tokens` go into ``lines``."""
     units = [_UnitIndexer(path, first_unit)]
     comments = []
     for number, offset, raw in _physical_lines(text):
         semicolon = raw.find(";")
         if semicolon >= 0:
             comments.append(Comment(path, number, semicolon, len(raw.rstrip("\r")) - semicolon))
-        # the leading newline keeps the lexer from taking a BOM inside the file for one
-        for item in Lexer("\n" + raw[offset:], path):
+        line = raw[offset:]
+        tokens = lines.get(line, _UNSEEN)
+        if tokens is _UNSEEN:
+            tokens = known.get(line, _UNSEEN)
+            if tokens is _UNSEEN:
+                tokens = _line_tokens(line)
+            lines[line] = tokens
+        if tokens is not None:
+            units[-1].items.extend(zip(repeat(number), repeat(offset), tokens))
+            continue
+        for item in Lexer("\n" + line, path):
             ix = units[-1]
             ix.at(number, offset)
             if isinstance(item, Marker):
@@ -424,12 +470,16 @@ def _resolve(ix: _UnitIndexer, keys: dict[str, Key], roles: dict[Key, Role],
                          p.definition, key, p.detail)
 
 
-def build_index(sources: Sequence[tuple[str, str]]) -> ProgramIndex:
-    """Index a program: ``sources`` are its ``(path, text)`` pairs in assembly order."""
+def build_index(sources: Sequence[tuple[str, str]],
+                previous: ProgramIndex | None = None) -> ProgramIndex:
+    """Index a program: ``sources`` are its ``(path, text)`` pairs in assembly order;
+    the lines it shares with the index ``previous`` are not lexed again."""
     units: list[_UnitIndexer] = []
     comments: list[Comment] = []
+    known = previous.lines if previous is not None else {}
+    lines: dict[str, tuple | None] = {}
     for path, text in sources:
-        file_units, file_comments = _index_file(path, text, len(units))
+        file_units, file_comments = _index_file(path, text, len(units), known, lines)
         units.extend(file_units)
         comments.extend(file_comments)
     procedures = {p.tok.text for u in units for _, _, p in u.items
@@ -442,5 +492,6 @@ def build_index(sources: Sequence[tuple[str, str]]) -> ProgramIndex:
             if p.definition and p.role not in (Role.LABEL, Role.PROCEDURE):
                 roles.setdefault(keys[p.tok.text], p.role)
         occurrences.extend(_resolve(ix, keys, roles, procedures))
-    return ProgramIndex(tuple(occurrences), tuple(comments), tuple(u.path for u in units))
+    return ProgramIndex(tuple(occurrences), tuple(comments), tuple(u.path for u in units),
+                        lines)
 

@@ -110,7 +110,7 @@ class Workspace:
         cached = self._cache.get(key)
         if cached is not None and cached.sources == tuple(sources):
             return cached
-        result = analyse(sources)
+        result = analyse(sources, cached)
         self._cache[key] = result
         return result
 

@@ -5,21 +5,42 @@ Every request is answered from the last analysis of the program the document bel
 to (:mod:`.project`); positions are converted between the editor's units (UTF-16 unless
 the client negotiates otherwise) and Python characters here.  A handler that fails for
 any reason logs the failure and answers "nothing": a broken file never stops the server.
+
+The messages are read by :func:`serve`, not by pygls's reader, which waited for ever or
+ran out of memory on a bad ``Content-Length`` and answered no request it could not
+decode: every request gets a response (an error where it is invalid), every header and
+message is bounded, and input that no longer follows the protocol ends the server with
+an error (nothing after it can be framed).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
+import json
+import logging
 import os
+import sys
+import threading
 import traceback
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import BinaryIO
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+    JsonRpcParseError,
+)
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
 from ... import __version__
+from ...errors import InputError
 from ..asm.operands import is_identifier
 from .analysis import Analysis, Problem
 from .completion import complete, signature_help
@@ -301,6 +322,175 @@ def _tokens(ls: PicaServer, params: types.SemanticTokensParams) -> types.Semanti
     return types.SemanticTokens(data=data)
 
 
-def serve() -> None:
-    """Run the server on stdin/stdout until the client says exit."""
-    server.start_io()
+#: Limits of the framing (the LSP base protocol): one header line, the header fields of
+#: one message, one message (a 200,000-line document is about 10 MB of JSON).
+MAX_HEADER_LINE = 8 << 10
+MAX_HEADER_FIELDS = 32
+MAX_MESSAGE_BYTES = 128 << 20
+
+
+class _Broken(Exception):
+    """The input no longer follows the protocol: no later message can be found in it."""
+
+
+class _Input:
+    """The client's byte stream, read in a thread of its own so that the event loop pygls
+    schedules work on keeps running, never more than asked for at once."""
+
+    def __init__(self, stream: BinaryIO):
+        self.stream = stream
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix="pica-lsp-input")
+
+    async def call(self, function: Callable[[int], bytes], size: int) -> bytes:
+        return await asyncio.get_running_loop().run_in_executor(self.pool, function, size)
+
+    async def header(self) -> int | None:
+        """The Content-Length of the next message (None: the input ended between
+        messages)."""
+        fields: dict[bytes, bytes] = {}
+        while True:
+            line = await self.call(self.stream.readline, MAX_HEADER_LINE + 2)
+            if not line:
+                if fields:
+                    raise _Broken("the input ended inside a message header")
+                return None
+            text = line.rstrip(b"\r\n")
+            if len(text) > MAX_HEADER_LINE:
+                raise _Broken(f"a header line longer than {MAX_HEADER_LINE} bytes")
+            if not text:
+                if fields:
+                    break
+                continue  # blank lines between messages
+            name, colon, value = text.partition(b":")
+            if not colon or not name.strip():
+                raise _Broken(f"not a message header: {_shown(text)}")
+            fields[name.strip().lower()] = value.strip()
+            if len(fields) > MAX_HEADER_FIELDS:
+                raise _Broken(f"more than {MAX_HEADER_FIELDS} header fields")
+        length = fields.get(b"content-length")
+        if length is None:
+            raise _Broken("a message without a Content-Length header")
+        if not length.isdigit():  # ASCII digits only (bytes)
+            raise _Broken(f"Content-Length is not a byte count: {_shown(length)}")
+        size = int(length) if len(length) <= 18 else MAX_MESSAGE_BYTES + 1
+        if size > MAX_MESSAGE_BYTES:
+            raise _Broken(f"a message of {int(length):,} bytes; at most "
+                          f"{MAX_MESSAGE_BYTES:,} are read")
+        return size
+
+    async def body(self, size: int) -> bytes:
+        data = await self.call(self.stream.read, size)
+        if len(data) < size:
+            raise _Broken(f"the input ended inside a message body ({len(data):,} of "
+                          f"{size:,} bytes)")
+        return data
+
+
+def _shown(data: bytes, limit: int = 40) -> str:
+    return repr(data[:limit]) + ("..." if len(data) > limit else "")
+
+
+def _message_id(raw: object) -> int | str | None:
+    """The request id of a decoded message, if it has a valid one (JSON-RPC: a string or
+    a number), for an error response."""
+    ident = raw.get("id") if isinstance(raw, dict) else None
+    return ident if isinstance(ident, int | str) and not isinstance(ident, bool) else None
+
+
+def _reply_error(ls: PicaServer, ident: int | str | None, code: int, message: str) -> None:
+    body = json.dumps({"jsonrpc": "2.0", "id": ident,
+                       "error": {"code": code, "message": message}}).encode("utf-8")
+    ls.protocol.writer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+
+
+def _invalid(error: JsonRpcException) -> str:
+    """What was wrong with a message pygls could not decode, in a line."""
+    cause = error.__cause__
+    if cause is None:
+        return error.message
+    try:
+        from cattrs import transform_error
+
+        details = "; ".join(transform_error(cause))
+    except Exception:
+        details = str(cause)
+    return f"{error.message}: {details[:300]}"
+
+
+def _handle(ls: PicaServer, body: bytes) -> None:
+    """Decode and handle one message; a request that cannot be handled gets an error."""
+    try:
+        raw = json.loads(body)
+    except (ValueError, RecursionError) as error:  # not JSON, not UTF-8, too deep
+        _reply_error(ls, None, JsonRpcParseError.CODE, f"Parse error: {str(error)[:200]}")
+        return
+    ident = _message_id(raw)
+    if not isinstance(raw, dict) or raw.get("jsonrpc") != "2.0":
+        _reply_error(ls, ident, JsonRpcInvalidRequest.CODE,
+                     "Invalid Request: not a JSON-RPC 2.0 message object")
+        return
+    try:
+        message = ls.protocol.structure_message(raw)
+    except JsonRpcException as error:  # e.g. a position at line -1 or 2^40
+        if "id" in raw and "method" in raw:
+            _reply_error(ls, ident, error.code, _invalid(error))
+        else:
+            _log.warning("ignored %s: %s", raw.get("method", "a message"), _invalid(error))
+        return
+    ls.protocol.handle_message(message)
+
+
+async def _run(ls: PicaServer, source: _Input) -> int:
+    while True:
+        size = await source.header()
+        if size is None:
+            return 0  # the client closed the stream
+        try:
+            _handle(ls, await source.body(size))
+        except SystemExit as done:  # pygls ends the process on "exit"
+            return done.code if isinstance(done.code, int) else 0
+        except BrokenPipeError:
+            return 0  # the client stopped reading: nobody to answer
+
+
+_log = logging.getLogger("gpuisa.pica.lsp")
+
+
+class _OneLine(logging.Formatter):
+    """Log records as one line on standard error: pygls logs a traceback with every
+    message it cannot decode, which the editor shows the user."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        first = record.getMessage().splitlines()[:1]
+        return f"pica lsp: {record.levelname.lower()}: {first[0] if first else ''}"
+
+
+def _quiet_logs() -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_OneLine())
+    handler.setLevel(logging.WARNING)
+    for name in ("pygls", _log.name):
+        logger = logging.getLogger(name)
+        logger.addHandler(handler)
+        logger.propagate = False
+
+
+def serve(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
+    """Run the server on ``stdin``/``stdout`` (the process's by default) until the client
+    says exit or closes the input; the exit status (1 for "exit" without "shutdown", as
+    the protocol says).  Input that does not follow the protocol is answered with a parse
+    error and raises :class:`InputError`."""
+    _quiet_logs()
+    server._stop_event = threading.Event()  # what pygls's shutdown() sets
+    server.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+    source = _Input(stdin or sys.stdin.buffer)
+    try:
+        return asyncio.run(_run(server, source))
+    except _Broken as error:
+        with contextlib.suppress(OSError):
+            _reply_error(server, None, JsonRpcParseError.CODE,
+                         f"pica lsp: {error}: nothing after it can be read")
+        raise InputError(f"lsp: standard input: {error}") from None
+    finally:
+        source.pool.shutdown(wait=False)
+        server.shutdown()

@@ -16,6 +16,9 @@ from .shade import pillow
 
 #: Frames written at most (bounds the time and the memory of one command).
 MAX_FRAMES = 10_000
+#: The longest frame: an APNG frame's delay is a 16-bit count of milliseconds as Pillow
+#: writes it (a GIF's, of hundredths of a second).
+MAX_FRAME_MS = 65_535
 
 
 def stepped_uniforms(shbin: object, uniforms: Mapping[str, object] | None,
@@ -80,6 +83,9 @@ def frame_paths(path: str, count: int) -> list[str]:
 def animation_bytes(frames: Sequence[np.ndarray], path: str, *,
                     frame_ms: int = 50) -> bytes:
     """Frames as an animated GIF (``.gif``) or PNG (``.png``/``.apng``), looping."""
+    if isinstance(frame_ms, bool) or not isinstance(frame_ms, int) or not (
+            1 <= frame_ms <= MAX_FRAME_MS):
+        raise InputError(f"frame_ms must be 1..{MAX_FRAME_MS} milliseconds, got {frame_ms!r}")
     image = pillow()
     kind = os.path.splitext(path)[1].lower()
     if kind not in (".gif", ".png", ".apng"):

@@ -78,6 +78,8 @@ class Camera:
     def fit(cls, positions: np.ndarray, fov: float = 45.0,
             direction: Sequence[float] = (0.6, 0.5, 1.0)) -> Camera:
         """A camera that sees all of ``positions`` ``(V, 3)`` from ``direction``."""
+        if not 0 < fov < 180:
+            raise InputError(f"camera: need 0 < fov < 180 degrees, got fov {fov}")
         low, high = positions.min(axis=0), positions.max(axis=0)
         centre = (low + high) / 2
         radius = max(float(np.linalg.norm(high - low)) / 2, 1e-6)

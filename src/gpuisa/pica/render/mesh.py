@@ -9,15 +9,17 @@ when the mesh has none), v2 = normal (w = 0), v3 = texture coordinates (u, v, 0,
 
 from __future__ import annotations
 
+import contextlib
 import io
+import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from ...datafiles import read_input
+from ...datafiles import STDIN, read_input
 from ...errors import InputError
 from ..shbin import Dvle
 
@@ -111,27 +113,82 @@ def _array(value: object, name: str, widths: tuple[int, ...],
 
 def load_mesh(path: str | os.PathLike[str]) -> Mesh:
     """Read a mesh file (type from its suffix) with trimesh; every vertex is kept as
-    stored (no merging), so texture seams survive."""
+    stored (no merging), so texture seams survive.  Normals are the file's, or None
+    (computed from the faces by :meth:`Mesh.attribute` when a shader asks)."""
     name = os.fspath(path)
+    if name == STDIN:
+        raise InputError("--mesh: a mesh is read from a file, whose suffix says its type "
+                         "(not from standard input)")
     kind = Path(name).suffix.lower().lstrip(".")
     if kind not in MESH_TYPES:
         raise InputError(f"{name}: unknown mesh file type {kind or '(none)'!r}; use "
                          f"{', '.join('.' + t for t in MESH_TYPES)}")
     data = read_input(name, limit=MAX_MESH_BYTES)
     trimesh = _trimesh()
+    with _quiet_trimesh():
+        try:
+            resolver = trimesh.resolvers.FilePathResolver(name) if kind == "gltf" else None
+            scene = trimesh.load_scene(io.BytesIO(data), file_type=kind, process=False,
+                                       resolver=resolver)
+            loaded = scene.to_mesh()
+        except Exception as error:
+            raise InputError(f"{name}: cannot read the {kind.upper()} mesh: "
+                             f"{error or type(error).__name__}") from None
+        if not isinstance(loaded, trimesh.Trimesh) or len(loaded.faces) == 0:
+            raise InputError(f"{name}: the file holds no triangles")
+        return _from_trimesh(loaded, _stored_normals(scene, trimesh, len(loaded.vertices)),
+                             name)
+
+
+def _stored_normals(scene: object, trimesh: object, count: int) -> np.ndarray | None:
+    """The vertex normals the file stores, moved like the vertices by ``to_mesh()`` (in
+    its order: the scene's mesh instances), or None if some mesh stores none.
+
+    ``Trimesh.vertex_normals`` is no use here: ``to_mesh()`` copies the meshes, and the
+    copies have lost the stored normals, so trimesh computes new ones, through SciPy
+    (without it: a traceback on stderr and a loop over every vertex and face)."""
+    parts = []
+    for node in scene.graph.nodes_geometry:
+        transform, geometry_name = scene.graph[node]
+        geometry = scene.geometry[geometry_name]
+        if not isinstance(geometry, trimesh.Trimesh):
+            continue
+        if "vertex_normals" not in geometry._cache:  # what trimesh's PLY exporter asks
+            return None
+        linear = np.asarray(transform, dtype=np.float64)[:3, :3]
+        try:
+            inverse = np.linalg.inv(linear)
+        except np.linalg.LinAlgError:
+            return None
+        parts.append(np.asarray(geometry._cache["vertex_normals"], dtype=np.float64)
+                     @ inverse)  # normals move by the inverse transpose
+    if not parts:
+        return None
+    normals = np.concatenate(parts)
+    if normals.shape != (count, 3) or not np.isfinite(normals).all():
+        return None
+    length = np.linalg.norm(normals, axis=1, keepdims=True)
+    return normals / np.where(length > 0, length, 1)
+
+
+@contextlib.contextmanager
+def _quiet_trimesh() -> Iterator[None]:
+    """trimesh logs what it recovers from as warnings, tracebacks included, and with no
+    handler of its own Python prints them on stderr: keep them from the user while it
+    reads a mesh (what it cannot recover from is an exception, reported as such)."""
+    logger = logging.getLogger("trimesh")
+    swallow = logging.NullHandler()
+    propagate = logger.propagate
+    logger.addHandler(swallow)
+    logger.propagate = False
     try:
-        resolver = trimesh.resolvers.FilePathResolver(name) if kind == "gltf" else None
-        loaded = trimesh.load(io.BytesIO(data), file_type=kind, process=False,
-                              force="mesh", resolver=resolver)
-    except Exception as error:
-        raise InputError(f"{name}: cannot read the {kind.upper()} mesh: "
-                         f"{error or type(error).__name__}") from None
-    if not isinstance(loaded, trimesh.Trimesh) or len(loaded.faces) == 0:
-        raise InputError(f"{name}: the file holds no triangles")
-    return _from_trimesh(loaded, name)
+        yield
+    finally:
+        logger.removeHandler(swallow)
+        logger.propagate = propagate
 
 
-def _from_trimesh(loaded: object, name: str) -> Mesh:
+def _from_trimesh(loaded: object, normals: np.ndarray | None, name: str) -> Mesh:
     positions = np.asarray(loaded.vertices, dtype=np.float64)
     visual = loaded.visual
     colors = texcoords = None
@@ -140,7 +197,6 @@ def _from_trimesh(loaded: object, name: str) -> Mesh:
     uv = getattr(visual, "uv", None)
     if uv is not None and len(uv) == len(positions):
         texcoords = np.asarray(uv, dtype=np.float64)
-    normals = np.asarray(loaded.vertex_normals, dtype=np.float64)
     if not np.isfinite(positions).all():
         raise InputError(f"{name}: the mesh has non-finite vertex positions")
     return Mesh(positions, np.asarray(loaded.faces, dtype=np.int64), normals, colors,
@@ -157,12 +213,14 @@ def _trimesh():
 
 
 def _normals(mesh: Mesh) -> np.ndarray:
-    """Area-weighted vertex normals from the faces."""
+    """Area-weighted vertex normals from the faces (the sum of the cross products of the
+    faces around each vertex, normalised; zero for a vertex in no face)."""
     p = mesh.positions[mesh.faces]
     face = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
-    normals = np.zeros_like(mesh.positions)
-    for k in range(3):
-        np.add.at(normals, mesh.faces[:, k], face)
+    count = len(mesh.positions)
+    corners = mesh.faces.reshape(-1)
+    normals = np.stack([np.bincount(corners, weights=np.repeat(face[:, c], 3),
+                                    minlength=count) for c in range(3)], axis=1)
     length = np.linalg.norm(normals, axis=1, keepdims=True)
     return normals / np.where(length > 0, length, 1)
 
@@ -195,12 +253,17 @@ def shader_inputs(mesh: Mesh, dvle: Dvle | None,
 
     ``overrides`` maps 'vN' or an ``.in`` name to an attribute name ("position",
     "normal", "color", "texcoord")."""
+    for key, attribute in (overrides or {}).items():
+        if attribute not in ATTRIBUTES:
+            raise InputError(f"--attr {key}={attribute}: unknown mesh attribute "
+                             f"{attribute!r}; use one of {', '.join(ATTRIBUTES)}")
     names = input_names(dvle)
     by_name = {name: register for register, name in names.items()}
     used = [n for n in range(16) if dvle is not None and dvle.input_mask >> n & 1]
     if not used:  # no input mask: every input the mesh has a default for
         used = sorted(set(names) | set(range(len(ATTRIBUTES))))
     wanted: dict[int, str] = {}
+    asked: set[int] = set()  # registers --attr maps
     for register in used:
         if register in names:
             attribute = attribute_for_name(names[register])
@@ -225,12 +288,14 @@ def shader_inputs(mesh: Mesh, dvle: Dvle | None,
             raise InputError(f"--attr {key}: the shader has no input {key!r} (its inputs: "
                              f"{', '.join(_describe(r, names) for r in used) or 'none'})")
         wanted[register] = attribute
+        asked.add(register)
     inputs = {}
     for register, attribute in sorted(wanted.items()):
         try:
             inputs[f"v{register}"] = mesh.attribute(attribute)
         except InputError as error:
-            if (dvle is None or not dvle.input_mask) and register not in names:
+            if ((dvle is None or not dvle.input_mask) and register not in names
+                    and register not in asked):
                 continue  # a default the shader may not read; run() reports if it does
             raise InputError(f"shader input {_describe(register, names)}: {error}") from None
     return inputs

@@ -133,13 +133,21 @@ def _line(step: Any, why: str) -> str:
             f"[{changes}]  ({why})")
 
 
+#: Unknown ids a report keeps (a results file of any length needs bounded memory).
+UNKNOWN_KEPT = 100
+
+
 @dataclass(slots=True)
 class Report:
+    """``unknown`` holds the first :data:`UNKNOWN_KEPT` ids that name no case of the
+    suite, ``unknown_count`` how many results did."""
+
     mode: str
     checked: int
     missing: list[str]
     unknown: list[str]
     divergences: list[Divergence]
+    unknown_count: int = 0
 
     def groups(self) -> dict[str, list[Divergence]]:
         out: dict[str, list[Divergence]] = {}
@@ -153,11 +161,14 @@ def check(cases: Iterable[Case], results: Iterable[tuple[int, Mapping[str, Any]]
     by_id = {case.id: case for case in cases}
     seen: set[str] = set()
     divergences, unknown = [], []
+    unknown_count = 0
     for number, record in results:
         ident = record["id"]
         case = by_id.get(ident)
         if case is None:
-            unknown.append(ident)
+            unknown_count += 1
+            if len(unknown) < UNKNOWN_KEPT:
+                unknown.append(ident)
             continue
         if ident in seen:
             raise InputError(f"{where}:{number}: case {ident} appears twice")
@@ -167,7 +178,7 @@ def check(cases: Iterable[Case], results: Iterable[tuple[int, Mapping[str, Any]]
         if div is not None:
             divergences.append(div)
     missing = [ident for ident in by_id if ident not in seen]
-    return Report(mode, len(seen), missing, unknown, divergences)
+    return Report(mode, len(seen), missing, unknown, divergences, unknown_count)
 
 
 def render(report: Report, disassemble: bool = True) -> str:
@@ -179,8 +190,8 @@ def render(report: Report, disassemble: bool = True) -> str:
         lines.append(f"{len(report.missing)} cases of the suite have no result "
                      f"(first: {report.missing[0]})")
     if report.unknown:
-        lines.append(f"{len(report.unknown)} results name no case of the suite "
-                     f"(first: {report.unknown[0]})")
+        lines.append(f"{max(report.unknown_count, len(report.unknown))} results name no "
+                     f"case of the suite (first: {report.unknown[0][:80]!r})")
     groups = report.groups()
     for key, items in groups.items():
         lines.append(f"  {key}: {len(items)}")

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ... import __version__
-from ...datafiles import read_input
+from ...datafiles import parse_json, read_lines
 from ...errors import InputError
 from .model import MODES, PROVENANCE_KINDS, STATUSES, Case, Expected, Provenance, Register
 
@@ -204,7 +204,7 @@ def _bits(values: object, mode: str, where: str, count: int = 4) -> tuple[int, .
     limit = 0xFFFFFF if mode == "f24" else 0xFFFFFFFF
     if not isinstance(values, list) or len(values) != count:
         words = ("one", "two", "three", "four")[count - 1] if 1 <= count <= 4 else count
-        raise InputError(f"{where}: expected {words} bit patterns, got {values!r}")
+        raise InputError(f"{where}: expected {words} bit patterns, got {_shown(values)}")
     out = []
     for v in values:
         try:
@@ -212,7 +212,7 @@ def _bits(values: object, mode: str, where: str, count: int = 4) -> tuple[int, .
         except ValueError:
             n = None
         if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= limit:
-            raise InputError(f"{where}: {v!r} is not a {mode} bit pattern")
+            raise InputError(f"{where}: {_shown(v)} is not a {mode} bit pattern")
         out.append(n)
     return tuple(out)
 
@@ -220,7 +220,8 @@ def _bits(values: object, mode: str, where: str, count: int = 4) -> tuple[int, .
 def parse_result(record: Mapping[str, Any], mode: str, where: str,
                  outputs: tuple[str, ...]) -> Expected:
     """An implementation's result for one case: either ``{"status", "outputs", ...}`` or a
-    suite record whose ``expected`` holds ``mode``."""
+    suite record whose ``expected`` holds ``mode``.  Every field is checked: a malformed
+    one is an :class:`InputError` naming it."""
     if "expected" in record:
         record = record["expected"]
         if not isinstance(record, Mapping) or mode not in record:
@@ -229,46 +230,94 @@ def parse_result(record: Mapping[str, Any], mode: str, where: str,
     if not isinstance(record, Mapping):
         raise InputError(f"{where}: a result must be a JSON object")
     status = record.get("status", "ok")
-    if status not in STATUSES:
+    if not isinstance(status, str) or status not in STATUSES:
         raise InputError(f"{where}: status must be one of {', '.join(STATUSES)}, got "
-                         f"{status!r}")
+                         f"{_shown(status)}")
     if status != "ok":
-        return Expected(status, (), (False, False), (0, 0, 0), pc=int(record.get("pc", -1)))
-    given = record.get("outputs", {})
-    if not isinstance(given, Mapping):
-        raise InputError(f"{where}: 'outputs' must map output registers to bit patterns")
+        pc = _integer(record["pc"], f"{where}: pc", 0, MAX_PC) if "pc" in record else -1
+        return Expected(status, (), (False, False), (0, 0, 0), pc=pc)
+    given = _mapping(record, "outputs", where, "output registers to bit patterns")
     regs = tuple((name, _bits(given[name], mode, f"{where}: outputs.{name}"))
                  for name in outputs if name in given)
-    cmp = record.get("cmp", None)
-    address = record.get("address", None)
-    vertices = tuple(
-        tuple(_bits(v.get(name), mode, f"{where}: vertices[{k}].{name}") for name in outputs)
-        for k, v in enumerate(record.get("vertices", [])) if isinstance(v, Mapping))
-    primitives = tuple((int(p[0]), int(p[1]), int(p[2]), bool(p[3]))
-                       for p in record.get("primitives", []))
-    given_semantics = record.get("semantics", {})
-    if not isinstance(given_semantics, Mapping):
-        raise InputError(f"{where}: 'semantics' must map attribute names to bit patterns")
+    cmp = record.get("cmp")
+    if cmp is not None:
+        cmp = tuple(bool(_integer(c, f"{where}: cmp[{k}]", 0, 1))
+                    for k, c in enumerate(_list(cmp, f"{where}: cmp", 2)))
+    address = record.get("address")
+    if address is not None:
+        address = tuple(_integer(a, f"{where}: address[{k}]", -(1 << 31), (1 << 31) - 1)
+                        for k, a in enumerate(_list(address, f"{where}: address", 3)))
+    vertices = []
+    for k, vertex in enumerate(_list(record.get("vertices", []), f"{where}: vertices")):
+        if not isinstance(vertex, Mapping):
+            raise InputError(f"{where}: vertices[{k}] must map output registers to bit "
+                             f"patterns, got {_shown(vertex)}")
+        vertices.append(tuple(_bits(vertex.get(name), mode, f"{where}: vertices[{k}].{name}")
+                              for name in outputs))
+    primitives = []
+    for k, primitive in enumerate(_list(record.get("primitives", []),
+                                        f"{where}: primitives")):
+        at = f"{where}: primitives[{k}]"
+        a, b, c, winding = _list(primitive, at, 4)
+        primitives.append((*(_integer(i, at, 0, MAX_VERTEX) for i in (a, b, c)),
+                           bool(_integer(winding, f"{at} winding", 0, 1))))
+    given_semantics = _mapping(record, "semantics", where, "attribute names to bit patterns")
     semantics = tuple(
         (name, _bits(values, mode, f"{where}: semantics.{name}",
-                     len(values) if isinstance(values, list) else 4))
+                     len(values) if isinstance(values, list) and 1 <= len(values) <= 4
+                     else 4))
         for name, values in given_semantics.items())
-    return Expected("ok", regs,
-                    tuple(bool(c) for c in cmp) if isinstance(cmp, list) else None,  # type: ignore[arg-type]
-                    tuple(int(a) for a in address) if isinstance(address, list) else None,  # type: ignore[arg-type]
-                    vertices, primitives, semantics=semantics)
+    return Expected("ok", regs, cmp, address, tuple(vertices),  # type: ignore[arg-type]
+                    tuple(primitives), semantics=semantics)
+
+
+#: The largest program counter (4,096 instruction words) and emitted vertex index (the
+#: binary form's u16) a result may name.
+MAX_PC = 0xFFF
+MAX_VERTEX = 0xFFFF
+
+
+def _integer(value: object, where: str, low: int, high: int) -> int:
+    """``value`` if it is an integer of ``low`` .. ``high`` (JSON true/false count as 1/0
+    only where ``low`` .. ``high`` is 0 .. 1: flags)."""
+    if isinstance(value, bool) and (low, high) == (0, 1):
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InputError(f"{where}: expected an integer {low}..{high}, got {_shown(value)}")
+    return value
+
+
+def _list(value: object, where: str, count: int | None = None) -> list:
+    if not isinstance(value, list) or (count is not None and len(value) != count):
+        items = "a list" if count is None else f"a list of {count}"
+        raise InputError(f"{where}: expected {items}, got {_shown(value)}")
+    return value
+
+
+def _mapping(record: Mapping[str, Any], key: str, where: str, what: str) -> Mapping:
+    value = record.get(key, {})
+    if not isinstance(value, Mapping):
+        raise InputError(f"{where}: '{key}' must map {what}, got {_shown(value)}")
+    return value
+
+
+def _shown(value: object, limit: int = 60) -> str:
+    """``value`` as JSON text, shortened when long."""
+    text = json.dumps(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
+#: The longest line read from a results file (a whole case of the suite is about 14 KB).
+MAX_RESULT_LINE = 1 << 20
 
 
 def read_results(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) of each non-empty line of a JSON Lines file."""
-    text = read_input(path).decode("utf-8", errors="replace")
-    for number, line in enumerate(text.splitlines(), start=1):
+    """(line number, object) of each non-empty line of a JSON Lines file, read a line at a
+    time (none longer than :data:`MAX_RESULT_LINE`)."""
+    for number, line in read_lines(path, limit=MAX_RESULT_LINE):
         if not line.strip():
             continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise InputError(f"{path}:{number}: not JSON ({error.msg})") from None
+        record = parse_json(line, f"{path}:{number}")
         if not isinstance(record, dict) or not isinstance(record.get("id"), str):
             raise InputError(f"{path}:{number}: each line must be an object with an 'id'")
         yield number, record

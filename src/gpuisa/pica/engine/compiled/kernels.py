@@ -162,22 +162,49 @@ def import_generated(path: str, text: str):
     """The module of generated source ``text``, written to ``path`` (a file of the cache
     directory, replaced atomically: other processes may read it meanwhile) and imported
     from there under its file name, so that Numba caches what it compiles from it on
-    disk.  Raises OSError when the file cannot be written."""
-    if not os.path.exists(path):
-        temporary = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
-        with open(temporary, "w", encoding="utf-8") as file:
-            file.write(text)
-        os.replace(temporary, path)
+    disk.  A file already there is used only if it holds ``text`` (its name is a hash of
+    it): anything else is damage, replaced with a warning.  Raises OSError when the file
+    cannot be written."""
     name = os.path.splitext(os.path.basename(path))[0]
+    if name not in sys.modules:
+        found = _read_text(path, len(text))
+        if found != text:
+            if found is not None:
+                from .cache import warn_damaged
+
+                warn_damaged(path, ValueError("not the text its name stands for"))
+            temporary = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+            try:
+                with open(temporary, "w", encoding="utf-8") as file:
+                    file.write(text)
+                os.replace(temporary, path)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.remove(temporary)
+                raise
     module = sys.modules.get(name)
     if module is None:
         # In sys.modules: Numba imports the module by name when it loads the compiled
-        # code from its cache.
+        # code from its cache.  Run from ``text`` (what the file holds), not through the
+        # import system, which would write and then trust a bytecode file of its own.
         spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+        exec(compile(text, path, "exec"), module.__dict__)
         sys.modules[name] = module
     return module
+
+
+def _read_text(path: str, length: int) -> str | None:
+    """The text of ``path`` if it is UTF-8 of at most ``length`` + 1 characters (enough
+    to tell it from a text of ``length``), "" for anything else there, None if there is
+    no such file."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            return file.read(length + 1)
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 def compile_source(source: str) -> Callable[..., None]:
