@@ -66,6 +66,8 @@ class Plan:
     #: Whether the program uses the address registers / the flags at all.
     address: bool = True
     flags: bool = True
+    #: Whether lanes can part: some flow instruction's condition reads the flags.
+    parting: bool = True
 
 
 class _Unit(FlowMixin, AluMixin):
@@ -96,8 +98,10 @@ class _Unit(FlowMixin, AluMixin):
         self.out_of_range = b.alloca(self.L.i1)
         #: Vector function: each lane has its PC and control state; the lanes at the
         #: block being run (``mask``).
-        self.masked = width > 1
-        self.control = ControlState(b, width, outline=True)
+        # (Lanes part only at flow instructions that read the flags: without them, the
+        # vector function runs one control state and branches as the one-lane one does.)
+        self.masked = width > 1 and plan.parting
+        self.control = ControlState(b, width if self.masked else 1, outline=True)
         self.executed = b.alloca(self.L.i64)
         self.pcs = b.alloca(self.L.i64)
         self.mask: ir.Value = ir.Constant(I1, 1)
@@ -263,11 +267,15 @@ class _Unit(FlowMixin, AluMixin):
         self._load_optional(address, [*self.a0, al], lambda: self._load_rows(
             b.inttoptr(address, I64.as_pointer()), ADDRESS_ROWS, I64), L.const(I64, 0))
         al_values = b.load(al)
-        self.control.reset(al_values)
         together = ir.Constant(I1, 1)
-        if self.masked:
+        if self.width > 1:
             first = b.extract_element(al_values, ir.Constant(I32, 0))
             together = self.all(b.icmp_signed("==", al_values, L.splat(first)))
+            if not self.masked:
+                # one control state: the lanes must start with one aL (else one by one)
+                self.fail_if(b.not_(together))
+                al_values = first
+        self.control.reset(al_values)
         b.store(together, self.shared)
         flags = arg_word(b, self.args, ARG["flags"]) if self.plan.flags else none
         self._load_optional(flags, self.flags, lambda: [
@@ -319,7 +327,7 @@ class _Unit(FlowMixin, AluMixin):
         """Each lane's aL (lane 0's for all while they share a control state)."""
         b = self.b
         if not self.masked:
-            return b.load(self.control.al)
+            return self.L.splat(b.load(self.control.al))
         parts = []
         for k in range(self.width):
             self.control.lane = ir.Constant(I64, k)
@@ -332,6 +340,10 @@ class _Unit(FlowMixin, AluMixin):
     def emit_block(self, leader: int) -> None:
         b, L = self.b, self.L
         steps = self.block_steps(leader)
+        #: Values written in this block (:meth:`.nativealu.AluMixin.read`), and the
+        #: working values of those stored from rounded ones.
+        self.fresh: dict[tuple[str, int, int], ir.Value] = {}
+        self.working: dict[int, ir.Value] = {}
         count = L.const(I64, len(steps))
         if self.masked:
             count = b.select(self.mask, count, L.const(I64, 0))

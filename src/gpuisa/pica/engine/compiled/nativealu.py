@@ -28,6 +28,12 @@ class AluMixin:
             return self.inputs[(number, component)]
         if bank == "c":
             return self.uniforms[(number, component)]
+        # a value an earlier instruction of this block wrote is used as it is (for lanes
+        # outside the block's mask it is not the register's, but their results are not
+        # written)
+        written = self.fresh.get((bank, number, component))
+        if written is not None:
+            return written
         return b.load(self.slots[(bank, number, component)])
 
     def relative(self, operand: Operand, component: int) -> ir.Value:
@@ -72,7 +78,12 @@ class AluMixin:
             for c in range(4)]
 
     def hoist_work(self, x: ir.Value, make) -> ir.Value:
-        """The working value ``make()`` of ``x``: made once at entry if ``x`` was."""
+        """The working value ``make()`` of ``x``: the rounded working value ``x`` was
+        stored from earlier in this block (work24 of a stored rounded value is that
+        value), made once at entry if ``x`` was, else made here."""
+        working = self.working.get(id(x))
+        if working is not None:
+            return working
         for key, value in list(self.entry_values.items()):
             if value is x:
                 return self.hoisted(("work", *key), make)
@@ -98,7 +109,9 @@ class AluMixin:
             operand = step.sources[item.index]
             component = int(operand.swizzle[item.component])
             if operand.relative is not None and operand.bank == "c":
-                out = b.and_(L.unbounded24(self.read(operand, component), k), self.mask)
+                out = L.unbounded24(self.read(operand, component), k)
+                if self.masked:
+                    out = b.and_(out, self.mask)
                 b.store(b.or_(b.load(self.out_of_range), out), self.out_of_range)
                 continue
 
@@ -153,7 +166,12 @@ class AluMixin:
         if result.value is not None and step.dest is not None:
             bank, number = step.dest
             for component in mask:
-                self.write(self.slots[(bank, number, component)], result.value[component])
+                value = result.value[component]
+                self.write(self.slots[(bank, number, component)], value)
+                self.fresh[(bank, number, component)] = value
+                if isinstance(value, ir.CastInstr) and value.opname == "fptrunc":
+                    # store24 of a rounded working value: that value is its working one
+                    self.working[id(value)] = value.operands[0]
             if mask and bounds is None and self.alu_ir.computes_in_range(tree):
                 out = self.L.nonfinite32(result.value[mask[0]])
                 for component in mask[1:]:

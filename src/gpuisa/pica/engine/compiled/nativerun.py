@@ -51,8 +51,10 @@ def plan(program: DecodedProgram, analysis: Analysis, entry: int) -> native.Plan
     """The :class:`.native.Plan` of ``program`` entered at ``entry``."""
     leaders = tuple(sorted({*analysis.leaders, entry}))
     pops = {pc: analysis.pops_after(pc) for pc in range(len(program))}
+    parting = any(step.fault is None and step.kind is Kind.FLOW and step.info.reads_flags
+                  for step in program.steps)
     return native.Plan(program, leaders, pops, analysis.registers, analysis.uniform_rows,
-                       analysis.address, analysis.flags)
+                       analysis.address, analysis.flags, parting)
 
 
 def _static_steps(the_plan: native.Plan, entry: int) -> int | None:
