@@ -33,9 +33,10 @@ from llvmlite import ir
 from ...isa import Flow, Kind
 from ..decode import DecodedProgram
 from ..loading import Precision
+from ..state import UNIFORM_TABLE_ROWS as UNIFORM_ROWS
 from .alu import AluLowering
 from .flowir import ControlState
-from .lower import F32, I1, I8, I32, I64, Lowering
+from .lower import F32, F64, I1, I8, I32, I64, Lowering
 from .nativeabi import (
     ADDRESS_ROWS,
     ARG,
@@ -68,6 +69,8 @@ class Plan:
     flags: bool = True
     #: Whether lanes can part: some flow instruction's condition reads the flags.
     parting: bool = True
+    #: Whether some instruction reads a uniform through an address register.
+    relative_uniforms: bool = True
 
 
 class _Unit(FlowMixin, AluMixin):
@@ -81,10 +84,14 @@ class _Unit(FlowMixin, AluMixin):
         self.entry = entry
         self.missing = missing
         self.width = width
-        arguments = [I64, I64.as_pointer()]
+        # f24 vector functions of programs that read uniforms through an address register
+        # are also given the uniforms' working values (made once per call of run)
+        self.tabled = width > 1 and precision == "f24" and plan.relative_uniforms
+        arguments = [I64, I64.as_pointer(), *([F64.as_pointer()] if self.tabled else [])]
         self.function = ir.Function(module, ir.FunctionType(I8, arguments), name)
         self.function.linkage = "internal"
-        self.base, self.args = self.function.args
+        self.base, self.args = self.function.args[:2]
+        self.table = self.function.args[2] if self.tabled else None
         self.b = b = ir.IRBuilder(self.function.append_basic_block("entry"))
         # the function of one lane runs rarely (lanes handed back, a partial vector):
         # its larger rules are functions it calls, which compile once per module
@@ -376,12 +383,14 @@ def build_module(plan: Plan, entry: int, precision: Precision, missing: frozense
     (``bounded``: for runs whose uniforms are ``primitives.bounded24`` with
     ``primitives.BOUND_UNIFORM``)."""
     module = ir.Module(name="gpuisa_pica_kernel")
-    wide = _Unit(module, plan, entry, precision, missing, width, "lanes", bounded).build()
+    unit = _Unit(module, plan, entry, precision, missing, width, "lanes", bounded)
+    wide = unit.build()
     narrow = _Unit(module, plan, entry, precision, missing, 1, "lane").build()
     run = ir.Function(module, ir.FunctionType(ir.VoidType(), [I64, I64, I64.as_pointer()]),
                       "run")
     lo, hi, args = run.args
     b = ir.IRBuilder(run.append_basic_block("entry"))
+    extra = [_working_table(b, args)] if unit.tabled else []
     base = b.alloca(I64)
     b.store(lo, base)
     vectors = b.append_basic_block("vectors")
@@ -395,7 +404,7 @@ def build_module(plan: Plan, entry: int, precision: Precision, missing: frozense
     start = b.load(base)
     b.cbranch(b.icmp_signed("<=", b.add(start, ir.Constant(I64, width)), hi), vector, single)
     b.position_at_end(vector)
-    status = b.call(wide, [start, args])
+    status = b.call(wide, [start, args, *extra])
     b.store(b.add(start, ir.Constant(I64, width)), base)
     b.cbranch(b.icmp_unsigned("==", status, ir.Constant(I8, DONE)), vectors, again)
     b.position_at_end(again)
@@ -412,6 +421,36 @@ def build_module(plan: Plan, entry: int, precision: Precision, missing: frozense
     b.position_at_end(done)
     b.ret_void()
     return module
+
+
+def _working_table(b: ir.IRBuilder, args: ir.Value) -> ir.Value:
+    """The working values (``Lowering.work24``) of every row of the uniform table, in a
+    ``[4 * rows x double]`` stack array of ``run``: relative reads of f24 vector
+    functions load them instead of flushing each value they read."""
+    rows = UNIFORM_ROWS
+    table = b.alloca(ir.ArrayType(F64, 4 * rows))
+    table.align = 64
+    floats = arg_pointer(b, args, ARG["floats"], F32)
+    counter = b.alloca(I64)
+    b.store(ir.Constant(I64, 0), counter)
+    test = b.append_basic_block("table")
+    body = b.append_basic_block("table_row")
+    done = b.append_basic_block("tabled")
+    b.branch(test)
+    b.position_at_end(test)
+    row = b.load(counter)
+    b.cbranch(b.icmp_signed("<", row, ir.Constant(I64, rows)), body, done)
+    b.position_at_end(body)
+    at = b.mul(row, ir.Constant(I64, 4))
+    quad = ir.VectorType(F32, 4)
+    values = b.load(b.bitcast(b.gep(floats, [at]), quad.as_pointer()), align=4)
+    working = Lowering(b, 4).work24(values)
+    first = b.gep(table, [ir.Constant(I32, 0), at])
+    b.store(working, b.bitcast(first, working.type.as_pointer()), align=8)
+    b.store(b.add(row, ir.Constant(I64, 1)), counter)
+    b.branch(test)
+    b.position_at_end(done)
+    return b.gep(table, [ir.Constant(I32, 0), ir.Constant(I32, 0)])
 
 
 __all__ = ["ARG", "ARG_COUNT", "DONE", "FILE_BASE", "NEEDS_REFERENCE", "WIDTH", "Plan",

@@ -18,8 +18,10 @@ FILE_BASE = {"v": 0, "r": 16, "o": 32}
 #: The other words of the argument table, after the three register files.
 #: The address registers and flags are lane-major ``(lanes, 3)`` int64 and ``(lanes, 2)``
 #: bool arrays (``ShaderState.address`` / ``cmp`` are their transposed views).
-ARGS = ("address", "flags", "floats", "float_given", "rows_given", "ints", "bools",
-        "max_steps", "status", "steps", "loops")
+#: ``rows_given`` is 1 when every uniform row was given; ``given_low`` / ``given_high``
+#: hold bit r for row r (0-63, 64-127) when it was.
+ARGS = ("address", "flags", "floats", "rows_given", "given_low", "given_high", "ints",
+        "bools", "max_steps", "status", "steps", "loops")
 ARG = {name: 48 + k for k, name in enumerate(ARGS)}
 ARG_COUNT = 48 + len(ARGS)
 ADDRESS_ROWS = 3

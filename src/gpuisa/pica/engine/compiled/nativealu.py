@@ -9,7 +9,7 @@ from llvmlite import ir
 
 from ..decode import Operand, Step
 from ..rules.tree import Source, operand_bounds, trace
-from .lower import F32, I8, I32, I64
+from .lower import F32, F64, I32, I64
 from .nativeabi import ARG, arg_pointer, arg_word
 
 
@@ -54,15 +54,27 @@ class AluMixin:
         checked = b.icmp_unsigned("==", arg_word(b, self.args, ARG["rows_given"]),
                                   ir.Constant(I64, 0))
         with b.if_then(checked, likely=False):
-            given = arg_pointer(b, self.args, ARG["float_given"], I8)
-            missing = None
-            for row in rows:
-                flag = b.icmp_unsigned("==", b.load(b.gep(given, [row])), ir.Constant(I8, 0))
-                missing = flag if missing is None else b.or_(missing, flag)
-            self.fail_if(missing)
+            # bit r of the two words given_low / given_high: whether row r was given
+            low, high = (L.splat(arg_word(b, self.args, ARG[name]))
+                         for name in ("given_low", "given_high"))
+            word = b.select(b.icmp_unsigned("<", row_vector, L.const(I64, 64)), low, high)
+            bit = b.and_(b.lshr(word, b.and_(row_vector, L.const(I64, 63))), L.const(I64, 1))
+            self.fail_if(b.icmp_unsigned("==", bit, L.const(I64, 0)))
         floats = arg_pointer(b, self.args, ARG["floats"], F32)
-        quad = ir.VectorType(F32, 4)
-        loaded = [b.load(b.bitcast(b.gep(floats, [b.mul(row, ir.Constant(I64, 4))]),
+        values = self.gather_rows(floats, rows, F32)
+        if self.table is not None:
+            # their working values, made once per call of run (native._working_table)
+            for value, working in zip(values, self.gather_rows(self.table, rows, F64),
+                                      strict=True):
+                self.working[id(value)] = working
+        return values
+
+    def gather_rows(self, table: ir.Value, rows: list[ir.Value], kind: ir.Type
+                    ) -> list[ir.Value]:
+        """The 4 components of each lane's row of ``table`` as 4 vectors."""
+        b = self.b
+        quad = ir.VectorType(kind, 4)
+        loaded = [b.load(b.bitcast(b.gep(table, [b.mul(row, ir.Constant(I64, 4))]),
                                    quad.as_pointer()), align=4) for row in rows]
         if self.width == 1:
             return [b.extract_element(loaded[0], ir.Constant(I32, c)) for c in range(4)]

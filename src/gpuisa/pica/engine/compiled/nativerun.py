@@ -54,7 +54,7 @@ def plan(program: DecodedProgram, analysis: Analysis, entry: int) -> native.Plan
     parting = any(step.fault is None and step.kind is Kind.FLOW and step.info.reads_flags
                   for step in program.steps)
     return native.Plan(program, leaders, pops, analysis.registers, analysis.uniform_rows,
-                       analysis.address, analysis.flags, parting)
+                       analysis.address, analysis.flags, parting, analysis.relative_uniforms)
 
 
 def _static_steps(the_plan: native.Plan, entry: int) -> int | None:
@@ -137,13 +137,15 @@ def launch(found: NativeKernel, program: DecodedProgram, state: ShaderState,
             args[native.ARG[name]] = _address(array)
     uniforms = state.uniforms
     for name, array in (("floats", np.ascontiguousarray(uniforms.floats, np.float32)),
-                        ("float_given", np.ascontiguousarray(uniforms.float_given)),
                         ("ints", np.ascontiguousarray(uniforms.ints, np.int64)),
                         ("bools", np.ascontiguousarray(uniforms.bools)),
                         ("loops", NATIVE_LOOPS)):
         kept.append(array)
         args[native.ARG[name]] = _address(array)
-    args[native.ARG["rows_given"]] = bool(uniforms.float_given.all())
+    given = uniforms.float_given
+    args[native.ARG["rows_given"]] = bool(given.all())
+    bits = np.packbits(given, bitorder="little").view(np.int64)  # 128 rows: two words
+    args[native.ARG["given_low"]], args[native.ARG["given_high"]] = bits
     args[native.ARG["max_steps"]] = max_steps
     status = lane_array(lanes, 1, np.int8, fill=False).reshape(-1)
     args[native.ARG["status"]] = _address(status)
