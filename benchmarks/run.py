@@ -44,6 +44,9 @@ REFERENCE_LANES = 200
 #: "interpreter" Numba's interpreter kernel (runner.NATIVE, runner.KERNELS).
 KERNEL_POLICY = {"jit": (True, "always"), "numba": (False, "always"),
                  "interpreter": (False, "never")}
+#: The LLVM kernels compiled with the optimising code generator from the first run (what
+#: "jit" and "auto" run once a shader's runs have taken nativerun.UPGRADE_AFTER seconds).
+OPTIMISED = "jit-optimised"
 
 
 def cpu_model() -> str:
@@ -111,6 +114,18 @@ class Bench:
 
     def runner(self, workload: Workload, inputs, uniforms, precision: str, engine: str):
         shbin = workload.shbin
+        if engine == OPTIMISED:
+            from gpuisa.pica.engine.compiled import nativerun
+
+            def optimised():
+                saved, nativerun.UPGRADE_AFTER = nativerun.UPGRADE_AFTER, 0.0
+                try:
+                    return run(shbin, inputs, uniforms=uniforms, precision=precision,
+                               engine="jit", max_steps=10_000)
+                finally:
+                    nativerun.UPGRADE_AFTER = saved
+
+            return optimised
         if engine in KERNEL_POLICY:
             from gpuisa.pica.engine.compiled import runner as jit
 
@@ -141,8 +156,8 @@ class Bench:
         row: dict[str, object] = dict(workload=workload.name, precision=precision, n=n,
                                       reference=reference, numpy=numpy_rate)
         for engine in self.engines:
-            if engine == "interpreter" and workload.name == "geometry":
-                row[engine] = float("nan")  # geometry shaders have no interpreter kernel
+            if engine in ("interpreter", OPTIMISED) and workload.name == "geometry":
+                row[engine] = float("nan")  # vertex shaders only
                 continue
             function = self.runner(workload, inputs, uniforms, precision, engine)
             if n < 10**7:  # warm-up (compilation, caches); 10^7 follows 10^6
@@ -238,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [10**4, 10**6, 10**7] if args.full else [10**4, 10**6]
     engines = (args.engines.split(",") if args.engines
                else ["auto", "numba", "interpreter"])
-    unknown = [e for e in engines if e not in (*engine_names(), *KERNEL_POLICY)]
+    unknown = [e for e in engines if e not in (*engine_names(), *KERNEL_POLICY, OPTIMISED)]
     if unknown:
         parser.error(f"unknown engine(s) {', '.join(unknown)}; available: "
                      f"{', '.join(engine_names())}")

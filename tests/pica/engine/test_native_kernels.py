@@ -48,6 +48,36 @@ def test_llvm_kernels_match_the_reference_engine(first):
         check(D.case(seed))
 
 
+def test_optimised_kernels_match_the_reference_engine(monkeypatch):
+    """Kernels compiled with the optimising code generator (what a program gets once
+    runs on its quickly compiled kernel have taken nativerun.UPGRADE_AFTER seconds)."""
+    from gpuisa.pica.engine.compiled import nativerun
+
+    monkeypatch.setattr(nativerun, "UPGRADE_AFTER", 0.0)
+    for seed in range(PROGRAMS, PROGRAMS + PER_TEST):
+        check(D.case(seed))
+
+
+def test_runs_move_to_the_optimised_kernel_once_they_have_cost_enough(monkeypatch):
+    from gpuisa.pica.asm import assemble
+    from gpuisa.pica.engine import run
+    from gpuisa.pica.engine.compiled import llvmjit, nativerun
+
+    monkeypatch.setattr(nativerun, "UPGRADE_AFTER", 0.002)
+    made = []
+    real = nativerun.kernel
+    monkeypatch.setattr(nativerun, "kernel", lambda *args: made.append(real(*args)) or made[-1])
+    shader = assemble([("t.v.pica", ".fvec m\n.in p\n.out o position\n.proc main\n"
+                                    "    mul o, m, p\n    end\n.end\n")])
+    inputs = {"p": np.ones((200_000, 4), np.float32)}
+    for _ in range(40):
+        result = run(shader, inputs, uniforms={"m": [2.0, 3.0, 4.0, 5.0]}, engine="jit")
+        if made[-1].level == llvmjit.OPTIMISED:
+            break
+    assert made[0].level == llvmjit.QUICK and made[-1].level == llvmjit.OPTIMISED
+    assert np.array_equal(result.outputs["o0"][0], [2.0, 3.0, 4.0, 5.0])
+
+
 @pytest.mark.parametrize("first", range(0, PROFILE_PROGRAMS, PER_TEST))
 @pytest.mark.parametrize("profile", ["straight", "forward", "uniform"])
 def test_llvm_kernels_on_each_profile(profile, first):

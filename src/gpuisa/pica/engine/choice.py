@@ -74,14 +74,14 @@ COMPILE_PER_WORD = 0.75
 
 
 #: The LLVM kernels (:mod:`.compiled.native`): seconds to import llvmlite and set up
-#: LLVM for this CPU (40-60 ms), to compile a kernel (a fixed part and a part per
-#: instruction word: 5 words 50-80 ms, 15 words 130-200 ms, 20 words 150-200 ms), and
-#: per instruction and lane, both cores (0.6-1.5 ns over 10^6 lanes).  Measured
-#: 2026-11-27 on the machine above, with the same shaders (CPU time of the compiling
-#: thread; the machine was shared).
+#: LLVM for this CPU (40-60 ms), to compile a kernel with the quick code generator (a
+#: fixed part and a part per instruction word: 5 words 27-31 ms, 15 words 58 ms, 27 words
+#: 92 ms), and per instruction and lane, both cores (0.6-1.5 ns over 10^6 lanes).
+#: Measured 2026-11-27 on the machine above, with the same shaders (CPU time of the
+#: compiling thread).
 LLVM_IMPORT = 0.05
-NATIVE_COMPILE = 0.04
-NATIVE_PER_WORD = 0.007
+NATIVE_COMPILE = 0.02
+NATIVE_PER_WORD = 0.003
 NATIVE_STEP = 1.5e-9
 
 

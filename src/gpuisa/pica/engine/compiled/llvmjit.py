@@ -24,8 +24,10 @@ KERNEL = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
 #: values (SROA) is what matters; LLVM's O1/O2 pipelines took 3-5 times as long to
 #: compile the benchmark shaders and made them no faster (2026-11-27, Zen 4).
 PASSES = ("sroa",)
-#: The code generator's optimisation level.
-CODEGEN_LEVEL = 2
+#: The code generator's optimisation levels: QUICK (-O0: instruction selection and
+#: register allocation built for speed; half the compile time of OPTIMISED and 5-15 %
+#: slower kernels, measured 2026-11-27 on the benchmark shaders) and OPTIMISED (-O2).
+QUICK, OPTIMISED = 0, 2
 _lock = threading.Lock()
 
 
@@ -46,12 +48,12 @@ def _host() -> tuple[object, str, str]:
             llvm.get_host_cpu_features().flatten())
 
 
-def _target_machine():
+def _target_machine(level: int = OPTIMISED):
     """A new target machine for this CPU (an execution engine takes ownership of the one
-    it is made with)."""
+    it is made with), its code generator at ``level``."""
     target, cpu, features = _host()
     return target.create_target_machine(cpu=cpu, features=features,
-                                        opt=CODEGEN_LEVEL, codemodel="jitdefault", jit=True)
+                                        opt=level, codemodel="jitdefault", jit=True)
 
 
 def optimised(module: ir.Module, machine) -> llvm.ModuleRef:
@@ -70,11 +72,12 @@ def optimised(module: ir.Module, machine) -> llvm.ModuleRef:
     return parsed
 
 
-def compile_kernel(module: ir.Module, name: str = "run", signature=KERNEL) -> Compiled:
-    """The machine code of ``module`` and the function ``name`` in it, as a ctypes
-    function of ``signature``."""
+def compile_kernel(module: ir.Module, name: str = "run", signature=KERNEL,
+                   level: int = OPTIMISED) -> Compiled:
+    """The machine code of ``module`` (code generator at ``level``) and the function
+    ``name`` in it, as a ctypes function of ``signature``."""
     with _lock:  # LLVM's global state (the target, the pass builders) is not thread-safe
-        machine = _target_machine()
+        machine = _target_machine(level)
         parsed = optimised(module, machine)
         engine = llvm.create_mcjit_compiler(parsed, machine)
         engine.finalize_object()

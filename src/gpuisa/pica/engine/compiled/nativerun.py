@@ -12,6 +12,8 @@ steps.  The lanes are split over one thread per CPU (ctypes releases the GIL).
 from __future__ import annotations
 
 import threading
+import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -27,7 +29,7 @@ from . import native
 from .codegen import Analysis
 from .kernels import Memo
 from .kernels import analysis as _analysis
-from .llvmjit import Compiled, compile_kernel
+from .llvmjit import OPTIMISED, QUICK, Compiled, compile_kernel
 from .numpyloops import NATIVE_LOOPS
 
 #: Lanes per thread below which one thread does all the work.
@@ -37,14 +39,28 @@ MIN_LANES_PER_THREAD = 2048
 @dataclass(frozen=True, slots=True)
 class NativeKernel:
     """A compiled kernel; ``steps`` the one step count of every lane when the program is
-    a single block from its entry to END (the kernel then writes no steps)."""
+    a single block from its entry to END (the kernel then writes no steps); ``key`` what
+    it was made for, ``level`` its code generator's (:data:`.llvmjit.QUICK` or
+    :data:`.llvmjit.OPTIMISED`)."""
 
     compiled: Compiled
     steps: int | None
+    key: tuple = ()
+    level: int = OPTIMISED
+
+
+#: Seconds of runs on a quickly compiled kernel after which its program is compiled
+#: again with the optimising code generator (rent or buy: that costs 30-190 ms and saves
+#: 10-35 % of every later run, measured 2026-11-27 on the benchmark shaders).
+UPGRADE_AFTER = 0.3
+#: Seconds spent on each quickly compiled kernel (the most recent programs).
+_spent: OrderedDict[tuple, float] = OrderedDict()
+_SPENT_KERNELS = 256
 
 
 _kernels = Memo(256)
 _compile_lock = threading.Lock()
+_lock = threading.Lock()
 
 
 def plan(program: DecodedProgram, analysis: Analysis, entry: int) -> native.Plan:
@@ -79,10 +95,18 @@ def _static_steps(the_plan: native.Plan, entry: int) -> int | None:
 
 def kernel(program: DecodedProgram, entry: int, precision: Precision,
            missing: frozenset, bounded: bool = False) -> NativeKernel:
-    """The kernel for ``program`` (made once per process; ``bounded``: for runs whose
-    uniforms are bounded, :func:`.native.build_module`)."""
+    """The kernel for ``program`` (``bounded``: for runs whose uniforms are bounded,
+    :func:`.native.build_module`): compiled quickly the first time, compiled again with
+    the optimising code generator once runs on it have taken :data:`UPGRADE_AFTER`
+    seconds; each made once per process."""
     key = (program.program, entry, precision, missing, bounded)
-    found = _kernels.get(key)
+    found = _kernels.get((*key, OPTIMISED))
+    if found is not None:
+        return found
+    with _lock:
+        spent = _spent.get(key, 0.0)
+    level = OPTIMISED if spent >= UPGRADE_AFTER else QUICK
+    found = _kernels.get((*key, level))
     if found is not None:
         return found
 
@@ -90,16 +114,28 @@ def kernel(program: DecodedProgram, entry: int, precision: Precision,
         the_plan = plan(program, _analysis(program), entry)
         module = native.build_module(the_plan, entry, precision, missing,
                                      bounded=bounded)
-        return NativeKernel(compile_kernel(module), _static_steps(the_plan, entry))
+        return NativeKernel(compile_kernel(module, level=level),
+                            _static_steps(the_plan, entry), key, level)
 
     with _compile_lock:  # two threads asking at once compile once
-        return _kernels.make(key, make)
+        return _kernels.make((*key, level), make)
+
+
+def _record(found: NativeKernel, seconds: float) -> None:
+    """Add a run's seconds to its quickly compiled kernel's tally."""
+    if found.level == OPTIMISED:
+        return
+    with _lock:
+        _spent[found.key] = _spent.pop(found.key, 0.0) + seconds
+        while len(_spent) > _SPENT_KERNELS:
+            _spent.popitem(last=False)
 
 
 def compiled(program: DecodedProgram, entry: int, precision: Precision,
              missing: frozenset, bounded: bool = False) -> bool:
-    """Whether this process has the kernel already."""
-    return _kernels.get((program.program, entry, precision, missing, bounded)) is not None
+    """Whether this process has a kernel for the program already."""
+    key = (program.program, entry, precision, missing, bounded)
+    return any(_kernels.get((*key, level)) is not None for level in (QUICK, OPTIMISED))
 
 
 def _address(array: np.ndarray) -> int:
@@ -154,5 +190,7 @@ def launch(found: NativeKernel, program: DecodedProgram, state: ShaderState,
         steps = lane_array(lanes, 1, np.int64, fill=False).reshape(-1)
         args[native.ARG["steps"]] = _address(steps)
     function, table = found.compiled.function, _address(args)
+    started = time.perf_counter()
     parallel(lambda lo, hi: function(lo, hi, table), lanes, MIN_LANES_PER_THREAD)
+    _record(found, time.perf_counter() - started)
     return status, steps
