@@ -345,3 +345,16 @@ def test_python_dash_m(files: dict[str, Path]) -> None:
     )
     assert proc.returncode == 1
     assert proc.stderr.startswith(f"a2xx: error: {files['asm']}:1:1: 'ALLOC' is not")
+
+
+def test_a_count_above_the_limit_names_the_option(
+    capsys: pytest.CaptureFixture[str], files: dict[str, Path], tmp_path: Path
+) -> None:
+    """--count beyond the 2^24 invocations a run takes at once is refused as the option's
+    error, before anything is read or allocated."""
+    inputs, constants, _ = _vs_inputs(tmp_path)
+    code, out, err = run_cli(capsys, "run", str(files["bin"]), "--type", "vs", "--inputs",
+                             str(inputs), "--constants", str(constants), "--count",
+                             str((1 << 24) + 1))
+    assert code == 1 and out == ""
+    assert err.startswith("a2xx: error: --count: expected an integer") and "16777216" in err

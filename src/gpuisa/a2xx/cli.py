@@ -28,6 +28,7 @@ from .engine import EmulatorConfig, run_fragment, run_vertex
 from .engine.api import DEFAULT_MAX_STEPS
 from .engine.files import load_constants, load_inputs
 from .engine.report import result_json, result_npz, result_table
+from .engine.state import MAX_INVOCATIONS
 
 PROG = "a2xx"
 _SHADER_TYPES = {
@@ -328,8 +329,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--constants", metavar="FILE", help="float/bool/loop/fetch constants: .json or .npz"
     )
-    run.add_argument("--count", type=integer("--count", 0), metavar="N",
-                     help="number of vertices")
+    run.add_argument("--count", type=integer("--count", 0, MAX_INVOCATIONS), metavar="N",
+                     help=f"number of vertices (at most {MAX_INVOCATIONS:,} at once)")
     run.add_argument(
         "--target",
         choices=("adreno", "xenos"),
