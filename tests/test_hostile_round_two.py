@@ -273,7 +273,7 @@ def test_a_huge_max_steps_is_no_limit(tmp_path, capsys):
 
 
 @pytest.mark.parametrize(("options", "message"), [
-    (["--count", "-1"], "--count: expected an integer of 0 or more, got '-1'"),
+    (["--count", "-1"], "--count: expected an integer from 0 to 16777216, got '-1'"),
     (["--count", "2", "--max-steps", "0"],
      "--max-steps: expected an integer of 1 or more, got '0'"),
 ])
