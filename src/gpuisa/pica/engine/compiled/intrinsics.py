@@ -1,7 +1,8 @@
 """The PICA200 hardware rules compiled for the JIT engine.
 
 The rules are defined once, as plain Python, in :mod:`.rules.primitives`; this module is
-their compiled realisation: LLVM-IR intrinsics (expanded where they are used) and Numba
+their compiled realisation: LLVM-IR intrinsics (expanded where they are used; their IR
+is that of :class:`.lower.Lowering`, which the LLVM kernels are built from) and Numba
 functions.  Each names the primitive it realises, and ``tests/pica/engine/test_rules.py``
 proves them identical (exhaustively over float24 patterns where that is feasible, by
 property tests elsewhere).  It also gives Numba the compiled stand-ins of the
@@ -30,16 +31,17 @@ Only imported when Numba is installed (:mod:`.runner` checks first).
 
 from __future__ import annotations
 
-import ctypes
-
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic, overload, register_jitable
 
-from ....floats import F24_MIN_NORMAL
 from ..rules import primitives as P
-from . import cache  # noqa: F401  (first: drops stale compiled code)
+from . import (
+    cache,  # noqa: F401  (first: drops stale compiled code)
+    numpyloops,
+)
+from .lower import Lowering
 
 # -- bit casts -------------------------------------------------------------------------------
 
@@ -104,26 +106,7 @@ address_from_float = P.address_from_float
 
 
 # Typed constants: Numba promotes uint64 mixed with a Python int to float64.
-_U32_SIGN = np.uint32(0x80000000)
 _U32_ABS = np.uint32(0x7FFFFFFF)
-_U32_INF = np.uint32(0x7F800000)
-_U32_QUIET = np.uint32(0x00400000)
-_U64_SIGN = np.uint64(0x8000000000000000)
-_U64_ABS = np.uint64(0x7FFFFFFFFFFFFFFF)
-_U64_INF = np.uint64(0x7FF0000000000000)
-_U64_QUIET = np.uint64(1 << 51)
-_U64_ONE = np.uint64(1)
-_U64_ZERO = np.uint64(0)
-# float24 keeps 16 of float64's 52 mantissa bits: 36 are dropped.
-_DROP = np.uint64(36)
-_DROP_MASK = np.uint64((1 << 36) - 1)
-_HALF_MINUS_ONE = np.uint64((1 << 35) - 1)
-# The float64 patterns of 2^-62 (smallest float24 normal) and 2^64 (first magnitude past
-# F24_MAX); NaN payload bits that survive in float24 (float32 bits 7-22 = float64 36-51).
-_F24_MIN_64 = np.uint64((1023 - 62) << 52)
-_F24_OVER_64 = np.uint64((1023 + 64) << 52)
-_F24_PAYLOAD_64 = np.uint64(0x000FFFF000000000)
-_F24_MIN_32 = np.float32(F24_MIN_NORMAL)
 _ZERO32 = np.float32(0.0)
 _ONE32 = np.float32(1.0)
 #: Constants the generated kernels use (DST's x, LITP's z).
@@ -148,8 +131,6 @@ _leaf = njit(cache=True, error_model="numpy", inline="always")
 # a kernel many times slower; intrinsics cost nothing to compile and let LLVM keep values
 # in registers and vectorize the kernels' loops over lanes.
 
-_F32 = ir.FloatType()
-_F64 = ir.DoubleType()
 _I32 = ir.IntType(32)
 _I64 = ir.IntType(64)
 
@@ -185,83 +166,14 @@ def _inline(argument: types.Type, result: types.Type, arity: int, build):
     return binary
 
 
-def _is_nan(builder, x):
-    return builder.fcmp_unordered("uno", x, x)
+def _rule_ir(name: str):
+    """The IR of rule ``name`` of :class:`.lower.Lowering` for one value: the kernels'
+    intrinsics and the LLVM kernels are built by the same code."""
 
-
-def _quiet32_ir(builder, x):
-    bits = builder.or_(builder.bitcast(x, _I32), ir.Constant(_I32, int(_U32_QUIET)))
-    return builder.bitcast(bits, _F32)
-
-
-def _first_nan(builder, a, b, result, quiet):
-    """``result``, or the first NaN operand (quieted by ``quiet``) if there is one."""
-    result = builder.select(_is_nan(builder, b), quiet(builder, b), result)
-    return builder.select(_is_nan(builder, a), quiet(builder, a), result)
-
-
-def _same(builder, x):
-    return x
-
-
-def _round24_ir(builder, x):
-    u = builder.bitcast(x, _I64)
-    magnitude = builder.and_(u, ir.Constant(_I64, int(_U64_ABS)))
-    sign = builder.and_(u, ir.Constant(_I64, int(_U64_SIGN)))
-    odd = builder.and_(builder.lshr(magnitude, ir.Constant(_I64, int(_DROP))),
-                       ir.Constant(_I64, 1))
-    rounded = builder.add(builder.add(magnitude, odd), ir.Constant(_I64, int(_HALF_MINUS_ONE)))
-    rounded = builder.and_(rounded, ir.Constant(_I64, int(~_DROP_MASK & _U64_ABS)))
-    zero = ir.Constant(_I64, 0)
-    small = builder.icmp_unsigned("<", rounded, ir.Constant(_I64, int(_F24_MIN_64)))
-    large = builder.icmp_unsigned(">=", rounded, ir.Constant(_I64, int(_F24_OVER_64)))
-    finite = builder.select(large, builder.or_(sign, ir.Constant(_I64, int(_U64_INF))),
-                            builder.select(small, zero, builder.or_(sign, rounded)))
-    payload = builder.and_(builder.or_(magnitude, ir.Constant(_I64, int(_U64_QUIET))),
-                           ir.Constant(_I64, int(_F24_PAYLOAD_64)))
-    nan = builder.or_(builder.or_(sign, ir.Constant(_I64, int(_U64_INF))), payload)
-    is_nan = builder.icmp_unsigned(">", magnitude, ir.Constant(_I64, int(_U64_INF)))
-    return builder.bitcast(builder.select(is_nan, nan, finite), _F64)
-
-
-def _work24_ir(builder, x):
-    magnitude = builder.and_(builder.bitcast(x, _I32), ir.Constant(_I32, int(_U32_ABS)))
-    flush = builder.icmp_unsigned("<", magnitude, ir.Constant(_I32, int(_F24_MIN_32_BITS)))
-    return builder.select(flush, ir.Constant(_F64, 0.0), builder.fpext(x, _F64))
-
-
-def _negate24_ir(builder, x):
-    u = builder.xor(builder.bitcast(x, _I32), ir.Constant(_I32, int(_U32_SIGN)))
-    magnitude = builder.and_(u, ir.Constant(_I32, int(_U32_ABS)))
-    quieted = builder.or_(u, ir.Constant(_I32, int(_U32_QUIET)))
-    is_nan = builder.icmp_unsigned(">", magnitude, ir.Constant(_I32, int(_U32_INF)))
-    is_zero = builder.icmp_unsigned("==", magnitude, ir.Constant(_I32, 0))
-    bits = builder.select(is_zero, ir.Constant(_I32, 0), builder.select(is_nan, quieted, u))
-    return builder.bitcast(bits, _F32)
-
-
-def _negate32_ir(builder, x):
-    return builder.bitcast(builder.xor(builder.bitcast(x, _I32),
-                                       ir.Constant(_I32, int(_U32_SIGN))), _F32)
-
-
-def _mul_ir(quiet, zero):
-    def build(builder, a, b):
-        p = builder.fmul(a, b)
-        p = builder.select(_is_nan(builder, p), zero, p)
-        return _first_nan(builder, a, b, p, quiet)
+    def build(builder, *values):
+        return getattr(Lowering(builder), name)(*values)
 
     return build
-
-
-def _add_ir(quiet):
-    def build(builder, a, b):
-        return _first_nan(builder, a, b, builder.fadd(a, b), quiet)
-
-    return build
-
-
-_F24_MIN_32_BITS = np.float32(F24_MIN_NORMAL).view(np.uint32)
 
 #: ``primitives.round24``: a float64 result rounded to float24, returned as the (exact)
 #: float64 of that value.  Equal to ``round_f24(_narrow_to_odd(x))``.  Rounding to
@@ -270,28 +182,27 @@ _F24_MIN_32_BITS = np.float32(F24_MIN_NORMAL).view(np.uint32)
 #: bits: magnitudes below 2^-62 after rounding give +0, from 2^64 on +-infinity, and a
 #: NaN keeps its sign and the payload bits float32 would keep after the narrowing (quiet
 #: bit forced, as the float64 -> float32 conversion does).
-round24 = _inline(types.float64, types.float64, 1, _round24_ir)
+round24 = _inline(types.float64, types.float64, 1, _rule_ir("round24"))
 #: ``primitives.flush24``: an arithmetic instruction's f24 view of a register value:
 #: subnormals and -0 flushed to +0, then float64 (which quiets a NaN).
-work24 = _inline(types.float32, types.float64, 1, _work24_ir)
+work24 = _inline(types.float32, types.float64, 1, _rule_ir("work24"))
 #: ``primitives.negate24``: the sign flips, -0 becomes +0, a NaN is quieted.
-negate24 = _inline(types.float32, types.float32, 1, _negate24_ir)
+negate24 = _inline(types.float32, types.float32, 1, _rule_ir("negate24"))
 #: ``primitives.negate32``: the sign bit flips, nothing else changes.
-negate32 = _inline(types.float32, types.float32, 1, _negate32_ir)
-quiet32 = _inline(types.float32, types.float32, 1, _quiet32_ir)
+negate32 = _inline(types.float32, types.float32, 1, _rule_ir("negate32"))
+quiet32 = _inline(types.float32, types.float32, 1, _rule_ir("quiet32"))
 #: ``primitives.pica_mul`` on float64 working values: 0 * +-inf = +0; a NaN result with a
 #: NaN operand is the first NaN operand.  (f24 working values are already quiet:
 #: float32 -> float64 conversion quiets.)
-mul64 = _inline(types.float64, types.float64, 2, _mul_ir(_same, ir.Constant(_F64, 0.0)))
+mul64 = _inline(types.float64, types.float64, 2, _rule_ir("mul64"))
 #: ``primitives.pica_add``: float64 addition; a NaN result with a NaN operand is the
 #: first NaN operand.
-add64 = _inline(types.float64, types.float64, 2, _add_ir(_same))
+add64 = _inline(types.float64, types.float64, 2, _rule_ir("add64"))
 #: ``primitives.mul32``: 0 * +-inf = +0; NaN operands as in mul64, quieted as the
 #: hardware multiply quiets them.
-mul32 = _inline(types.float32, types.float32, 2,
-                _mul_ir(_quiet32_ir, ir.Constant(_F32, 0.0)))
+mul32 = _inline(types.float32, types.float32, 2, _rule_ir("mul32"))
 #: ``primitives.add32``.
-add32 = _inline(types.float32, types.float32, 2, _add_ir(_quiet32_ir))
+add32 = _inline(types.float32, types.float32, 2, _rule_ir("add32"))
 
 
 
@@ -308,19 +219,6 @@ add32 = _inline(types.float32, types.float32, 2, _add_ir(_quiet32_ir))
 # rules).  ``tests/pica/engine/test_rules.py`` proves both properties.
 
 
-def _round24_in_range_ir(builder, x):
-    # Veltkamp's splitting, as primitives.round24 rounds (cheaper here than the integer
-    # rounding of round24, which also keeps NaN payloads)
-    c = builder.fmul(x, ir.Constant(_F64, P.VELTKAMP_SPLIT))
-    rounded = builder.fsub(c, builder.fsub(c, x))
-    size = builder.bitcast(builder.and_(builder.bitcast(rounded, _I64),
-                                        ir.Constant(_I64, int(_U64_ABS))), _F64)
-    small = builder.fcmp_ordered("<", size, ir.Constant(_F64, P.F24_MIN))
-    out = builder.fcmp_unordered(">=", size, ir.Constant(_F64, P.F24_OVER))
-    rounded = builder.select(small, ir.Constant(_F64, 0.0), rounded)
-    return builder.select(out, ir.Constant(_F64, float("nan")), rounded)
-
-
 def _fmul_ir(builder, a, b):
     return builder.fmul(a, b)
 
@@ -329,16 +227,10 @@ def _fadd_ir(builder, a, b):
     return builder.fadd(a, b)
 
 
-def _nonfinite32_ir(builder, x):
-    exponent = builder.and_(builder.bitcast(x, _I32), ir.Constant(_I32, int(_U32_INF)))
-    infinite = builder.icmp_unsigned("==", exponent, ir.Constant(_I32, int(_U32_INF)))
-    return builder.zext(infinite, ir.IntType(8))
-
-
 #: ``primitives.round24`` in range (the primitive's own Veltkamp splitting, without
 #: its NaN and infinity cases); a NaN, an infinity or a magnitude from 2^64 - 2^46 on
 #: (which float24 rounds to infinity) gives a NaN.
-round24_in_range = _inline(types.float64, types.float64, 1, _round24_in_range_ir)
+round24_in_range = _inline(types.float64, types.float64, 1, _rule_ir("round24_in_range"))
 #: ``primitives.pica_mul`` on finite working values (plain float64 multiplication).
 mul64_in_range = _inline(types.float64, types.float64, 2, _fmul_ir)
 #: ``primitives.pica_add`` on finite working values (plain float64 addition).
@@ -349,7 +241,8 @@ mul32_in_range = _inline(types.float32, types.float32, 2, _fmul_ir)
 #: ``primitives.add32`` on finite float32 operands (plain float32 addition).
 add32_in_range = _inline(types.float32, types.float32, 2, _fadd_ir)
 #: 1 if a float32 register value is an infinity or a NaN, else 0.
-nonfinite32 = _inline(types.float32, types.int8, 1, _nonfinite32_ir)
+nonfinite32 = _inline(types.float32, types.int8, 1,
+                      lambda b, x: b.zext(Lowering(b).nonfinite32(x), ir.IntType(8)))
 
 
 # -- bounded operands ------------------------------------------------------------------------
@@ -365,13 +258,6 @@ nonfinite32 = _inline(types.float32, types.int8, 1, _nonfinite32_ir)
 
 _BOUNDED_FLUSHED = int(np.float32(P.F24_MIN).view(np.uint32))
 _BOUNDED_HIGH = int(np.float32(P.BOUNDED_HIGH).view(np.uint32))
-
-
-def _round24_bounded_ir(builder, x):
-    # (x - c) + c is c - (c - x) exactly (IEEE rounding is symmetric), except that a zero
-    # comes out +0, as round24 gives it
-    c = builder.fmul(x, ir.Constant(_F64, P.VELTKAMP_SPLIT))
-    return builder.fadd(builder.fsub(x, c), c)
 
 
 @intrinsic
@@ -398,7 +284,7 @@ def unbounded24(typingctx, x, k):
 
 #: ``primitives.round24`` of the values the arithmetic of bounded operands rounds: 0, or
 #: a value whose rounding is at least 2^-62 and below 2^64 - 2^46 in magnitude.
-round24_bounded = _inline(types.float64, types.float64, 1, _round24_bounded_ir)
+round24_bounded = _inline(types.float64, types.float64, 1, _rule_ir("round24_bounded"))
 
 
 @_leaf
@@ -468,75 +354,22 @@ def rsq32(x):
 # -- comparisons, MIN/MAX, LITP (no flushing, no rounding: primitives.pica_max etc.) --------
 
 
-def _pick_ir(predicate, if_true, if_false):
-    """``if_true if a <predicate> b else if_false`` (None: the operand itself)."""
-
-    def build(builder, a, b):
-        holds = builder.fcmp_ordered(predicate, a, b)
-        return builder.select(holds, a if if_true is None else if_true,
-                              b if if_false is None else if_false)
-
-    return build
-
-
-_F32_ONE = ir.Constant(_F32, 1.0)
-_F32_ZERO = ir.Constant(_F32, 0.0)
 #: ``primitives.pica_max``: ``a if a > b else b`` (so a NaN operand gives b).
-pica_max = _inline(types.float32, types.float32, 2, _pick_ir(">", None, None))
+pica_max = _inline(types.float32, types.float32, 2, _rule_ir("pica_max"))
 #: ``primitives.pica_min``: ``a if a < b else b``.
-pica_min = _inline(types.float32, types.float32, 2, _pick_ir("<", None, None))
+pica_min = _inline(types.float32, types.float32, 2, _rule_ir("pica_min"))
 #: ``primitives.sge`` and ``primitives.slt``: 1.0 or 0.0 from an ordered comparison.
-sge = _inline(types.float32, types.float32, 2, _pick_ir(">=", _F32_ONE, _F32_ZERO))
-slt = _inline(types.float32, types.float32, 2, _pick_ir("<", _F32_ONE, _F32_ZERO))
+sge = _inline(types.float32, types.float32, 2, _rule_ir("sge"))
+slt = _inline(types.float32, types.float32, 2, _rule_ir("slt"))
 
 
 # -- EX2 and LG2 through NumPy's own inner loops -----------------------------------------------
 
 
-class _UFuncObject(ctypes.Structure):
-    """The leading fields of NumPy's public ``PyUFuncObject`` (``ufuncobject.h``)."""
-
-    _fields_ = [
-        ("ob_refcnt", ctypes.c_ssize_t),
-        ("ob_type", ctypes.c_void_p),
-        ("nin", ctypes.c_int),
-        ("nout", ctypes.c_int),
-        ("nargs", ctypes.c_int),
-        ("identity", ctypes.c_int),
-        ("functions", ctypes.POINTER(ctypes.c_void_p)),
-        ("data", ctypes.POINTER(ctypes.c_void_p)),
-        ("ntypes", ctypes.c_int),
-        ("reserved1", ctypes.c_int),
-        ("name", ctypes.c_char_p),
-        ("types", ctypes.POINTER(ctypes.c_char)),
-    ]
-
-
-def _inner_loop(ufunc: np.ufunc, dtype: type) -> int:
-    """The address of the first inner loop of a unary ufunc for ``dtype -> dtype`` (the
-    one NumPy's type resolution picks), or 0 if the object does not look as expected."""
-    try:
-        record = _UFuncObject.from_address(id(ufunc))
-        if record.nin != 1 or record.nout != 1 or record.ntypes != ufunc.ntypes:
-            return 0
-        code = np.dtype(dtype).num
-        for i in range(record.ntypes):
-            if record.types[2 * i][0] == code and record.types[2 * i + 1][0] == code:
-                pointer = record.functions[i]
-                data = record.data[i]
-                # Only loops that ignore their data pointer are safe to call with none.
-                return int(pointer) if pointer and not data else 0
-    except (ValueError, TypeError, AttributeError):
-        return 0
-    return 0
-
-
-#: The addresses of NumPy's exp2/log2 inner loops (float64, float64, float32, float32).
-#: Kernels receive them as an argument (never as a constant compiled into their code),
-#: so that compiled kernels can be cached on disk and loaded by another process.
-NATIVE_LOOPS = np.array([_inner_loop(np.exp2, np.float64), _inner_loop(np.log2, np.float64),
-                         _inner_loop(np.exp2, np.float32), _inner_loop(np.log2, np.float32)],
-                        dtype=np.int64)
+#: The addresses of NumPy's exp2/log2 inner loops (:mod:`.numpyloops`).  Kernels receive
+#: them as an argument (never as a constant compiled into their code), so that compiled
+#: kernels can be cached on disk and loaded by another process.
+NATIVE_LOOPS = numpyloops.NATIVE_LOOPS
 _EXP2_64, _LOG2_64, _EXP2_32, _LOG2_32 = range(4)
 _LOOP_TYPE = ir.FunctionType(ir.VoidType(), [_I64] * 4)
 

@@ -122,6 +122,7 @@ class _Unit(FlowMixin, AluMixin):
         #: Values made once in the prologue (:meth:`hoisted`), and which they are.
         self.prologue: ir.Block | None = None
         self.entry_values: dict[tuple, ir.Value] = {}
+        self.entry_keys: dict[int, tuple] = {}
         self.alu_ir.hoist = self.hoist_work
 
     # -- lanes and memory ------------------------------------------------------------------

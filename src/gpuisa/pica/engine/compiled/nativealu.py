@@ -96,9 +96,9 @@ class AluMixin:
         working = self.working.get(id(x))
         if working is not None:
             return working
-        for key, value in list(self.entry_values.items()):
-            if value is x:
-                return self.hoisted(("work", *key), make)
+        key = self.entry_keys.get(id(x))
+        if key is not None:
+            return self.hoisted(("work", *key), make)
         return make()
 
     def operand_bounds(self, step: Step, tree) -> dict[Source, int] | None:
@@ -146,6 +146,7 @@ class AluMixin:
             with self.b.goto_block(self.prologue):
                 found = make()
             self.entry_values[key] = found
+            self.entry_keys[id(found)] = key
         return found
 
     def emit_alu(self, step: Step) -> None:
