@@ -2,7 +2,8 @@
 
 * One ``run()`` of 1 vertex through a shader whose kernel this process has compiled
   (the transform of :mod:`benchmarks.shaders`, default engine): best and median of
-  2,000 calls.  Target: under 100 µs.
+  2,000 calls, and the CPU time per call (less affected by other work on a shared
+  machine).  Target: under 30 µs.
 * ``pica run`` of a 30-instruction shader (``benchmarks/lit_fog.v.pica``) on 10
   vertices, as a new process: with an empty compile cache (a fresh
   ``GPUISA_JIT_CACHE``), then with the cache that run left.  Targets: under 2 s and
@@ -33,8 +34,9 @@ VERTICES = 10
 CALLS = 2000
 
 
-def one_vertex_calls() -> tuple[float, float]:
-    """Best and median seconds of a 1-vertex run() of the compiled transform."""
+def one_vertex_calls() -> tuple[float, float, float]:
+    """Best and median seconds of a 1-vertex run() of the compiled transform, and the
+    CPU seconds per call over all of them."""
     workload = WORKLOADS["transform"]
     rng = np.random.default_rng(0)
     uniforms = workload.uniforms(rng)
@@ -45,11 +47,13 @@ def one_vertex_calls() -> tuple[float, float]:
     for _ in range(200):
         run(workload.shbin, one, uniforms=uniforms)
     times = []
+    cpu = time.process_time()
     for _ in range(CALLS):
         start = time.perf_counter()
         run(workload.shbin, one, uniforms=uniforms)
         times.append(time.perf_counter() - start)
-    return min(times), statistics.median(times)
+    cpu = (time.process_time() - cpu) / CALLS
+    return min(times), statistics.median(times), cpu
 
 
 def _files(folder: Path) -> tuple[Path, Path]:
@@ -84,9 +88,10 @@ def pica_run_seconds(cache: Path, inputs: Path, uniforms: Path) -> float:
 
 
 def main() -> int:
-    best, median = one_vertex_calls()
+    best, median, cpu = one_vertex_calls()
     print(f"1-vertex run() of the compiled transform: best {best * 1e6:.0f} us, median "
-          f"{median * 1e6:.0f} us (target < 100 us: {'met' if best < 100e-6 else 'NOT met'})")
+          f"{median * 1e6:.0f} us, CPU {cpu * 1e6:.0f} us per call (target < 30 us: "
+          f"{'met' if best < 30e-6 else 'NOT met'})")
     with tempfile.TemporaryDirectory() as folder:
         inputs, uniforms = _files(Path(folder))
         cache = Path(folder) / "cache"
