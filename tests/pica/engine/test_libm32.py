@@ -133,3 +133,33 @@ def test_numpys_float32_loop_is_not_the_rule():
     with np.errstate(all="ignore"):
         differ = sum(float(np.exp2(x)) != _exp2(float(x)) for x in xs)
     assert differ > len(xs) // 20
+
+
+def test_the_compiled_engine_hands_boundary_lanes_to_the_reference_engine(tmp_path,
+                                                                          monkeypatch):
+    # With every value "near a boundary", every EX2/LG2 lane of an LLVM kernel must be
+    # decided by the reference engine (which then takes the exact path).
+    from engine_kit import Asm
+
+    from gpuisa.pica.engine import run
+    from gpuisa.pica.engine.compiled import nativerun, runner
+
+    monkeypatch.setenv("GPUISA_JIT_CACHE", str(tmp_path))  # no kernel of another tolerance
+    monkeypatch.setattr(runner, "NATIVE", True)
+    monkeypatch.setattr(nativerun, "_current", {})
+    monkeypatch.setattr(nativerun._kernels, "_items", type(nativerun._kernels._items)())
+    monkeypatch.setattr(libm32, "TOLERANCE", 1.0)
+    handed = []
+    original = runner.run_lane
+    monkeypatch.setattr(runner, "run_lane", lambda *a, **k: handed.append(a[3]) or
+                        original(*a, **k))
+    a = Asm()
+    a.op("ex2", "o0", "v0")
+    a.op("lg2", "o1", "v0")
+    a.end()
+    xs = np.array([[0.3, 1, 1, 1], [1.7, 1, 1, 1], [-2.25, 1, 1, 1]] * 4, np.float32)
+    result = run(a.program(), {"v0": xs}, precision="f32", engine="jit")
+    assert sorted(handed) == list(range(len(xs)))
+    assert [float(v) for v in result.outputs["o0"][:3, 0]] == [
+        _exp2(float(x)) for x in xs[:3, 0]]
+    assert float(result.outputs["o1"][1, 0]) == _log2(float(np.float32(1.7)))

@@ -480,11 +480,12 @@ def lg2_24(x, scratch):
 
 @_rule
 def ex2_f32(x, scratch):
-    """``primitives.ex2_32``."""
-    return exp2_32(x, scratch)
+    """``primitives.ex2_32``: the float64 loop rounded once (inputs near a rounding
+    boundary, which ``libm32`` decides exactly, are not told apart here)."""
+    return np.float32(exp2_64(np.float64(x), scratch))
 
 
 @_rule
 def lg2_f32(x, scratch):
-    """``primitives.lg2_32``."""
-    return log2_32(_positive_zero32(x), scratch)
+    """``primitives.lg2_32`` (as :func:`ex2_f32`)."""
+    return np.float32(log2_64(np.float64(_positive_zero32(x)), scratch))

@@ -96,6 +96,7 @@ class _Unit(FlowMixin, AluMixin):
         # the function of one lane runs rarely (lanes handed back, a partial vector):
         # its larger rules are functions it calls, which compile once per module
         self.L = Lowering(b, width, arg_pointer(b, self.args, ARG["loops"], I64), outline=True)
+        self.L.unresolved = self.fail_if  # the reference engine decides those lanes
         # the vector function computes in range; lanes that leave the range run again
         # in the function of one lane, which is exact
         self.alu_ir = AluLowering(self.L, precision, in_range=width > 1)
