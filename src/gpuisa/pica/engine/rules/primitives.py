@@ -48,6 +48,8 @@ _INF64 = 0x7FF0000000000000
 _QUIET64 = 1 << 51
 #: The float64 NaN payload bits a float24 NaN keeps (its 16 mantissa bits).
 _F24_PAYLOAD64 = 0x000FFFF000000000
+#: The float64 bits a truncation to float24 keeps: sign, exponent, 16 mantissa bits.
+_KEEP24_64 = 0xFFFFFFF000000000
 #: float64 values from here on are integers (no fraction bits).
 _INTEGRAL = 2.0**52
 _INT32_MIN = -(2**31)
@@ -95,7 +97,7 @@ def quiet(x):
 def round24(x):
     """The float24 rounding of an exact float64 value (pica-emulation.md#f24-rounding; 3dbrew
     "Floating-Point Behavior": "output subnormals are flushed"): 17 significant bits, to nearest
-    even (the hardware rounding mode is OPEN; this is gpuisa's choice); a magnitude below
+    even (the hardware rounding mode is OPEN; this is gpuisa's default); a magnitude below
     2^-62 after rounding gives +0 (no subnormals, no -0), from 2^64 on +-infinity; a NaN
     keeps its sign and the 16 payload bits float24 has, quiet bit set.
 
@@ -107,7 +109,24 @@ def round24(x):
     :func:`gpuisa.floats.round_f24`.
     """
     c = x * VELTKAMP_SPLIT
-    r = c - (c - x)
+    return range24(x, c - (c - x))
+
+
+def trunc24(x):
+    """The truncating float24 rounding (pica-emulation.md#f24-truncation, Citra PR #7372):
+    17 significant bits toward zero (the 36 low mantissa bits of the float64 cleared),
+    then :func:`round24`'s range rules: below 2^-62 +0, from 2^64 on +-infinity (a
+    magnitude in [(2 - 2^-16) * 2^63, 2^64) truncates to that largest finite value), a
+    NaN keeping its sign and float24's payload bits, quiet bit set.  Compiled:
+    ``lower.Lowering.round24`` and its in-range and bounded forms of a ``Lowering`` made
+    with ``rounding="truncate"``; array realisation: ``gpuisa.floats.round_f24(x,
+    "truncate")``."""
+    return range24(x, math.copysign(bits_f64(f64_bits(abs(x)) & _KEEP24_64), x))
+
+
+def range24(x, r):
+    """The float24 value of ``x`` whose 17-bit rounding (either mode) is ``r``: ``r``
+    where it is a float24 normal, else +0, +-infinity or float24's NaN of ``x``."""
     if F24_MIN <= r < F24_OVER or -F24_OVER < r <= -F24_MIN:
         return r
     if x != x:
@@ -116,6 +135,11 @@ def round24(x):
     if -F24_OVER < x < F24_OVER and -F24_OVER < r < F24_OVER:
         return 0.0  # zero, or below 2^-62 once rounded
     return math.copysign(math.inf, x)
+
+
+#: The float24 rounding of each mode of ``gpuisa.floats.ROUNDING_MODES``: the one place
+#: that says which rule a mode is.
+ROUNDINGS = {"nearest-even": round24, "truncate": trunc24}
 
 
 def flush24(x):
@@ -277,14 +301,30 @@ def compare(operator, a, b):
 # -- scalar units ----------------------------------------------------------------------------
 
 
+def rcp64(x):
+    """RCP before f24's rounding: 1 / x of the flushed x; rcp(+-0) = +inf."""
+    w = flush24(x)
+    if w == 0.0:
+        return math.inf
+    return 1.0 / w
+
+
 def rcp24(x):
     """RCP in f24: 1 / x of the flushed x, rounded: rcp(+-0) = +inf, rcp(+inf) = 0,
     rcp(NaN) = NaN (pica-emulation.md#fp-table, pica-emulation.md#scalar-units).  Compiled:
     ``intrinsics.rcp24``."""
+    return round24(rcp64(x))
+
+
+def rsq64(x):
+    """RSQ before f24's rounding: 1 / sqrt(x) of the flushed x; rsq(+-0) = +inf, a
+    negative x the FPU's default NaN."""
     w = flush24(x)
     if w == 0.0:
         return math.inf
-    return round24(1.0 / w)
+    if w < 0.0:
+        return DEFAULT_NAN
+    return 1.0 / math.sqrt(w)
 
 
 def rsq24(x):
@@ -292,12 +332,7 @@ def rsq24(x):
     rsq(negative) = rsq(-inf) = NaN (pica-emulation.md#fp-table,
     pica-emulation.md#scalar-units).  Compiled:
     ``intrinsics.rsq24``."""
-    w = flush24(x)
-    if w == 0.0:
-        return math.inf
-    if w < 0.0:
-        return round24(DEFAULT_NAN)
-    return round24(1.0 / math.sqrt(w))
+    return round24(rsq64(x))
 
 
 def rcp32(x):
@@ -330,10 +365,15 @@ def floor(x):
     return float(math.floor(x))
 
 
+def flr64(x):
+    """FLR before f24's rounding: the floor of the flushed x."""
+    return floor(flush24(x))
+
+
 def flr24(x):
     """FLR in f24: the floor of the flushed x, rounded (a NaN quieted, with float24's
     payload).  Compiled: ``intrinsics.flr24``."""
-    return round24(floor(flush24(x)))
+    return round24(flr64(x))
 
 
 def flr32(x):
@@ -349,19 +389,29 @@ def _unit(ufunc, value):
         return float(ufunc(value))
 
 
+def ex2_64(x):
+    """EX2 before f24's rounding: 2^x of the flushed x by NumPy's float64 exp2."""
+    return _unit(np.exp2, np.float64(flush24(x)))
+
+
 def ex2_24(x):
     """EX2 in f24: 2^x of the flushed x by NumPy's float64 exp2, rounded: ex2(-inf) = 0,
     ex2(+inf) = +inf, overflow to +inf (pica-emulation.md#scalar-units).  NumPy's own function,
     because the compiled engine calls NumPy's inner loop (``intrinsics.ex2_24``): both give the same
     bits even where NumPy's SVML code differs from libm in the last place."""
-    return round24(_unit(np.exp2, np.float64(flush24(x))))
+    return round24(ex2_64(x))
+
+
+def lg2_64(x):
+    """LG2 before f24's rounding: log2 of the flushed x by NumPy's float64 log2."""
+    return _unit(np.log2, np.float64(flush24(x)))
 
 
 def lg2_24(x):
     """LG2 in f24: log2 of the flushed x by NumPy's float64 log2, rounded: lg2(0) =
     -inf, lg2(negative) = NaN, lg2(+inf) = +inf (pica-emulation.md#scalar-units).  Compiled:
     ``intrinsics.lg2_24``."""
-    return round24(_unit(np.log2, np.float64(flush24(x))))
+    return round24(lg2_64(x))
 
 
 def ex2_32(x):
