@@ -185,7 +185,11 @@ def bounded24(x, k):
       (below 2^-45 such a value has at most 17 significant bits: it is exact), so every
       value rounded is 0 or at least 2^-62, never one that round24 flushes;
     * every sum of at most four products is at most 2^62, and MAD's at most 2^60 + 2^30:
-      below 2^64 - 2^46, where round24 overflows."""
+      below 2^64 - 2^46, where round24 overflows.
+
+    The same holds for :func:`trunc24`: truncation never raises a magnitude (nothing
+    reaches 2^64) and keeps a nonzero multiple of 2^-62 from 2^-62 on a nonzero multiple
+    of 2^-62 (nothing is flushed); its bounded form clears the low bits alone."""
     return -F24_MIN < x < F24_MIN or 2.0**-k <= abs(x) < BOUNDED_HIGH
 
 
