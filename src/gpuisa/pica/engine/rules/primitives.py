@@ -109,7 +109,10 @@ def round24(x):
     :func:`gpuisa.floats.round_f24`.
     """
     c = x * VELTKAMP_SPLIT
-    return range24(x, c - (c - x))
+    r = c - (c - x)
+    if F24_MIN <= r < F24_OVER or -F24_OVER < r <= -F24_MIN:
+        return r  # the common case, without a call (the reference engine's hot path)
+    return range24(x, r)
 
 
 def trunc24(x):
@@ -121,14 +124,16 @@ def trunc24(x):
     ``lower.Lowering.round24`` and its in-range and bounded forms of a ``Lowering`` made
     with ``rounding="truncate"``; array realisation: ``gpuisa.floats.round_f24(x,
     "truncate")``."""
-    return range24(x, math.copysign(bits_f64(f64_bits(abs(x)) & _KEEP24_64), x))
+    r = math.copysign(bits_f64(f64_bits(abs(x)) & _KEEP24_64), x)
+    if F24_MIN <= r < F24_OVER or -F24_OVER < r <= -F24_MIN:
+        return r
+    return range24(x, r)
 
 
 def range24(x, r):
-    """The float24 value of ``x`` whose 17-bit rounding (either mode) is ``r``: ``r``
-    where it is a float24 normal, else +0, +-infinity or float24's NaN of ``x``."""
-    if F24_MIN <= r < F24_OVER or -F24_OVER < r <= -F24_MIN:
-        return r
+    """The float24 value of ``x`` whose 17-bit rounding (either mode) ``r`` is not a
+    float24 normal: +0 (zero, or below 2^-62), +-infinity (from 2^64 on), or float24's
+    NaN of ``x``."""
     if x != x:
         payload = (f64_bits(x) | _QUIET64) & _F24_PAYLOAD64
         return math.copysign(bits_f64(_INF64 | payload), x)
