@@ -23,7 +23,10 @@ import numpy.typing as npt
 
 from .errors import InputError
 
-RoundingMode = Literal["rne", "trunc"]
+#: float24's rounding modes (pica-emulation.md#f24-rounding): to nearest, ties to even (the
+#: default), or toward zero, the conversion of Citra PR #7372.
+RoundingMode = Literal["nearest-even", "truncate"]
+ROUNDING_MODES: tuple[str, ...] = ("nearest-even", "truncate")
 
 F24_EXP_BITS = 7
 F24_MAN_BITS = 16
@@ -42,12 +45,15 @@ _F32_QUIET = np.uint32(0x00400000)
 _F32_F24_MIN = np.uint32((127 - 62) << 23)  # 2^-62
 _F32_F24_OVER = np.uint32((127 + 64) << 23)  # 2^64: first magnitude beyond F24_MAX
 _F32_DROP = np.uint32(0xFFFFFF80)  # clears the 7 mantissa bits float24 lacks
-_MODES = ("rne", "trunc")
 
 
-def _check_mode(mode: str) -> None:
-    if mode not in _MODES:
-        raise InputError(f"unknown float24 rounding mode {mode!r} (expected 'rne' or 'trunc')")
+def check_rounding(mode: object, option: str = "mode") -> RoundingMode:
+    """``mode`` if it is one of :data:`ROUNDING_MODES`; else an InputError naming the
+    option ``option`` and the values it takes."""
+    if not isinstance(mode, str) or mode not in ROUNDING_MODES:
+        raise InputError(f"unknown float24 rounding: {option}={mode!r} (expected "
+                         f"{' or '.join(repr(m) for m in ROUNDING_MODES)})")
+    return mode  # type: ignore[return-value]
 
 
 def _bit_patterns(bits: npt.ArrayLike, width: int, what: str) -> np.ndarray:
@@ -155,15 +161,15 @@ def f24_picasso_preimage(bits: npt.ArrayLike) -> np.ndarray:
 
 
 def round_f24(
-    x: npt.ArrayLike, mode: RoundingMode = "rne", *, out: np.ndarray | None = None
+    x: npt.ArrayLike, mode: RoundingMode = "nearest-even", *, out: np.ndarray | None = None
 ) -> np.ndarray:
     """Round float32 values to the nearest float24 value: THE float24 rounding rule.
 
     This is the single rounding function of gpuisa; the f24 emulator applies it after every
     arithmetic operation and :func:`f32_to_f24` uses it too.  Steps, on uint32 views:
 
-    * the mantissa is rounded to 16 bits, to nearest even (``"rne"``) or toward zero
-      (``"trunc"``); a carry may bump the exponent;
+    * the mantissa is rounded to 16 bits, to nearest even (``"nearest-even"``) or toward
+      zero (``"truncate"``: the low bits are cleared); a carry may bump the exponent;
     * a magnitude below 2^-62 after rounding becomes +0 (this covers -0 and float32
       subnormals: the PICA has no negative zero and no subnormals);
     * a magnitude above :data:`F24_MAX` after rounding (i.e. >= 2^64) becomes +-infinity;
@@ -174,7 +180,7 @@ def round_f24(
     new float32 array, or writes into ``out`` (a float32 array of the same shape, which may
     be ``x`` itself) and returns it.
     """
-    _check_mode(mode)
+    check_rounding(mode)
     f = _float32(x, "round_f24")
     if out is not None and (
         not isinstance(out, np.ndarray) or out.dtype != np.float32 or out.shape != f.shape
@@ -186,7 +192,7 @@ def round_f24(
     r = u & _F32_ABS
     nan = r > _F32_INF
     payload = (r & np.uint32(0x007FFF80)) if nan.any() else None
-    if mode == "rne":
+    if mode == "nearest-even":
         # Adding 0x3F plus the lowest kept bit rounds half to even; carries ripple upward.
         r += (r >> 7) & np.uint32(1)
         r += np.uint32(0x3F)
@@ -214,7 +220,7 @@ def flush_f24_subnormal(x: npt.ArrayLike) -> np.ndarray:
     return np.asarray(out, dtype=np.uint32).view(np.float32)
 
 
-def f32_to_f24(values: npt.ArrayLike, mode: RoundingMode = "rne") -> np.ndarray:
+def f32_to_f24(values: npt.ArrayLike, mode: RoundingMode = "nearest-even") -> np.ndarray:
     """Correctly rounded float24 patterns of ``values`` (float64 is first rounded to float32).
 
     Rounding is :func:`round_f24`: overflow gives infinity, magnitudes below 2^-62 after

@@ -431,6 +431,8 @@ class Case:
     temporaries: dict | None = None
     address: tuple[int, int, int] = (0, 0, 0)
     max_steps: int = MAX_STEPS
+    #: f24's rounding (f32 cases: "nearest-even", what float32 does).
+    rounding: str = "nearest-even"
 
     def shbin(self) -> Shbin:
         return Shbin(Program(list(self.code), list(self.opdescs)), (self.dvle,))
@@ -442,10 +444,13 @@ def _rng(seed: int, profile: str, geometry: bool) -> np.random.Generator:
     return np.random.default_rng([int(geometry), PROFILES.index(profile), seed])
 
 
-def case(seed: int, profile: str = "mixed", geometry: bool = False) -> Case:
-    """The case of ``seed``: f24 for even seeds, f32 for odd ones."""
+def case(seed: int, profile: str = "mixed", geometry: bool = False,
+         rounding: str = "nearest-even") -> Case:
+    """The case of ``seed``: f24 for even seeds (rounded by ``rounding``), f32 for odd
+    ones."""
     rng = _rng(seed, profile, geometry)
     precision = "f24" if seed % 2 == 0 else "f32"
+    rounding = rounding if precision == "f24" else "nearest-even"
     if geometry:
         outputs = tuple(sorted(set(int(x) for x in rng.integers(0, 7, rng.integers(1, 4)))))
         program = Generator(rng, True, profile).program(outputs)
@@ -458,7 +463,8 @@ def case(seed: int, profile: str = "mixed", geometry: bool = False) -> Case:
         rows = {f"v{n}": _f32(rng, (INVOCATIONS, 4), wild) for n in range(3)}
         rows["v3"] = rng.integers(-140, 140, (INVOCATIONS, 4)).astype(np.float32)
         return Case(seed, profile, True, precision, tuple(program.code),
-                    tuple(program.opdescs), dvle, rows, np.arange(INVOCATIONS), uniforms)
+                    tuple(program.opdescs), dvle, rows, np.arange(INVOCATIONS), uniforms,
+                    rounding=rounding)
     program = Generator(rng, False, profile).program()
     wild = bool(rng.random() < 0.6)
     rows = _rows(rng, precision, wild)
@@ -473,13 +479,14 @@ def case(seed: int, profile: str = "mixed", geometry: bool = False) -> Case:
         temporaries = {f"r{n}": _f32(rng, (DISTINCT, 4), wild) for n in range(TEMPS)}
         address = tuple(int(v) for v in rng.integers(-140, 140, 3))
     return Case(seed, profile, False, precision, tuple(program.code), tuple(program.opdescs),
-                dvle, rows, order, uniforms, cmp, temporaries, address)
+                dvle, rows, order, uniforms, cmp, temporaries, address, rounding=rounding)
 
 
 def replay(seed: int, profile: str = "mixed", geometry: bool = False,
-           code: list[int] | None = None, lanes: list[int] | None = None) -> Case:
+           code: list[int] | None = None, lanes: list[int] | None = None,
+           rounding: str = "nearest-even") -> Case:
     """The case of ``seed`` with the words and lanes a :func:`shrink` left."""
-    found = case(seed, profile, geometry)
+    found = case(seed, profile, geometry, rounding)
     return dataclasses.replace(
         found, code=found.code if code is None else tuple(code),
         lanes=found.lanes if lanes is None else np.asarray(lanes, dtype=np.int64))
@@ -497,7 +504,8 @@ def outcome(found: Case, engine: str, lanes: np.ndarray | None = None):
     try:
         with np.errstate(all="ignore"):
             return run(found.shbin(), inputs, uniforms=found.uniforms,
-                       precision=found.precision, cmp=found.cmp, engine=engine,
+                       precision=found.precision, rounding=found.rounding, cmp=found.cmp,
+                       engine=engine,
                        max_steps=found.max_steps, temporaries=temporaries, address=found.address,
                        registers=True)
     except GpuIsaError as error:
@@ -656,10 +664,11 @@ def reproducer(found: Case, what: Difference | None, note: str = "") -> str:
     floats = {k: _hexes(v) for k, v in found.uniforms.items() if k[0] not in "ib"}
     words = [hex(w) for w in found.code]
     return (f"\nseed={found.seed} profile={found.profile} geometry={found.geometry} "
-            f"precision={found.precision} {note}\n"
+            f"precision={found.precision} rounding={found.rounding} {note}\n"
             f"{what.text if what is not None else 'no difference'}\n"
             f"rebuild: differential.replay({found.seed}, {found.profile!r}, {found.geometry}, "
-            f"code=[{', '.join(words)}], lanes={found.lanes.tolist()})\n"
+            f"code=[{', '.join(words)}], lanes={found.lanes.tolist()}, "
+            f"rounding={found.rounding!r})\n"
             f"words other than NOP (pc: word): "
             f"{ {hex(pc): hex(w) for pc, w in enumerate(found.code) if w != NOP} }\n"
             f"opdescs: {[hex(w) for w in found.opdescs]}\n{where} {inputs}\n"

@@ -271,6 +271,72 @@ def test_geometry_kernels_match_the_reference_engine(compiled, seed):
     check(D.case(seed, geometry=True), "(geometry kernel)", SHRINK_COMPILED)
 
 
+# -- the truncating rounding ---------------------------------------------------------------
+
+#: f24 programs (the even seeds) run with rounding="truncate" on the LLVM kernels, and on
+#: every profile; the vertex and geometry programs Numba's kernels would run.
+TRUNCATING_PROGRAMS = 60
+TRUNCATING_PER_TEST = 20
+TRUNCATING_DECLINED = 10
+
+
+def _truncating(seed: int, profile: str = "mixed", geometry: bool = False) -> D.Case:
+    found = D.case(2 * seed, profile, geometry, rounding="truncate")
+    assert found.precision == "f24" and found.rounding == "truncate"
+    return found
+
+
+def _mode_matters(found: D.Case) -> bool:
+    """Whether the reference engine's results of ``found`` differ between the modes (a
+    case where they agree could not catch an engine that ignores the mode)."""
+    nearest = D.outcome(dataclasses.replace(found, rounding="nearest-even"), "reference")
+    truncated = D.outcome(found, "reference")
+    if isinstance(nearest, Exception) or isinstance(truncated, Exception):
+        return type(nearest) is not type(truncated)
+    return any(not np.array_equal(np.asarray(a).view(np.uint32), np.asarray(b).view(np.uint32))
+               for a, b in zip(nearest.outputs.values(), truncated.outputs.values(),
+                               strict=True))
+
+
+@pytest.mark.parametrize("first", range(0, TRUNCATING_PROGRAMS, TRUNCATING_PER_TEST))
+def test_truncating_rounding_on_the_llvm_kernels(monkeypatch, first):
+    """rounding="truncate" through engine="jit": every program compiled to its LLVM
+    kernel (in-range, bounded and exact arithmetic, over lanes that fill SIMD vectors and
+    a partial one), against the reference engine in the same mode."""
+    from gpuisa.pica.engine.compiled import native
+
+    monkeypatch.setattr(jit, "NATIVE", True)
+    differing = 0
+    for seed in range(first, first + TRUNCATING_PER_TEST):
+        found = _truncating(seed)
+        rng = np.random.default_rng(found.seed)
+        found = dataclasses.replace(found, lanes=rng.choice(
+            found.lanes, size=int(rng.integers(native.WIDTH + 1, 6 * native.WIDTH))))
+        differing += _mode_matters(found)
+        check(found, "(LLVM kernels, rounding='truncate')", SHRINK_INTERPRETED)
+    assert differing >= TRUNCATING_PER_TEST // 4
+
+
+@pytest.mark.parametrize(("profile", "geometry"), [("mixed", False), ("uniform", False),
+                                                   ("mixed", True), ("straight", True)])
+def test_numba_kernels_hand_the_truncating_rounding_to_the_reference_engine(
+        monkeypatch, profile, geometry):
+    """Numba's kernels round to nearest even only: engine="jit" runs truncating vertex
+    programs (with runner.NATIVE off) and geometry programs on the reference engine,
+    compiling and interpreting nothing."""
+
+    def refuse(*args):
+        raise AssertionError("a Numba kernel ran a truncating program")
+
+    for module, name in ((jit, "_compile"), (jit, "_interpreter"), (jit, "kernel_for"),
+                         (jit_geometry, "compile_source"), (jit_geometry, "_run")):
+        monkeypatch.setattr(module, name, refuse)
+    monkeypatch.setattr(jit, "KERNELS", "always")
+    monkeypatch.setattr(jit_geometry, "COMPILE_THRESHOLD", 0)
+    for seed in range(TRUNCATING_DECLINED):
+        check(_truncating(seed, profile, geometry), "(Numba, rounding='truncate')", 10.0)
+
+
 # -- release check --------------------------------------------------------------------------
 
 

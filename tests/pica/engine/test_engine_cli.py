@@ -240,3 +240,66 @@ def test_large_outputs_are_written_in_pieces(pica, tmp_path, shbin_file, monkeyp
     lines = out.splitlines()
     assert len(lines) == 1 + 2 * 10
     assert lines[-2].split() == ["9", "o0", "position", "72", "18.5", "inf", "-39"]
+
+
+#: 1 + 2^-17 + 2^-20: float24 rounds it to 1 + 2^-16 to nearest, to 1.0 truncating.
+BETWEEN = 1.0 + 2.0**-17 + 2.0**-20
+
+
+@pytest.fixture
+def passing(tmp_path):
+    """A shader that writes its input (o0 = v0: the loaded value) and the input's file."""
+    source = tmp_path / "pass.v.pica"
+    source.write_text(".out opos position\n.proc main\n    mov opos, v0\n    end\n.end\n")
+    inputs = tmp_path / "between.npy"
+    np.save(inputs, np.full((2, 4), BETWEEN))
+    return source, inputs
+
+
+@pytest.mark.parametrize(("rounding", "value"), [(None, 1.0 + 2.0**-16),
+                                                 ("nearest-even", 1.0 + 2.0**-16),
+                                                 ("truncate", 1.0)])
+def test_run_rounding(pica, passing, rounding, value):
+    source, inputs = passing
+    extra = () if rounding is None else ("--rounding", rounding)
+    status, out, err = pica("run", source, "--inputs", inputs, "--format", "json", *extra)
+    assert status == 0, err
+    data = json.loads(out)
+    assert data["outputs"]["o0"] == [[value] * 4] * 2
+    assert data["precision"] == "f24" and data["rounding"] == (rounding or "nearest-even")
+
+
+def test_trace_rounding(pica, passing):
+    source, inputs = passing
+    texts = {}
+    for rounding in ("nearest-even", "truncate"):
+        status, out, err = pica("trace", source, "--inputs", inputs, "--rounding", rounding)
+        assert status == 0, err
+        texts[rounding] = out
+    assert "1.0000153" in texts["nearest-even"]  # 1 + 2^-16
+    assert "1.0000153" not in texts["truncate"]
+
+
+def test_rounding_errors(pica, passing):
+    source, inputs = passing
+    for command in ("run", "trace"):
+        status, _, err = pica(command, source, "--inputs", inputs, "--precision", "f32",
+                              "--rounding", "truncate")
+        assert status == 1 and "--rounding truncate needs --precision f24" in err
+        assert "Traceback" not in err
+        with pytest.raises(SystemExit) as exit_:
+            pica(command, source, "--inputs", inputs, "--rounding", "trunc")
+        assert exit_.value.code == 2
+    # f32 rounds to nearest even: saying so is allowed
+    status, out, err = pica("run", source, "--inputs", inputs, "--precision", "f32",
+                            "--rounding", "nearest-even", "--format", "json")
+    assert status == 0, err
+    assert json.loads(out)["outputs"]["o0"][0] == [float(np.float32(BETWEEN))] * 4
+
+
+def test_rounding_help(pica, capsys):
+    for command in ("run", "trace"):
+        with pytest.raises(SystemExit):
+            pica(command, "--help")
+        text = capsys.readouterr().out
+        assert "--rounding {nearest-even,truncate}" in text and "Citra PR #7372" in text

@@ -7,7 +7,9 @@ every pair of special values (signed zeros, subnormals, float24 limits, infiniti
 quiet and signalling NaNs with payloads, both signs) and random float32 patterns; the
 float24 rounding over every float24 pattern and half an ulp either side (ties, just
 above, just below), against the primitive's own text compiled by Numba (test_rules
-proves that equal to the plain-Python text).
+proves that equal to the plain-Python text).  A ``Lowering`` made with
+``rounding="truncate"`` is held to ``primitives.trunc24`` the same way, in its rounding
+rules and in every rule whose result f24 rounds (pica-emulation.md#f24-truncation).
 """
 
 from __future__ import annotations
@@ -22,7 +24,17 @@ from test_rules import f24_neighbours, same_bits
 from test_rules import run as run_numba
 
 from gpuisa.pica.engine.compiled import llvmjit
-from gpuisa.pica.engine.compiled.lower import F32, F64, I1, I8, I32, I64, REALISES, Lowering
+from gpuisa.pica.engine.compiled.lower import (
+    F32,
+    F64,
+    I1,
+    I8,
+    I32,
+    I64,
+    REALISES,
+    ROUNDING_METHODS,
+    Lowering,
+)
 from gpuisa.pica.engine.reference.values import narrow, widen
 from gpuisa.pica.engine.rules import libm32
 from gpuisa.pica.engine.rules import primitives as P
@@ -52,11 +64,35 @@ PAIRS = _pairs()
 SINGLES = np.concatenate([SPECIAL32, RANDOM32])
 
 
+def counted_loop(b: ir.IRBuilder, n: ir.Value, step: int):
+    """Put ``b`` in the body of a loop of ``i`` = 0, step, ... while below ``n``; returns
+    ``i`` and ``close()``, which ends the body and the function (``ret void``)."""
+    function = b.function
+    counter = b.alloca(I64)
+    b.store(ir.Constant(I64, 0), counter)
+    test, body, done = (function.append_basic_block(x) for x in ("test", "body", "done"))
+    b.branch(test)
+    b.position_at_end(test)
+    i = b.load(counter)
+    b.cbranch(b.icmp_signed("<", i, n), body, done)
+    b.position_at_end(body)
+
+    def close() -> None:
+        b.store(b.add(i, ir.Constant(I64, step)), counter)
+        b.branch(test)
+        b.position_at_end(done)
+        b.ret_void()
+
+    return i, close
+
+
 @functools.cache
-def compiled(rule: str, kinds: tuple, width: int, extra: tuple = ()):
+def compiled(rule: str, kinds: tuple, width: int, extra: tuple = (),
+             rounding: str = "nearest-even"):
     """``Lowering.<rule>`` over arrays: ``f(n, a, b, out)`` with ``kinds`` the scalar
     types (operands..., result); ``extra`` constant leading arguments of the rule
-    (trailing ones for a rule named with ``_k``)."""
+    (trailing ones for a rule named with ``_k``); ``rounding`` the Lowering's float24
+    rounding."""
     *operands, result = kinds
     module = ir.Module(name=f"test_{rule}")
     pointer = I8.as_pointer()
@@ -70,15 +106,9 @@ def compiled(rule: str, kinds: tuple, width: int, extra: tuple = ()):
     for k, address in enumerate(NATIVE_LOOPS.tolist()):
         b.store(ir.Constant(I64, address), b.gep(loops, [ir.Constant(I32, 0),
                                                         ir.Constant(I32, k)]))
-    L = Lowering(b, width, b.gep(loops, [ir.Constant(I32, 0), ir.Constant(I32, 0)]))
-    counter = b.alloca(I64)
-    b.store(ir.Constant(I64, 0), counter)
-    test, body, done = (function.append_basic_block(x) for x in ("test", "body", "done"))
-    b.branch(test)
-    b.position_at_end(test)
-    i = b.load(counter)
-    b.cbranch(b.icmp_signed("<", i, n), body, done)
-    b.position_at_end(body)
+    L = Lowering(b, width, b.gep(loops, [ir.Constant(I32, 0), ir.Constant(I32, 0)]),
+                 rounding=rounding)
+    i, close = counted_loop(b, n, width)
 
     def at(array, kind):
         lane = L.lanes(kind)
@@ -93,10 +123,7 @@ def compiled(rule: str, kinds: tuple, width: int, extra: tuple = ()):
     if result is I8:
         value = b.zext(value, L.lanes(I8))
     b.store(value, at(arrays[len(operands)], result), align=1)
-    b.store(b.add(i, ir.Constant(I64, width)), counter)
-    b.branch(test)
-    b.position_at_end(done)
-    b.ret_void()
+    close()
     return llvmjit.compile_kernel(module, signature=_SIGNATURE)
 
 
@@ -104,8 +131,8 @@ _NUMPY = {F32: np.float32, F64: np.float64, I8: np.int8, I32: np.int32, I64: np.
 
 
 def lowered(rule: str, kinds: tuple, *columns: np.ndarray, width: int = 1,
-            extra: tuple = ()) -> np.ndarray:
-    function = compiled(rule, kinds, width, extra).function
+            extra: tuple = (), rounding: str = "nearest-even") -> np.ndarray:
+    function = compiled(rule, kinds, width, extra, rounding).function
     columns = [np.ascontiguousarray(c, _NUMPY[k]) for c, k in zip(columns, kinds,
                                                                    strict=False)]
     count = len(columns[0])
@@ -278,3 +305,83 @@ def test_unbounded24_is_not_bounded24(k, width):
     got = lowered("unbounded24_k", (F32, I8), values, width=width, extra=(k,))
     want = np.array([not P.bounded24(float(x), k) for x in widen(values)], np.int8)
     same_bits(got, want)
+
+
+# -- the truncating rounding (pica-emulation.md#f24-truncation) --------------------------------
+
+#: What a truncating Lowering's f24 scalar units realise: their result before f24's
+#: rounding (the primitive), truncated.
+TRUNCATED_UNITS = {"rcp24": P.rcp64, "rsq24": P.rsq64, "flr24": P.flr64, "ex2_24": P.ex2_64,
+                   "lg2_24": P.lg2_64}
+
+
+def test_every_rounding_lowering_is_the_rounding_of_its_mode():
+    assert {REALISES[name] for name in ROUNDING_METHODS} == {P.round24}
+    assert set(TRUNCATED_UNITS) == {name for name, rule in REALISES.items()
+                                    if name.endswith("24") and rule.__name__.endswith("24")
+                                    and name not in ROUNDING_METHODS
+                                    and name not in ("work24", "negate24", "unbounded24")}
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("offset", ["exact", "tie", "above", "below"])
+def test_truncating_round24_equals_trunc24_on_every_float24_pattern(offset, width):
+    for x in f24_neighbours(offset):
+        same_bits(lowered("round24", (F64, F64), x, width=width, rounding="truncate"),
+                  run_numba(P.trunc24, x))
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_truncating_round24_equals_trunc24_on_random_float64_patterns(width):
+    x = np.random.default_rng(5).integers(0, 2**64, 1 << 18, dtype=np.uint64).view(np.float64)
+    same_bits(lowered("round24", (F64, F64), x, width=width, rounding="truncate"),
+              run_numba(P.trunc24, x))
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("offset", ["exact", "tie", "above", "below"])
+def test_truncating_round24_in_range_equals_trunc24_where_that_is_finite(offset, width):
+    """As for rounding to nearest: trunc24's bits wherever trunc24 of a finite value is
+    finite (up to the largest float24, which [F24_MAX, 2^64) truncates to), a NaN
+    everywhere else."""
+    reached_largest = False
+    for x in f24_neighbours(offset):
+        want = run_numba(P.trunc24, x)
+        got = lowered("round24_in_range", (F64, F64), x, width=width, rounding="truncate")
+        finite = np.isfinite(x) & np.isfinite(want)
+        same_bits(got[finite], want[finite])
+        assert np.isnan(got[~finite]).all()
+        reached_largest |= bool((got[finite] == (2.0 - 2.0**-16) * 2.0**63).any())
+    assert reached_largest
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("offset", ["exact", "tie", "above", "below"])
+def test_truncating_round24_bounded_equals_trunc24_on_its_domain(offset, width):
+    """The bounded arithmetic's rounding in the truncating mode (the low bits cleared,
+    then + 0.0) gives trunc24's bits on 0 (either sign: +0) and on finite values from
+    2^-62 on whose truncation is finite: the values bounded operands produce
+    (primitives.bounded24)."""
+    for x in f24_neighbours(offset):
+        want = run_numba(P.trunc24, x)
+        got = lowered("round24_bounded", (F64, F64), x, width=width, rounding="truncate")
+        with np.errstate(invalid="ignore"):
+            domain = (x == 0) | ((np.abs(x) >= P.F24_MIN) & np.isfinite(want))
+        assert domain.mean() > 0.9
+        same_bits(got[domain], want[domain])
+    zero = lowered("round24_bounded", (F64, F64), np.array([-0.0]), width=width,
+                   rounding="truncate")
+    assert zero.view(np.uint64)[0] == 0  # +0, as trunc24 gives
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("rule", sorted(TRUNCATED_UNITS))
+def test_truncating_scalar_units_truncate_their_results(rule, width):
+    got = lowered(rule, (F32, F32), SINGLES, width=width, rounding="truncate")
+    unrounded = TRUNCATED_UNITS[rule]
+    same_bits(got, reference(lambda x: P.trunc24(unrounded(x)), SINGLES))
+    # and the same text rounds to nearest in the default mode: the mode is what differs
+    nearest = lowered(rule, (F32, F32), SINGLES, width=width)
+    same_bits(nearest, reference(REALISES[rule], SINGLES))
+    if rule != "flr24":  # floors are integers: exact in either mode
+        assert (got.view(np.uint32) != nearest.view(np.uint32)).any()

@@ -109,3 +109,23 @@ def test_gsh_that_is_not_a_geometry_dvle(pica, files):
     status, _, err = pica("run", shbin, "--inputs", inputs, "--gsh", 0)
     assert status == 1
     assert "gs_dvle=0 is not a geometry shader DVLE" in err
+
+
+@pytest.mark.parametrize(("rounding", "size"), [("nearest-even", 1.0 + 2.0**-16),
+                                                ("truncate", 1.0)])
+def test_run_gsh_rounding(pica, files, tmp_path, rounding, size):
+    """The geometry shader's uniform is loaded by the mode (1 + 2^-17 + 2^-20: 1 + 2^-16
+    to nearest, 1.0 truncated); each corner x +- size is exact in float24."""
+    shbin, inputs, _ = files
+    gs_uniforms = tmp_path / "gs-between.json"
+    between = 1.0 + 2.0**-17 + 2.0**-20
+    gs_uniforms.write_text(json.dumps({"size": [between] * 4}))
+    status, out, err = pica("run", shbin, "--inputs", inputs, "--gsh", 1, "--gs-uniforms",
+                            gs_uniforms, "--format", "json", "--rounding", rounding)
+    assert status == 0, err
+    positions = np.array(json.loads(out)["vertices"]["o0"])
+    expected = []
+    for x, y, _, _ in POINTS:
+        expected += [[x - size, y - size, 0, 1], [x + size, y - size, 0, 1],
+                     [x - size, y + size, 0, 1], [x + size, y + size, 0, 1]]
+    np.testing.assert_array_equal(positions, expected)

@@ -126,3 +126,41 @@ def test_compare_writes_three_pictures(tmp_path, square, pica):
         assert (tmp_path / name).exists()
     # mov of values exact in float24: nothing differs.
     assert "4 vertices: 0 differ" in out and "0 pixels differ" in out
+
+
+#: An offset float24 rounds to 0.25 to nearest and to 0.25 - 2^-19 truncating.
+OFFSET = 0.25 - 2.0**-20 - 2.0**-40
+
+
+@pytest.mark.parametrize(("rounding", "xs"), [
+    ("nearest-even", [-0.25, 0.75]),
+    # -0.5 + (0.25 - 2^-19) = -(0.25 + 2^-19), between float24's -0.25 and -(0.25 + 2^-18):
+    # toward zero -0.25; 0.5 + (0.25 - 2^-19): between 0.75 - 2^-17 and 0.75, down.
+    ("truncate", [-0.25, 0.75 - 2.0**-17])])
+def test_render_rounding(tmp_path, square, pica, rounding, xs):
+    """--rounding reaches the shader's run: the corners' x plus the uniform, as the mode
+    loads the uniform and rounds the sum."""
+    from gpuisa.pica.render import render_frame
+
+    (tmp_path / "s.v.pica").write_text(STEP_SHADER)
+    square.export(str(tmp_path / "sq.ply"))
+    (tmp_path / "u.json").write_text(f'{{"offset": [{OFFSET!r}, 0, 0, 0]}}')
+    out = tmp_path / "out.png"
+    status, _, err = pica("render", tmp_path / "s.v.pica", "--mesh", tmp_path / "sq.ply",
+                          "-o", out, "--size", "8x8", "--uniforms", tmp_path / "u.json",
+                          "--rounding", rounding)
+    assert status == 0, err
+    frame = render_frame((tmp_path / "s.v.pica").read_text(), str(tmp_path / "sq.ply"),
+                         size=(8, 8), uniforms={"offset": [OFFSET, 0, 0, 0]},
+                         rounding=rounding)
+    assert sorted(set(frame.scene.positions[:, 0].tolist())) == xs
+
+
+def test_render_rounding_needs_f24(tmp_path, square, pica):
+    square.export(str(tmp_path / "sq.ply"))
+    (tmp_path / "s.v.pica").write_text(SHADER)
+    out = tmp_path / "out.png"
+    status, _, err = pica("render", tmp_path / "s.v.pica", "--mesh", tmp_path / "sq.ply",
+                          "-o", out, "--precision", "f32", "--rounding", "truncate")
+    assert status == 1 and "--rounding truncate needs --precision f24" in err
+    assert not out.exists()

@@ -9,5 +9,12 @@ def suite():
 
 
 @pytest.fixture(scope="session")
+def truncating_suite():
+    """The suite made with the truncating float24 rounding (pica vectors --rounding
+    truncate)."""
+    return vectors.build_suite(rounding="truncate")
+
+
+@pytest.fixture(scope="session")
 def by_id(suite):
     return {case.id: case for case in suite}

@@ -16,7 +16,11 @@ from gpuisa.pica.vectors.replay import rerun
 def built_once(suite, monkeypatch):
     """The command line builds the suite on every call; it is the same every time (see
     the determinism test), so the tests hand it the one built for the session."""
-    monkeypatch.setattr(vectors, "build_suite", lambda progress=None: suite)
+    def build(progress=None, rounding="nearest-even"):
+        assert rounding == "nearest-even"  # test_rounding.py has the other suite
+        return suite
+
+    monkeypatch.setattr(vectors, "build_suite", build)
 
 
 @pytest.fixture(scope="module")

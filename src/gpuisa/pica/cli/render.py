@@ -26,7 +26,14 @@ from ..render.animate import (
     stepped_uniforms,
 )
 from ..render.shade import BACKGROUND, MODES, png_bytes
-from .run import add_pipeline_options, check_pipeline_options, load_shader, load_uniforms
+from .run import (
+    add_pipeline_options,
+    add_precision_options,
+    check_pipeline_options,
+    load_shader,
+    load_uniforms,
+    rounding,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -71,8 +78,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--tilt", action="store_true",
                         help="undo the quarter turn of 3DS projection matrices "
                         "(citro3d's *Tilt helpers) so the picture looks as on the console")
-    parser.add_argument("--precision", choices=("f24", "f32"), default="f24",
-                        help="float24 (default) or float32 arithmetic")
+    add_precision_options(parser)
     parser.add_argument("--engine", default="auto", help="execution engine (default: auto)")
     parser.add_argument("--background", type=_colour, default=BACKGROUND,
                         metavar="RRGGBB[AA]", help="background colour (default: 202020)")
@@ -185,7 +191,8 @@ def _render(args: argparse.Namespace) -> int:
                    attributes=_attributes(args.attr), mode=args.mode, texture=args.texture,
                    camera=_camera(args, mesh), projection=args.projection,
                    modelview=args.modelview, tilt=args.tilt, engine=args.engine,
-                   background=args.background, max_steps=args.max_steps)
+                   background=args.background, max_steps=args.max_steps,
+                   rounding=rounding(args))
     if args.compare:
         result = compare(shader, mesh, uniforms=uniforms, gs_uniforms=gs_uniforms,
                          **options)

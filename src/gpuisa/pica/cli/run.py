@@ -1,10 +1,10 @@
 """``pica run`` and ``pica trace``: execute a shader on vertices from a file.
 
 ``pica run SHADER --inputs FILE [--uniforms FILE] [--dvle N] [--precision f24|f32]
-[--format table|json|npz] [-o OUT]`` runs every vertex and prints (or writes) the
-outputs.  ``pica trace SHADER --inputs FILE [--vertex K] ...`` runs one vertex and
-prints each executed instruction, the registers it changed and the control-flow stacks
-after it.
+[--rounding nearest-even|truncate] [--format table|json|npz] [-o OUT]`` runs every
+vertex and prints (or writes) the outputs.  ``pica trace SHADER --inputs FILE [--vertex
+K] ...`` runs one vertex and prints each executed instruction, the registers it changed
+and the control-flow stacks after it.
 
 SHADER is a ``.shbin`` (recognised by its ``DVLB`` magic) or assembly source, which is
 assembled first.  Inputs: ``.npy`` (``(N, 4)`` is v0, ``(N, k, 4)`` is v0..v(k-1)),
@@ -45,6 +45,7 @@ from ...fileio import STDOUT, write_output
 from ..engine import F24Bits, RunResult, run, run_pipeline
 from ..engine.api import engine_names, executable
 from ..engine.compiled import runner as _jit  # noqa: F401  (registers engine='jit' when numba is installed)
+from ..engine.loading import DEFAULT_ROUNDING, ROUNDINGS
 from ..engine.trace import Trace, TraceStep, number, trace, trace_primitive
 from ..isa import NUM_INPUTS
 from ..shbin import Shbin
@@ -93,11 +94,31 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="which DVLE (executable) of the SHBIN to run (default: 0; "
                         "with --gsh: the first vertex shader DVLE)")
     add_pipeline_options(parser)
-    parser.add_argument("--precision", choices=("f24", "f32"), default="f24",
-                        help="float24 (default) or float32 arithmetic")
+    add_precision_options(parser)
     parser.add_argument("--max-steps", type=integer("--max-steps", 1), default=100_000,
                         metavar="N",
                         help="instructions per vertex before reporting a hang")
+
+
+def add_precision_options(parser: argparse.ArgumentParser) -> None:
+    """--precision and --rounding (shared with ``pica render``; :func:`rounding`)."""
+    parser.add_argument("--precision", choices=("f24", "f32"), default="f24",
+                        help="float24 (default) or float32 arithmetic")
+    parser.add_argument("--rounding", choices=ROUNDINGS,
+                        help="f24's rounding of inputs, uniforms and every result: "
+                        "nearest-even (default) or truncate (toward zero, the conversion "
+                        "of Citra PR #7372); f32 rounds to nearest even only")
+
+
+def rounding(args: argparse.Namespace) -> str:
+    """The rounding --rounding asks for; an error with --precision f32, whose arithmetic
+    rounds to nearest even (IEEE float32) and cannot truncate."""
+    if args.rounding is None:
+        return DEFAULT_ROUNDING
+    if args.precision == "f32" and args.rounding != DEFAULT_ROUNDING:
+        raise InputError(f"--rounding {args.rounding} needs --precision f24 (f32 arithmetic "
+                         f"rounds to nearest even, as IEEE float32 does)")
+    return args.rounding
 
 
 def add_pipeline_options(parser: argparse.ArgumentParser) -> None:
@@ -276,13 +297,14 @@ def _run(args: argparse.Namespace) -> int:
     if args.gsh is None:
         dvle = args.dvle or 0
         result = run(shader, inputs, uniforms=uniforms, dvle=dvle, precision=args.precision,
-                     engine=args.engine, max_steps=args.max_steps, registers=args.registers)
+                     rounding=rounding(args), engine=args.engine, max_steps=args.max_steps,
+                     registers=args.registers)
     else:
         if not isinstance(shader, Shbin):
             raise InputError("--gsh needs a SHBIN or source with a geometry shader DVLE")
         dvle = args.gsh
         result = run_pipeline(shader, inputs, uniforms=uniforms, precision=args.precision,
-                              engine=args.engine, max_steps=args.max_steps,
+                              rounding=rounding(args), engine=args.engine, max_steps=args.max_steps,
                               registers=args.registers, **pipeline_arguments(args)).geometry
     if args.format == "npz":
         chunks: Iterable[bytes] = (npz_bytes(result, shader, dvle,
@@ -360,7 +382,8 @@ def _result_items(result: RunResult, shader: object, dvle: int, registers: bool
 def json_chunks(result: RunResult, shader: object = None, dvle: int = 0, *,
                 registers: bool = False) -> Iterator[bytes]:
     """The result as JSON, one line per register, produced piecewise."""
-    yield f'{{\n "precision": {json.dumps(result.precision)}'.encode()
+    yield (f'{{\n "precision": {json.dumps(result.precision)},\n'
+           f' "rounding": {json.dumps(result.rounding)}').encode()
     for key, value in _result_items(result, shader, dvle, registers):
         yield f",\n {json.dumps(key)}: ".encode()
         if isinstance(value, Mapping):
@@ -491,13 +514,14 @@ def _trace(args: argparse.Namespace) -> int:
     if args.gsh is None:
         record = trace(shader, inputs, vertex=args.vertex, uniforms=uniforms,
                        dvle=args.dvle or 0, precision=args.precision,
-                       max_steps=args.max_steps, observer=table.add)
+                       rounding=rounding(args), max_steps=args.max_steps, observer=table.add)
     else:
         if not isinstance(shader, Shbin):
             raise InputError("--gsh needs a SHBIN or source with a geometry shader DVLE")
         record = trace_primitive(shader, inputs, primitive=args.primitive or 0,
                                  uniforms=uniforms, precision=args.precision,
-                                 max_steps=args.max_steps, observer=table.add,
+                                 rounding=rounding(args), max_steps=args.max_steps,
+                                 observer=table.add,
                                  **pipeline_arguments(args))
     table.flush()
     if record.error is not None:

@@ -19,7 +19,16 @@ from ..shbin.outmap import SEMANTIC_SLOTS, output_map
 from . import choice
 from .decode import DecodedProgram, decode_program
 from .geometry import Emission, GeometryFeed, InvocationLog, register_feed
-from .loading import Precision, check_precision, load_floats
+from .loading import (
+    DEFAULT_ROUNDING,
+    Arithmetic,
+    Precision,
+    Rounding,
+    float24,
+    load_floats,
+    precision_of,
+    rounding_of,
+)
 from .reference import run_lanes
 from .reference.geometry import reference_geometry
 from .state import RegisterFile, ShaderState
@@ -71,7 +80,7 @@ def register_engine(name: str, engine: Engine, geometry: GeometryEngine | None =
 
 def run_geometry_engine(engine: str, program: DecodedProgram, unit: ShaderState, entry: int,
                         registers: tuple[int, ...], feed: GeometryFeed, *,
-                        precision: Precision,
+                        precision: Arithmetic,
                         max_steps: int) -> tuple[InvocationLog, Emission]:
     """Run a geometry shader's invocations on the engine ``engine`` asks for."""
     name = choose_engine(engine, feed.count, Run(program, unit, entry, precision, True))
@@ -93,7 +102,7 @@ class Run:
     program: DecodedProgram
     state: ShaderState
     entry: int
-    precision: Precision
+    precision: Arithmetic
     geometry: bool = False
 
 
@@ -268,6 +277,9 @@ class RunResult:
     applied) and ``windings`` (bool ``(P,)``, FLAG_WINDING of each primitive); they are
     None for vertex shaders.
 
+    ``precision`` ("f24", "f32") and ``rounding`` (f24's: "nearest-even" or "truncate";
+    "nearest-even" for f32) say how the run computed.
+
     Arrays are handed out without copies, and some may be read-only broadcast views that
     take no memory per vertex, depending on the engine: registers, flags and address
     registers the run never used (all zero), and ``steps`` when every vertex executed
@@ -282,6 +294,7 @@ class RunResult:
     address: np.ndarray | None
     steps: np.ndarray | None
     precision: str
+    rounding: str = DEFAULT_ROUNDING
     vertices: dict[str, np.ndarray] | None = None
     primitives: np.ndarray | None = None
     windings: np.ndarray | None = None
@@ -313,6 +326,7 @@ NO_ADDRESS = (0, 0, 0)
 def run(shader: Shbin | Program, inputs: Mapping[str, object], *,
         uniforms: Mapping[str, object] | None = None, dvle: int = 0,
         entry: int | str | None = None, precision: Precision = "f24",
+        rounding: Rounding = DEFAULT_ROUNDING,
         engine: str = AUTO, cmp: Sequence[bool] = NO_FLAGS,
         max_steps: int = 100_000, temporaries: Mapping[str, object] | None = None,
         outputs: Mapping[str, object] | None = None,
@@ -333,8 +347,12 @@ def run(shader: Shbin | Program, inputs: Mapping[str, object], *,
     temporaries, flags, address registers and step counts of every vertex.
 
     ``precision`` is "f24" (float24 registers and rounding) or "f32" (float32, as
-    emulators compute).  A geometry shader DVLE runs one invocation per input row on
-    one unit whose registers persist, with b15 set after each invocation.  Hangs raise
+    emulators compute).  ``rounding`` is f24's rounding of inputs, uniforms and every
+    result: "nearest-even" (the default) or "truncate" (toward zero, the conversion of
+    Citra PR #7372: pica-emulation.md#f24-truncation); with "f32" only "nearest-even",
+    what float32 arithmetic does, is accepted.  A geometry shader DVLE runs one
+    invocation per input row on one unit whose registers persist, with b15 set after
+    each invocation.  Hangs raise
     :class:`~gpuisa.errors.ShaderHang` (after ``max_steps`` instructions of one vertex;
     values beyond :data:`MAX_STEPS_LIMIT` mean that limit).
 
@@ -344,7 +362,7 @@ def run(shader: Shbin | Program, inputs: Mapping[str, object], *,
     error of the first vertex, in input order, that hangs or faults (the reference
     engine runs vertices in order), with its message and pc.
     """
-    precision = check_precision(precision)
+    precision = precision_of(precision, rounding)
     choose_engine(engine, 1)  # reject an unknown name before looking at the inputs
     max_steps = check_max_steps(max_steps)
     exe = executable(shader, dvle, entry)
@@ -369,7 +387,7 @@ def run(shader: Shbin | Program, inputs: Mapping[str, object], *,
 
 
 def initial_state(exe: Executable, inputs: Mapping[str, object], *,
-                  uniforms: Mapping[str, object] | None, precision: Precision,
+                  uniforms: Mapping[str, object] | None, precision: Arithmetic,
                   cmp: Sequence[bool] = NO_FLAGS,
                   temporaries: Mapping[str, object] | None = None,
                   outputs: Mapping[str, object] | None = None,
@@ -382,7 +400,7 @@ def initial_state(exe: Executable, inputs: Mapping[str, object], *,
 
 
 def _initial_state(exe: Executable, inputs: Mapping[str, object], *,
-                   uniforms: Mapping[str, object] | None, precision: Precision,
+                   uniforms: Mapping[str, object] | None, precision: Arithmetic,
                    cmp: Sequence[bool], temporaries: Mapping[str, object] | None,
                    outputs: Mapping[str, object] | None, address: Sequence[int],
                    engine: str, shared: bool = False) -> tuple[ShaderState, str]:
@@ -453,7 +471,7 @@ def _address(address: object) -> tuple[int, int, int]:
     return tuple(int(v) for v in values)  # type: ignore[return-value]
 
 
-def build_result(exe: Executable, log: InvocationLog, precision: str,
+def build_result(exe: Executable, log: InvocationLog, precision: Arithmetic,
                  emission: Emission | None, registers: bool = True) -> RunResult:
     # Registers are handed out as the (N, 4) storage of the register files when it is
     # lane-major (state.RegisterFile): results for 10^7 vertices are not copied.
@@ -467,7 +485,8 @@ def build_result(exe: Executable, log: InvocationLog, precision: str,
         cmp=_lane_major(log.cmp) if registers else None,
         address=_lane_major(log.address) if registers else None,
         steps=log.steps if registers else None,
-        precision=precision,
+        precision="f24" if float24(precision) else "f32",
+        rounding=rounding_of(precision),
     )
     if emission is not None:
         result.update(emission.fields())

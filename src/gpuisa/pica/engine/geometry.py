@@ -32,7 +32,7 @@ import numpy as np
 
 from ...errors import InputError
 from ..isa import NUM_FLOAT_UNIFORMS, NUM_INPUTS
-from .loading import Precision, load_floats
+from .loading import Arithmetic, load_floats
 from .state import RegisterFile, ShaderState, Uniforms
 
 #: The bool uniform the hardware sets after each geometry shader invocation.
@@ -138,7 +138,7 @@ def fixed_feed(attributes: np.ndarray, start: int, count: int) -> GeometryFeed:
 
 
 def variable_feed(attributes: np.ndarray, sizes: Sequence[int], full: int,
-                  precision: Precision) -> GeometryFeed:
+                  precision: Arithmetic) -> GeometryFeed:
     """Variable mode: one invocation per primitive of ``sizes[i]`` vertices."""
     vertices, k, _ = attributes.shape
     if sum(sizes) != vertices:

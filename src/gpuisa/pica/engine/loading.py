@@ -2,11 +2,15 @@
 from what a caller hands in (inputs, uniforms, initial registers).
 
 ``"f24"`` (the engines' default): registers hold float24 values, arithmetic rounds every
-result to float24 (:mod:`.rules.primitives`).  ``"f32"``: IEEE float32 registers and
-arithmetic with the PICA's rules, what Azahar, Citra and 3Beans compute
+result to float24 (:mod:`.rules.primitives`), to nearest even or, with the rounding
+``"truncate"``, toward zero (pica-emulation.md#f24-truncation).  ``"f32"``: IEEE float32
+registers and arithmetic with the PICA's rules, what Azahar, Citra and 3Beans compute
 (pica-emulation.md#f24-rounding).
 
-A value loaded in f24 mode is rounded once, by THE float24 rounding rule
+The engines are given both as one name (:func:`precision_of`): "f24", "f24-truncate" or
+"f32"; caches keyed by it keep the modes apart.
+
+A value loaded in f24 mode is rounded once, by THE float24 rounding rule of its mode
 (:func:`gpuisa.floats.round_f24`), from its exact value even when it comes as float64.
 """
 
@@ -17,10 +21,18 @@ from typing import Literal
 import numpy as np
 
 from ...errors import InputError
-from ...floats import round_f24
+from ...floats import ROUNDING_MODES, RoundingMode, check_rounding, round_f24
 
+#: The precision a caller asks for (``run(..., precision=...)``).
 Precision = Literal["f24", "f32"]
 PRECISIONS: tuple[str, ...] = ("f24", "f32")
+#: The float24 rounding a caller asks for (``run(..., rounding=...)``).
+Rounding = RoundingMode
+ROUNDINGS = ROUNDING_MODES
+DEFAULT_ROUNDING: Rounding = "nearest-even"
+#: What an engine computes in: a precision with, for f24, its rounding mode
+#: (:func:`precision_of`).
+Arithmetic = Literal["f24", "f24-truncate", "f32"]
 
 
 def check_precision(precision: object) -> Precision:
@@ -29,11 +41,36 @@ def check_precision(precision: object) -> Precision:
     return precision  # type: ignore[return-value]
 
 
-def load_floats(values: np.ndarray, precision: Precision,
+def precision_of(precision: object, rounding: object = DEFAULT_ROUNDING) -> Arithmetic:
+    """The arithmetic of ``precision`` with the float24 rounding ``rounding``, both
+    checked: "f24" (to nearest even), "f24-truncate" or "f32".  float32 arithmetic
+    rounds to nearest even, as IEEE float32 does; asking it to truncate is an error."""
+    precision = check_precision(precision)
+    rounding = check_rounding(rounding, "rounding")
+    if precision == "f32":
+        if rounding != DEFAULT_ROUNDING:
+            raise InputError(f"rounding={rounding!r} applies to precision 'f24' only: "
+                             f"f32 arithmetic rounds to nearest even, as IEEE float32 "
+                             f"does (use precision='f24', or leave rounding out)")
+        return "f32"
+    return "f24" if rounding == DEFAULT_ROUNDING else f"f24-{rounding}"  # type: ignore
+
+
+def float24(precision: Arithmetic) -> bool:
+    """Whether ``precision`` computes in float24 (either rounding)."""
+    return precision != "f32"
+
+
+def rounding_of(precision: Arithmetic) -> Rounding:
+    """The float24 rounding of an f24 arithmetic (for "f32": IEEE's, to nearest even)."""
+    return precision[4:] if precision.startswith("f24-") else DEFAULT_ROUNDING  # type: ignore
+
+
+def load_floats(values: np.ndarray, precision: Arithmetic,
                 out: np.ndarray | None = None) -> np.ndarray:
     """Register contents for float values handed in from outside: float24 values in f24
     mode (the one rounding rule, applied to the exact value even when it comes as
-    float64), float32 values in f32 mode.
+    float64, rounded by the arithmetic's mode), float32 values in f32 mode.
 
     Writes into ``out`` (float32, the shape of ``values``) when given and returns it.
     Large arrays are converted a block of rows at a time, so that the temporaries stay
@@ -60,14 +97,16 @@ _EXACT_IN_FLOAT32 = frozenset(np.dtype(t) for t in (
     np.float32, np.float16, np.int8, np.uint8, np.int16, np.uint16, np.bool_))
 
 
-def _load_block(values: np.ndarray, precision: Precision, out: np.ndarray) -> None:
+def _load_block(values: np.ndarray, precision: Arithmetic, out: np.ndarray) -> None:
     with np.errstate(over="ignore", invalid="ignore"):
-        if precision == "f32":
+        if not float24(precision):
             np.copyto(out, values, casting="unsafe")
         elif values.dtype in _EXACT_IN_FLOAT32:
-            round_f24(values, out=out)
+            round_f24(values, rounding_of(precision), out=out)
         else:
-            round_f24(narrow_to_odd(values.astype(np.float64, copy=False)), out=out)
+            # Rounding to odd keeps what truncation needs too: the bits it keeps.
+            round_f24(narrow_to_odd(values.astype(np.float64, copy=False)),
+                      rounding_of(precision), out=out)
 
 
 def narrow_to_odd(x: np.ndarray) -> np.ndarray:

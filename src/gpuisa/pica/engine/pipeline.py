@@ -31,7 +31,7 @@ from .api import (
     run_geometry_engine,
 )
 from .geometry import GeometryFeed, fixed_feed, point_feed, variable_feed
-from .loading import Precision, check_precision
+from .loading import DEFAULT_ROUNDING, Precision, Rounding, precision_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,8 +64,8 @@ def run_pipeline(shbin: Shbin, inputs: Mapping[str, object], *,
                  uniforms: Mapping[str, object] | None = None,
                  gs_uniforms: Mapping[str, object] | None = None,
                  vs_dvle: int | None = None, gs_dvle: int | None = None,
-                 precision: Precision = "f24", engine: str = AUTO,
-                 max_steps: int = 100_000, stride: int | None = None,
+                 precision: Precision = "f24", rounding: Rounding = DEFAULT_ROUNDING,
+                 engine: str = AUTO, max_steps: int = 100_000, stride: int | None = None,
                  primitive_sizes: Sequence[int] | None = None,
                  registers: bool = False) -> PipelineResult:
     """Run ``inputs`` through a vertex shader and then a geometry shader (``registers``
@@ -79,17 +79,17 @@ def run_pipeline(shbin: Shbin, inputs: Mapping[str, object], *,
     the vertex count of each primitive (default: all vertices form one primitive).
     Fixed mode takes its vertex count and start register from the DVLE.
     """
-    precision = check_precision(precision)
+    arithmetic = precision_of(precision, rounding)
     stream = geometry_stream(shbin, inputs, uniforms=uniforms, vs_dvle=vs_dvle,
-                             gs_dvle=gs_dvle, precision=precision, engine=engine,
-                             max_steps=max_steps, stride=stride,
+                             gs_dvle=gs_dvle, precision=precision, rounding=rounding,
+                             engine=engine, max_steps=max_steps, stride=stride,
                              primitive_sizes=primitive_sizes, registers=registers)
     gs_exe, feed = stream.executable, stream.feed
-    state = initial_state(gs_exe, {}, uniforms=gs_uniforms, precision=precision)
+    state = initial_state(gs_exe, {}, uniforms=gs_uniforms, precision=arithmetic)
     log, emission = run_geometry_engine(engine, gs_exe.program, state.lane(0), gs_exe.entry,
-                                        gs_exe.output_registers, feed, precision=precision,
+                                        gs_exe.output_registers, feed, precision=arithmetic,
                                         max_steps=check_max_steps(max_steps))
-    geometry = build_result(gs_exe, log, precision, emission, registers)
+    geometry = build_result(gs_exe, log, arithmetic, emission, registers)
     gs = gs_exe.dvle
     semantic = {} if gs.merge_outmaps else by_semantic(gs, geometry.vertices, emission.count)
     return PipelineResult(stream.vertex, geometry, semantic)
@@ -108,19 +108,19 @@ class GeometryStream:
 def geometry_stream(shbin: Shbin, inputs: Mapping[str, object], *,
                     uniforms: Mapping[str, object] | None = None,
                     vs_dvle: int | None = None, gs_dvle: int | None = None,
-                    precision: Precision = "f24", engine: str = AUTO,
-                    max_steps: int = 100_000, stride: int | None = None,
+                    precision: Precision = "f24", rounding: Rounding = DEFAULT_ROUNDING,
+                    engine: str = AUTO, max_steps: int = 100_000, stride: int | None = None,
                     primitive_sizes: Sequence[int] | None = None,
                     registers: bool = False) -> GeometryStream:
     """Run the vertex shader and deliver its outputs in the geometry DVLE's input mode
     (arguments as for :func:`run_pipeline`)."""
-    precision = check_precision(precision)
+    arithmetic = precision_of(precision, rounding)
     if not isinstance(shbin, Shbin):
         raise InputError(f"run_pipeline needs a Shbin, got {type(shbin).__name__}")
     vs_index = _pick(shbin, vs_dvle, ShaderType.VERTEX, "vs_dvle")
     gs_index = _pick(shbin, gs_dvle, ShaderType.GEOMETRY, "gs_dvle")
     vertex = run(shbin, inputs, uniforms=uniforms, dvle=vs_index, precision=precision,
-                 engine=engine, max_steps=max_steps, registers=registers)
+                 rounding=rounding, engine=engine, max_steps=max_steps, registers=registers)
 
     vs_exe = executable(shbin, vs_index)
     gs_exe = executable(shbin, gs_index)
@@ -137,7 +137,7 @@ def geometry_stream(shbin: Shbin, inputs: Mapping[str, object], *,
         feed = fixed_feed(attributes, gs.fixed_vertex_start, gs.fixed_vertex_count)
     else:
         sizes = [attributes.shape[0]] if primitive_sizes is None else list(primitive_sizes)
-        feed = variable_feed(attributes, sizes, gs.variable_vertex_count, precision)
+        feed = variable_feed(attributes, sizes, gs.variable_vertex_count, arithmetic)
     return GeometryStream(vertex, gs_exe, feed)
 
 

@@ -24,7 +24,7 @@ from ..shbin import Shbin
 from .api import Executable, check_max_steps, executable, initial_state
 from .decode import Step
 from .geometry import GS_DONE_BOOL
-from .loading import Precision, check_precision
+from .loading import DEFAULT_ROUNDING, Arithmetic, Precision, Rounding, precision_of
 from .pipeline import geometry_stream
 from .reference import run_invocation
 from .reference.emitter import Emitter
@@ -60,11 +60,12 @@ class Trace:
 def trace(shader: Shbin | Program, inputs: Mapping[str, object], *, vertex: int = 0,
           uniforms: Mapping[str, object] | None = None, dvle: int = 0,
           entry: int | str | None = None, precision: Precision = "f24",
+          rounding: Rounding = DEFAULT_ROUNDING,
           cmp: Sequence[bool] = (False, False), max_steps: int = 100_000,
           observer: Callable[[TraceStep], None] | None = None) -> Trace:
     """Trace vertex number ``vertex`` of ``inputs`` (arguments as for :func:`run`); with
     an ``observer``, each step goes to it instead of into the returned :class:`Trace`."""
-    precision = check_precision(precision)
+    precision = precision_of(precision, rounding)
     max_steps = check_max_steps(max_steps)
     exe = executable(shader, dvle, entry)
     state = initial_state(exe, inputs, uniforms=uniforms, precision=precision, cmp=cmp)
@@ -80,8 +81,8 @@ def trace_primitive(shbin: Shbin, inputs: Mapping[str, object], *, primitive: in
                     uniforms: Mapping[str, object] | None = None,
                     gs_uniforms: Mapping[str, object] | None = None,
                     vs_dvle: int | None = None, gs_dvle: int | None = None,
-                    precision: Precision = "f24", max_steps: int = 100_000,
-                    stride: int | None = None,
+                    precision: Precision = "f24", rounding: Rounding = DEFAULT_ROUNDING,
+                    max_steps: int = 100_000, stride: int | None = None,
                     primitive_sizes: Sequence[int] | None = None,
                     observer: Callable[[TraceStep], None] | None = None) -> Trace:
     """Trace geometry shader invocation ``primitive`` of a vertex + geometry pipeline
@@ -89,29 +90,30 @@ def trace_primitive(shbin: Shbin, inputs: Mapping[str, object], *, primitive: in
     :func:`trace`).  The invocations before it run
     first, untraced, on the same unit: its registers and emission state persist between
     invocations, so they are part of what the traced one starts from."""
-    precision = check_precision(precision)
+    arithmetic = precision_of(precision, rounding)
     max_steps = check_max_steps(max_steps)
     stream = geometry_stream(shbin, inputs, uniforms=uniforms, vs_dvle=vs_dvle,
-                             gs_dvle=gs_dvle, precision=precision, max_steps=max_steps,
-                             stride=stride, primitive_sizes=primitive_sizes)
+                             gs_dvle=gs_dvle, precision=precision, rounding=rounding,
+                             max_steps=max_steps, stride=stride,
+                             primitive_sizes=primitive_sizes)
     exe, feed = stream.executable, stream.feed
     if isinstance(primitive, bool) or not isinstance(primitive, int) or not (
             0 <= primitive < feed.count):
         raise InputError(f"primitive must be 0..{feed.count - 1} (the geometry shader runs "
                          f"{feed.count} times), got {primitive!r}")
-    unit = initial_state(exe, {}, uniforms=gs_uniforms, precision=precision).lane(0)
+    unit = initial_state(exe, {}, uniforms=gs_uniforms, precision=arithmetic).lane(0)
     emitter = Emitter(exe.output_registers)
     for index in range(primitive):
         feed.apply(unit, index)
-        run_invocation(exe.program, unit, exe.entry, precision=precision,
+        run_invocation(exe.program, unit, exe.entry, precision=arithmetic,
                        max_steps=max_steps, emitter=emitter)
         unit.uniforms.set_bool(GS_DONE_BOOL, True)
     feed.apply(unit, primitive)
-    return _record(exe, unit, emitter, precision, max_steps, observer)
+    return _record(exe, unit, emitter, arithmetic, max_steps, observer)
 
 
 def _record(exe: Executable, one: ShaderState, emitter: Emitter | None,
-            precision: Precision, max_steps: int,
+            precision: Arithmetic, max_steps: int,
             observer: Callable[[TraceStep], None] | None = None) -> Trace:
     """Run the one-lane state ``one`` from the entry point, recording every step (into
     the Trace, or to ``observer``)."""

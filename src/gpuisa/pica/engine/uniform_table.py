@@ -19,13 +19,13 @@ from ...errors import InputError
 from ...floats import f24_to_f32
 from ..shbin import ConstantKind, Dvle
 from ..shbin.records import CONSTANT_BANK_SIZE
-from .loading import Precision
+from .loading import Arithmetic
 from .state import Uniforms
 from .values import F24Bits, uniform_values
 
 
 def load_uniforms(dvle: Dvle | None, given: Mapping[str, object],
-                  precision: Precision) -> Uniforms:
+                  precision: Arithmetic) -> Uniforms:
     """The DVLE's constants (as libctru uploads them when the shader is bound), then the
     user's values, which therefore override constants of the same register."""
     table = Uniforms()
@@ -63,7 +63,7 @@ _EXACT_SCALARS = (bool, int, float)
 
 
 def shared_uniforms(dvle: Dvle | None, given: Mapping[str, object] | None,
-                    precision: Precision) -> Uniforms:
+                    precision: Arithmetic) -> Uniforms:
     """:func:`load_uniforms`, read-only and remembered by the content of ``given``
     (values whose content cannot be told cheaply and exactly are loaded every time)."""
     key = _content(given or {})

@@ -26,7 +26,7 @@ from ..isa import (
     NUM_TEMPORARIES,
 )
 from ..shbin import Dvle
-from .loading import Precision, load_floats
+from .loading import Arithmetic, load_floats
 
 #: Register bank letter -> number of registers.
 BANK_SIZES = {"v": NUM_INPUTS, "r": NUM_TEMPORARIES, "o": NUM_OUTPUTS,
@@ -151,7 +151,7 @@ def _numeric(value: object, name: str) -> np.ndarray:
 
 #: ``loader(values, precision, out)``: converts given float values into register
 #: contents in ``out`` (:func:`~.loading.load_floats`, or an engine's faster equivalent).
-Loader = Callable[[np.ndarray, Precision, np.ndarray], object]
+Loader = Callable[[np.ndarray, Arithmetic, np.ndarray], object]
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +163,7 @@ class GivenRegister:
     values: np.ndarray
     exact: bool
 
-    def as_is(self, precision: Precision, lanes: int) -> np.ndarray | None:
+    def as_is(self, precision: Arithmetic, lanes: int) -> np.ndarray | None:
         """The given array itself if loading it would copy it unchanged (C-contiguous
         float32 ``(lanes, 4)`` in f32 mode, or exact), else None."""
         values = self.values
@@ -172,7 +172,7 @@ class GivenRegister:
             return values
         return None
 
-    def load(self, precision: Precision, out: np.ndarray, loader: Loader = load_floats
+    def load(self, precision: Arithmetic, out: np.ndarray, loader: Loader = load_floats
              ) -> None:
         """Write the register contents into ``out`` (float32 ``(N, 4)``)."""
         if self.values.shape[0] != out.shape[0]:  # one row for every lane
@@ -228,7 +228,7 @@ def vertex_arrays(values: Mapping[str, object], banks: str, dvle: Dvle | None,
 
 
 def uniform_values(values: Mapping[str, object], dvle: Dvle | None,
-                   precision: Precision) -> list[tuple[str, int, object]]:
+                   precision: Arithmetic) -> list[tuple[str, int, object]]:
     """Validated uniforms as ``(bank, number, value)``: float32 (4,) for c, int64 (4,) for
     i, bool for b."""
     if not isinstance(values, Mapping):
@@ -279,7 +279,7 @@ _CONVERTED_SIZE = 64
 _CONVERTED_LOCK = threading.Lock()
 
 
-def _converted(values: np.ndarray, precision: Precision) -> np.ndarray:
+def _converted(values: np.ndarray, precision: Arithmetic) -> np.ndarray:
     """:func:`load_floats` of ``(k, 4)`` uniform ``values``, remembered by content."""
     key = (values.dtype.str, precision, values.tobytes())
     with _CONVERTED_LOCK:

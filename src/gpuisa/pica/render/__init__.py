@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ...errors import InputError
+from ..engine.loading import DEFAULT_ROUNDING
 from ..program import Program
 from ..shbin import Shbin
 from .camera import Camera, camera_uniforms, look_at, perspective
@@ -66,7 +67,8 @@ def render_frame(shader: Shbin | Program | str | Sequence[tuple[str, str]],
                  texture: np.ndarray | str | None = None,
                  camera: Camera | str | None = None, projection: str | None = None,
                  modelview: str | None = None, tilt: bool = False,
-                 precision: str = "f24", engine: str = "auto",
+                 precision: str = "f24", rounding: str = DEFAULT_ROUNDING,
+                 engine: str = "auto",
                  background: Sequence[int] = BACKGROUND, max_steps: int = 100_000,
                  stride: int | None = None) -> Frame:
     """Like :func:`render`, returning the :class:`Frame` (image, raster and the screen
@@ -95,7 +97,7 @@ def render_frame(shader: Shbin | Program | str | Sequence[tuple[str, str]],
         texture = load_texture(os.fspath(texture))
     scene = build_scene(program, the_mesh, uniforms=uniforms, gs_uniforms=gs_uniforms,
                         dvle=dvle, gsh=gsh, attributes=attributes, precision=precision,
-                        engine=engine, max_steps=max_steps, stride=stride)
+                        rounding=rounding, engine=engine, max_steps=max_steps, stride=stride)
     return draw(scene, size, mode=mode, tilt=tilt, texture=texture,
                 background=tuple(background))
 
@@ -116,20 +118,25 @@ def render(shader: Shbin | Program | str | Sequence[tuple[str, str]],
     ``texture`` (image path or array, sampled at texcoord0), ``camera`` ("auto" or a
     :class:`Camera`: fills the projection/model-view uniforms, named by ``projection``
     and ``modelview`` or found by their usual names), ``tilt`` (undo the 3DS screen's
-    quarter turn), ``precision``, ``engine``, ``background`` (RGBA).
+    quarter turn), ``precision`` and ``rounding`` (as for :func:`gpuisa.pica.run`),
+    ``engine``, ``background`` (RGBA).
     """
     return render_frame(shader, mesh, size=size, uniforms=uniforms, **options).image
 
 
 def compare(shader: Shbin | Program | str | Sequence[tuple[str, str]],
             mesh: Mesh | str | os.PathLike[str] | Mapping[str, object], *,
-            precisions: tuple[str, str] = ("f24", "f32"), **options: object) -> Comparison:
+            precisions: tuple[str, str] = ("f24", "f32"), rounding: str = DEFAULT_ROUNDING,
+            **options: object) -> Comparison:
     """Render the same scene in two precisions (options as for :func:`render`, except
-    ``precision``): both frames, a difference image and the numbers."""
+    ``precision``; ``rounding`` is that of the f24 frame): both frames, a difference
+    image and the numbers."""
     if "precision" in options:
         raise InputError("compare() renders in both precisions: give precisions=(a, b)")
     the_mesh = as_mesh(mesh)  # read once
     program = as_shbin(shader)
-    first, second = (render_frame(program, the_mesh, precision=p, **options)
+    first, second = (render_frame(program, the_mesh, precision=p,
+                                  rounding=rounding if p == "f24" else DEFAULT_ROUNDING,
+                                  **options)
                      for p in precisions)
     return compare_frames(first, second)

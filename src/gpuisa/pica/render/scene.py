@@ -10,6 +10,7 @@ import numpy as np
 
 from ...errors import InputError
 from ..engine import run, run_pipeline
+from ..engine.loading import DEFAULT_ROUNDING
 from ..isa import GeometryMode
 from ..program import Program
 from ..shbin import Dvle, OutputSemantic, ShaderType, Shbin
@@ -55,7 +56,8 @@ def build_scene(shader: Shbin | Program, mesh: Mesh, *,
                 gs_uniforms: Mapping[str, object] | None = None,
                 dvle: int | None = None, gsh: int | None = None,
                 attributes: Mapping[str, str] | None = None, precision: str = "f24",
-                engine: str = "auto", max_steps: int = 100_000,
+                rounding: str = DEFAULT_ROUNDING, engine: str = "auto",
+                max_steps: int = 100_000,
                 stride: int | None = None) -> Scene:
     """Run the shader on the mesh's vertices; with ``gsh``, the geometry shader DVLE
     ``gsh`` on what the vertex shader produces (point mode: one invocation per mesh
@@ -64,7 +66,8 @@ def build_scene(shader: Shbin | Program, mesh: Mesh, *,
         if gsh is not None:
             raise InputError("a geometry shader needs a SHBIN (a Program has no DVLE)")
         result = run(shader, shader_inputs(mesh, None, attributes), uniforms=uniforms,
-                     precision=precision, engine=engine, max_steps=max_steps)
+                     precision=precision, rounding=rounding, engine=engine,
+                     max_steps=max_steps)
         # Without an output table: o0 is the position, o1 the colour.
         semantic = {"position": result.outputs["o0"], "color": result.outputs["o1"]}
         return _scene(semantic, mesh.faces)
@@ -75,7 +78,7 @@ def build_scene(shader: Shbin | Program, mesh: Mesh, *,
     if gsh is None:
         _needs_position(shader, vs)
         result = run(shader, inputs, uniforms=uniforms, dvle=vs, precision=precision,
-                     engine=engine, max_steps=max_steps)
+                     rounding=rounding, engine=engine, max_steps=max_steps)
         return _scene(result.outputs_by_semantic, mesh.faces, shader.entries[vs])
     if not 0 <= gsh < len(shader.entries):
         raise InputError(f"--gsh {gsh}: the SHBIN has DVLEs 0..{len(shader.entries) - 1}")
@@ -87,7 +90,8 @@ def build_scene(shader: Shbin | Program, mesh: Mesh, *,
         inputs = {name: value[corners] for name, value in inputs.items()}
         sizes = [3] * len(mesh.faces) if mode is GeometryMode.VARIABLE else None
     pipeline = run_pipeline(shader, inputs, uniforms=uniforms, gs_uniforms=gs_uniforms,
-                            vs_dvle=vs, gs_dvle=gsh, precision=precision, engine=engine,
+                            vs_dvle=vs, gs_dvle=gsh, precision=precision,
+                            rounding=rounding, engine=engine,
                             max_steps=max_steps, stride=stride, primitive_sizes=sizes)
     return _scene(pipeline.vertices_by_semantic, pipeline.primitives, shader.entries[gsh])
 

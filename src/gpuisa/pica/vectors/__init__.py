@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ...floats import check_rounding
+from ..engine.loading import DEFAULT_ROUNDING
 from . import suite_io
 from .catalog import SUITE_VERSION, groups
 from .check import Report, check, render
@@ -19,13 +21,17 @@ from .model import Case, Expected, Provenance, Register
 from .suite_io import read_results
 
 
-def build_suite(progress: Callable[[int], None] | None = None) -> list[Case]:
-    """Every case of the suite, in order (a pure function of gpuisa's version)."""
-    return list(build(groups(), progress))
+def build_suite(progress: Callable[[int], None] | None = None,
+                rounding: str = DEFAULT_ROUNDING) -> list[Case]:
+    """Every case of the suite, in order (a pure function of gpuisa's version and
+    ``rounding``, the float24 rounding of its f24 expectations and of the f24 patterns
+    of values given as numbers: pica-emulation.md#f24-truncation)."""
+    return list(build(groups(), progress, check_rounding(rounding, "rounding")))
 
 
-def write_suite(directory: str, cases: list[Case]) -> None:
-    suite_io.write_suite(directory, cases, SUITE_VERSION)
+def write_suite(directory: str, cases: list[Case], rounding: str = DEFAULT_ROUNDING) -> None:
+    """Write ``cases`` (made with ``rounding``, which the manifest records)."""
+    suite_io.write_suite(directory, cases, SUITE_VERSION, rounding)
 
 
 __all__ = ["SUITE_VERSION", "Case", "Expected", "Provenance", "Register", "Report",

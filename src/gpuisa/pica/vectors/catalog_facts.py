@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .model import CHOICE, HARDWARE, SEED, Provenance
+from .model import CHOICE, HARDWARE, ROUNDING_CHOICES, SEED, Provenance
 from .spec import F24, Group, vs
 
 ZERO, NZERO = F24(0x000000), F24(0x800000)
@@ -254,15 +254,16 @@ def choice_groups() -> Iterator[Group]:
 
     rounding = ("pica-emulation.md#f24-rounding float24 rounding mode (OPEN; suggested hardware "
                 "experiment)")
-    for name, b in (("above-half-ulp", F24(0x2F8000)), ("tie-half-ulp", F24(0x2F0000))):
+    # 0.75 and 0.5 of float24's ulp at 1.0 (2^-16): 1.5 * 2^-17 and 2^-17
+    for name, b in (("above-half-ulp", F24(0x2E8000)), ("tie-half-ulp", F24(0x2E0000))):
         yield choice("rounding", BINARY.format(op="add"), f"add-1-{name}",
                      {"v0": splat(ONE), "v1": splat(b)}, ("op:add", "special:f24-rounding"),
-                     rounding, "round to nearest even after every operation",
+                     rounding, ROUNDING_CHOICES["nearest-even"],
                      unknowns=("f24-rounding-mode",))
     yield choice("rounding", BINARY.format(op="mul"), "mul-1ulp-squared",
                  {"v0": splat(F24(0x3F0001)), "v1": splat(F24(0x3F0001))},
                  ("op:mul", "special:f24-rounding"), rounding,
-                 "round to nearest even after every operation", unknowns=("f24-rounding-mode",))
+                 ROUNDING_CHOICES["nearest-even"], unknowns=("f24-rounding-mode",))
     yield choice("summation", BINARY.format(op="dp4"), "cancelling-terms",
                  {"v0": (F24(0x5E0000), ONE, F24(0xDE0000), ONE), "v1": splat(ONE)},
                  ("op:dp4", "special:cancellation"),

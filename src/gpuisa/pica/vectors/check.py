@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import InputError
+from ..engine.loading import DEFAULT_ROUNDING
 from ..isa import BY_MNEMONIC, Kind
 from .model import Case, Expected
 from .replay import case_trace
@@ -99,11 +100,12 @@ def group_key(case: Case) -> str:
     return (preferred or ops or ["other"])[0]
 
 
-def first_instruction(case: Case, mode: str, where: tuple[str, int] | None) -> str:
+def first_instruction(case: Case, mode: str, where: tuple[str, int] | None,
+                      rounding: str = DEFAULT_ROUNDING) -> str:
     """``pica trace``-style line of the instruction that produced the first differing
     output value in gpuisa's trace (or the first flow instruction if that value is never
     written)."""
-    record = case_trace(case, mode)
+    record = case_trace(case, mode, rounding)
     steps = record.steps
     if where is not None:
         name, component = where
@@ -148,6 +150,8 @@ class Report:
     unknown: list[str]
     divergences: list[Divergence]
     unknown_count: int = 0
+    #: The suite's f24 rounding (its expectations were made with it).
+    rounding: str = DEFAULT_ROUNDING
 
     def groups(self) -> dict[str, list[Divergence]]:
         out: dict[str, list[Divergence]] = {}
@@ -157,7 +161,9 @@ class Report:
 
 
 def check(cases: Iterable[Case], results: Iterable[tuple[int, Mapping[str, Any]]], mode: str,
-          where: str = "results") -> Report:
+          where: str = "results", rounding: str = DEFAULT_ROUNDING) -> Report:
+    """The results compared with the cases' expectations of ``mode`` (``rounding``: the
+    f24 rounding the cases were made with, :func:`.build_suite`)."""
     by_id = {case.id: case for case in cases}
     seen: set[str] = set()
     divergences, unknown = [], []
@@ -178,14 +184,21 @@ def check(cases: Iterable[Case], results: Iterable[tuple[int, Mapping[str, Any]]
         if div is not None:
             divergences.append(div)
     missing = [ident for ident in by_id if ident not in seen]
-    return Report(mode, len(seen), missing, unknown, divergences, unknown_count)
+    return Report(mode, len(seen), missing, unknown, divergences, unknown_count, rounding)
+
+
+def _rounded(report: Report) -> str:
+    """The rounding of the expectations compared, where it is not the default."""
+    if report.mode == "f24" and report.rounding != DEFAULT_ROUNDING:
+        return f", {report.rounding} rounding"
+    return ""
 
 
 def render(report: Report, disassemble: bool = True) -> str:
     from ..disasm import disassemble as disasm
 
     lines = [f"{len(report.divergences)} of {report.checked} checked cases diverge "
-             f"({report.mode} mode)"]
+             f"({report.mode} mode{_rounded(report)})"]
     if report.missing:
         lines.append(f"{len(report.missing)} cases of the suite have no result "
                      f"(first: {report.missing[0]})")
@@ -208,7 +221,7 @@ def render(report: Report, disassemble: bool = True) -> str:
             if len(d.differences) > 8:
                 lines.append(f"  ... and {len(d.differences) - 8} more")
             lines.append(f"  first differing instruction: "
-                         f"{first_instruction(case, report.mode, d.first)}")
+                         f"{first_instruction(case, report.mode, d.first, report.rounding)}")
             if disassemble:
                 from ..shbin import Shbin
 

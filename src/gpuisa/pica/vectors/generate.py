@@ -9,13 +9,26 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 
 from ...errors import GpuIsaError
-from ...floats import f24_to_f32, f32_to_f24
+from ...floats import ROUNDING_MODES, f24_to_f32, f32_to_f24
 from ..asm import assemble
 from ..encoding import decode
 from ..engine import F24Bits
+from ..engine.loading import DEFAULT_ROUNDING
 from ..isa import OPCODES, Arithmetic, OpcodeInfo, SourceUse
 from ..shbin import ShaderType, Shbin, output_map
-from .model import HARDWARE, MODEL, MODES, SEED, Case, Expected, Register, exact_f24, f32_bits
+from .model import (
+    HARDWARE,
+    MODEL,
+    MODES,
+    ROUNDING_CHOICES,
+    SEED,
+    Case,
+    Expected,
+    Provenance,
+    Register,
+    exact_f24,
+    f32_bits,
+)
 from .replay import execute, expectation, failure, register_values, uniform_values
 from .spec import F24, Group, Row, Spec
 
@@ -24,6 +37,10 @@ ROUNDING = "f24-rounding-mode"
 CONVERSION = "f32-to-f24-conversion"
 SUMMATION = "dot-product-summation-order"
 SPECIAL = "special-function-precision"
+#: The tag of a case whose f24 expectation differs between float24's two roundings
+#: (docs/vectors-format.md, "Rounding"): made in the other one, inputs included, it
+#: expects other bits.
+ROUNDING_DEPENDENT = "rounding:mode-dependent"
 
 
 
@@ -44,8 +61,9 @@ class GenerationError(GpuIsaError):
     """A catalog entry is inconsistent (a bug in the catalog, reported with its name)."""
 
 
-def component(value: float | F24) -> tuple[int, int, bool]:
-    """(float32 bits, float24 bits, whether the float24 pattern is a rounded conversion)."""
+def component(value: float | F24, rounding: str = DEFAULT_ROUNDING) -> tuple[int, int, bool]:
+    """(float32 bits, float24 bits, whether the float24 pattern is a rounded conversion,
+    rounded by ``rounding``)."""
     if isinstance(value, F24):
         bits = int(f24_to_f32(np.uint32(value.pattern)).view(np.uint32))
         return bits, value.pattern, False
@@ -53,15 +71,16 @@ def component(value: float | F24) -> tuple[int, int, bool]:
     exact = exact_f24(bits)
     if exact is not None:
         return bits, exact, False
-    return bits, int(f32_to_f24(np.uint32(bits).view(np.float32))), True
+    return bits, int(f32_to_f24(np.uint32(bits).view(np.float32), rounding)), True
 
 
-def register(name: str, rows: Iterable[Row]) -> tuple[Register, bool]:
+def register(name: str, rows: Iterable[Row],
+             rounding: str = DEFAULT_ROUNDING) -> tuple[Register, bool]:
     f32: list[tuple[int, ...]] = []
     f24: list[tuple[int, ...]] = []
     rounded = False
     for row in rows:
-        parts = [component(v) for v in row]
+        parts = [component(v, rounding) for v in row]
         if len(parts) != 4:
             raise GenerationError(f"{name}: a row needs four components, got {len(parts)}")
         f32.append(tuple(p[0] for p in parts))
@@ -73,8 +92,9 @@ def register(name: str, rows: Iterable[Row]) -> tuple[Register, bool]:
 class _Program:
     """A group's assembled program and its run parameters."""
 
-    def __init__(self, group: Group):
+    def __init__(self, group: Group, rounding: str):
         self.group = group
+        self.rounding = rounding
         try:
             self.shbin: Shbin = assemble([(f"{group.family}.pica", group.source)],
                                          pad_nops=group.pad_nops)
@@ -92,7 +112,7 @@ class _Program:
         self.bools = 0
         for name, value in group.uniforms.items():
             if name[0] == "c":
-                reg, r = register(name, [value])  # type: ignore[list-item]
+                reg, r = register(name, [value], rounding)  # type: ignore[list-item]
                 self.float_uniforms.append(reg)
                 rounded |= r
             elif name[0] == "i":
@@ -110,7 +130,7 @@ class _Program:
     def run(self, inputs: dict[str, object], mode: str):
         group = self.group
         return execute(self.shbin, self.dvle, group.pipeline, inputs, self.uniforms(mode), mode,
-                       group.cmp, group.address)
+                       group.cmp, group.address, rounding=self.rounding)
 
     def expectation(self, result, row: int, mode: str, where: str) -> Expected:
         return expectation(result, self.outputs, self.geometry, row, mode, where,
@@ -184,22 +204,33 @@ def _rounds(expected: dict[str, Expected]) -> bool:
     return False
 
 
-def build(groups: Iterable[Group], progress: Callable[[int], None] | None = None
-          ) -> Iterator[Case]:
-    """The cases of ``groups``, in order."""
+def _converted(group: Group, rounding: str) -> tuple[list[dict[str, Register]], list[bool]]:
+    """Each case's inputs as registers (f24 patterns rounded by ``rounding``), and
+    whether some input's f24 pattern is a rounded conversion."""
+    regs, rounded = [], []
+    for spec in group.specs:
+        converted = {}
+        r_any = False
+        for name, rows in spec.inputs.items():
+            converted[name], r = register(name, rows, rounding)
+            r_any |= r
+        regs.append(converted)
+        rounded.append(r_any)
+    return regs, rounded
+
+
+def build(groups: Iterable[Group], progress: Callable[[int], None] | None = None,
+          rounding: str = DEFAULT_ROUNDING) -> Iterator[Case]:
+    """The cases of ``groups``, in order; their f24 patterns of values given as numbers
+    and their f24 expectations rounded by ``rounding``.  A case whose f24 expectation
+    the other rounding changes is tagged :data:`ROUNDING_DEPENDENT`."""
     seen: set[str] = set()
+    other = next(mode for mode in ROUNDING_MODES if mode != rounding)
     for group in groups:
-        program = _Program(group)
-        regs, rounded = [], []
-        for spec in group.specs:
-            converted = {}
-            r_any = False
-            for name, rows in spec.inputs.items():
-                converted[name], r = register(name, rows)
-                r_any |= r
-            regs.append(converted)
-            rounded.append(r_any)
+        program = _Program(group, rounding)
+        regs, rounded = _converted(group, rounding)
         results = {mode: _run_group(program, regs, mode) for mode in MODES}
+        otherwise = _run_group(_Program(group, other), _converted(group, other)[0], "f24")
         for k, spec in enumerate(group.specs):
             ident = f"{group.family}/{spec.name}"
             if ident in seen:
@@ -207,9 +238,11 @@ def build(groups: Iterable[Group], progress: Callable[[int], None] | None = None
             seen.add(ident)
             expected = {mode: results[mode][k] for mode in MODES}
             record = program.shbin.entries[program.dvle]
+            dependent = (ROUNDING_DEPENDENT,) if otherwise[k] != expected["f24"] else ()
             yield Case(
-                id=ident, tags=tuple(dict.fromkeys(group.tags + spec.tags + program.op_tags)),
-                provenance=spec.provenance,
+                id=ident, tags=tuple(dict.fromkeys(group.tags + spec.tags + program.op_tags
+                                                   + dependent)),
+                provenance=_provenance(spec.provenance, rounding),
                 unknowns=_unknowns(spec, program, expected, rounded[k]),
                 note=spec.note, source=group.source, shbin=program.bytes,
                 code=program.shbin.program.code, opdescs=program.shbin.program.opdescs,
@@ -221,6 +254,14 @@ def build(groups: Iterable[Group], progress: Callable[[int], None] | None = None
                 cmp=group.cmp, address=group.address, expected=expected)
         if progress is not None:
             progress(len(group.specs))
+
+
+def _provenance(provenance: Provenance, rounding: str) -> Provenance:
+    """A case's provenance in a suite made with ``rounding``: the choice of the rounding
+    cases is that rounding (the catalog names the default's)."""
+    if provenance.choice == ROUNDING_CHOICES[DEFAULT_ROUNDING]:
+        return Provenance(provenance.kind, provenance.source, ROUNDING_CHOICES[rounding])
+    return provenance
 
 
 def _reg_order(name: str) -> tuple[str, int]:

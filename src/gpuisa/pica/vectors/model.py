@@ -24,6 +24,10 @@ PROVENANCE_KINDS = (HARDWARE, SEED, CHOICE, MODEL)
 
 #: Precision modes, in the order expectations are stored.
 MODES = ("f24", "f32")
+#: The ``choice`` of the documented-choice cases about the float24 rounding mode, in a
+#: suite made with each rounding (docs/vectors-format.md, "Rounding").
+ROUNDING_CHOICES = {"nearest-even": "round to nearest even after every operation",
+                    "truncate": "truncate toward zero after every operation (Citra PR #7372)"}
 #: Case outcomes: the run ended at END, hung (the hardware would hang), or faulted.
 STATUSES = ("ok", "hang", "fault")
 

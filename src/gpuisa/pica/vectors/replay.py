@@ -9,6 +9,7 @@ import numpy as np
 
 from ...errors import GpuIsaError, InputError, ShaderFault, ShaderHang
 from ..engine import F24Bits, RunResult, run, run_pipeline
+from ..engine.loading import DEFAULT_ROUNDING
 from ..engine.trace import Trace, trace
 from ..shbin import Shbin
 from .model import Case, Expected, Register, exact_f24
@@ -35,16 +36,25 @@ def uniform_values(floats: Sequence[Register], ints: Sequence[tuple[str, Sequenc
     return out
 
 
+def _rounding(mode: str, rounding: str) -> str:
+    """f24's rounding for a run in ``mode`` (f32 runs round as float32 does)."""
+    return rounding if mode == "f24" else DEFAULT_ROUNDING
+
+
 def execute(shbin: Shbin, dvle: int, pipeline: str, inputs: dict[str, object],
             uniforms: dict[str, object], mode: str, cmp: tuple[bool, bool],
-            address: tuple[int, int, int], engine: str = "auto") -> RunResult:
-    """One run of a case (vertex shader, geometry shader, or vertex then geometry)."""
+            address: tuple[int, int, int], engine: str = "auto",
+            rounding: str = DEFAULT_ROUNDING) -> RunResult:
+    """One run of a case (vertex shader, geometry shader, or vertex then geometry);
+    ``rounding`` is the f24 mode's."""
+    rounding = _rounding(mode, rounding)
     if pipeline:
         return run_pipeline(shbin, inputs, uniforms=uniforms, precision=mode,  # type: ignore[arg-type]
-                            engine=engine, max_steps=MAX_STEPS, registers=True).geometry
+                            rounding=rounding, engine=engine,  # type: ignore[arg-type]
+                            max_steps=MAX_STEPS, registers=True).geometry
     return run(shbin, inputs, uniforms=uniforms, dvle=dvle, precision=mode,  # type: ignore[arg-type]
-               cmp=cmp, address=address, engine=engine, max_steps=MAX_STEPS,
-               registers=True)
+               rounding=rounding, cmp=cmp, address=address,  # type: ignore[arg-type]
+               engine=engine, max_steps=MAX_STEPS, registers=True)
 
 
 def pattern(value: np.ndarray, mode: str, where: str) -> tuple[int, ...]:
@@ -96,12 +106,15 @@ def case_uniforms(case: Case, mode: str) -> dict[str, object]:
     return uniform_values(case.float_uniforms, case.int_uniforms, case.bool_uniforms, mode)
 
 
-def rerun(case: Case, mode: str, engine: str = "reference") -> Expected:
-    """Recompute a case's expectation from its stored data (SHBIN bytes, patterns)."""
+def rerun(case: Case, mode: str, engine: str = "reference",
+          rounding: str = DEFAULT_ROUNDING) -> Expected:
+    """Recompute a case's expectation from its stored data (SHBIN bytes, patterns), f24
+    rounded by ``rounding`` (the suite's: its manifest says which)."""
     shbin = Shbin.from_bytes(case.shbin)
     try:
         result = execute(shbin, case.dvle, case.pipeline, case_inputs(case, mode),
-                         case_uniforms(case, mode), mode, case.cmp, case.address, engine)
+                         case_uniforms(case, mode), mode, case.cmp, case.address, engine,
+                         rounding)
     except GpuIsaError as error:
         failed = failure(error)
         if failed is None:
@@ -113,9 +126,10 @@ def rerun(case: Case, mode: str, engine: str = "reference") -> Expected:
                        case.semantic_names)
 
 
-def case_trace(case: Case, mode: str) -> Trace:
+def case_trace(case: Case, mode: str, rounding: str = DEFAULT_ROUNDING) -> Trace:
     """The reference engine's step-by-step trace of the case's (first) invocation."""
     shbin = Shbin.from_bytes(case.shbin)
     dvle = 0 if case.pipeline else case.dvle  # a pipeline case: trace its vertex shader
     return trace(shbin, case_inputs(case, mode), uniforms=case_uniforms(case, mode),
-                 dvle=dvle, precision=mode, cmp=case.cmp, max_steps=MAX_STEPS)  # type: ignore[arg-type]
+                 dvle=dvle, precision=mode, rounding=_rounding(mode, rounding),  # type: ignore[arg-type]
+                 cmp=case.cmp, max_steps=MAX_STEPS)

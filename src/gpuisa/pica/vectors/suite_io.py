@@ -152,8 +152,10 @@ def _jsonl(cases: Iterable[Case]) -> Iterator[bytes]:
         yield json.dumps(case_json(case), separators=(",", ":"), ensure_ascii=True).encode() + b"\n"
 
 
-def write_suite(directory: str | os.PathLike[str], cases: list[Case], version: int) -> None:
-    """Write the suite into ``directory`` (replaced as a whole, atomically)."""
+def write_suite(directory: str | os.PathLike[str], cases: list[Case], version: int,
+                rounding: str) -> None:
+    """Write the suite into ``directory`` (replaced as a whole, atomically); ``rounding``
+    is the f24 rounding its cases were made with."""
     target = Path(directory)
     if target.exists() and not target.is_dir():
         raise InputError(f"cannot write the suite to {target}: it exists and is not a "
@@ -175,7 +177,7 @@ def write_suite(directory: str | os.PathLike[str], cases: list[Case], version: i
             (work / name).write_bytes(data)
         manifest = {
             "format": FORMAT, "suite_version": version, "gpuisa": __version__,
-            "cases": len(cases), "modes": list(MODES),
+            "cases": len(cases), "modes": list(MODES), "rounding": rounding,
             "provenance": {kind: sum(c.provenance.kind == kind for c in cases)
                            for kind in PROVENANCE_KINDS},
             "files": {name: hashlib.sha256(data).hexdigest() for name, data in contents.items()},

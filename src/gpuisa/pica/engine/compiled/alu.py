@@ -2,8 +2,9 @@
 evaluated with the primitive rules of :mod:`.lower`, in one precision.
 
 :class:`AluLowering` maps each rule of the recipes' ``m`` to its IR for ``f24``
-(working values are exact float64s, each result rounded by ``round24``) or ``f32``
-(float32 values); :meth:`AluLowering.lower` evaluates a traced instruction, reading
+(working values are exact float64s, each result rounded by ``round24`` in the
+:class:`.lower.Lowering`'s rounding mode, that of the precision) or ``f32`` (float32
+values); :meth:`AluLowering.lower` evaluates a traced instruction, reading
 only the source components its trees use (the caller's ``read``) and computing each
 equal sub-tree once.
 """
@@ -14,7 +15,7 @@ from collections.abc import Callable
 
 from llvmlite import ir
 
-from ..loading import Precision
+from ..loading import Arithmetic, float24, rounding_of
 from ..rules.recipes import Result
 from ..rules.tree import RULES, Node, Source, rules_used
 from .lower import F32, F64, Lowering
@@ -35,9 +36,11 @@ class AluLowering:
     values they write are finite, and an infinity or a NaN elsewhere (the caller
     checks what such an instruction writes and reruns the lane exactly)."""
 
-    def __init__(self, lowering: Lowering, precision: Precision, in_range: bool = False):
+    def __init__(self, lowering: Lowering, precision: Arithmetic, in_range: bool = False):
         L = self.L = lowering
-        f24 = precision == "f24"
+        f24 = self.f24 = float24(precision)
+        if f24 and lowering.rounding != rounding_of(precision):
+            raise ValueError(f"a {lowering.rounding} Lowering for {precision}")
         self.precision = precision
         self.in_range = in_range
         #: ``hoist(x, make)``: the working value ``make()`` of ``x``, where the caller may
@@ -79,7 +82,7 @@ class AluLowering:
 
     def negate(self, x: ir.Value) -> ir.Value:
         """A negated source operand (``primitives.negate24`` / ``negate32``)."""
-        return self.L.negate24(x) if self.precision == "f24" else self.L.negate32(x)
+        return self.L.negate24(x) if self.f24 else self.L.negate32(x)
 
     def computes_in_range(self, result: Result) -> bool:
         """Whether :meth:`lower` computes ``result`` in range."""

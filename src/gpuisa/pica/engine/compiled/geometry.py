@@ -38,11 +38,11 @@ from ..api import GEOMETRY_ENGINES
 from ..choice import compile_geometry
 from ..decode import DecodedProgram, Step
 from ..geometry import GS_DONE_BOOL, Emission, GeometryFeed, InvocationLog
-from ..loading import Precision
+from ..loading import Arithmetic
 from ..memory import lane_array
 from ..state import RegisterFile, ShaderState
 from .codegen import LANE_BLOCK, _Generator, _Source
-from .kernels import Memo, analysis, compile_source, needs_reference, on_disk
+from .kernels import NUMBA_PRECISIONS, Memo, analysis, compile_source, needs_reference, on_disk
 
 #: What the kernel returns first: every invocation ran / one needs the reference engine /
 #: the vertex or primitive arrays are full.
@@ -61,7 +61,7 @@ _SIGNATURE = ("def kernel(count, entry, inputs, stride, fed, fed_values, fed_loa
 class _GeometryGenerator(_Generator):
     """The kernel text of a geometry shader (see the module docstring)."""
 
-    def __init__(self, program: DecodedProgram, entry: int, precision: Precision,
+    def __init__(self, program: DecodedProgram, entry: int, precision: Arithmetic,
                  missing: frozenset, emitted: tuple[int, ...], logged: tuple[int, ...]):
         super().__init__(program, analysis(program), (entry,), precision, missing)
         self.output_bank = "ob"
@@ -351,7 +351,7 @@ def _given(unit: ShaderState, feed: GeometryFeed) -> dict[str, np.ndarray]:
             "b": unit.uniforms.bool_given}
 
 
-def _source(program: DecodedProgram, entry: int, precision: Precision, missing: frozenset,
+def _source(program: DecodedProgram, entry: int, precision: Arithmetic, missing: frozenset,
             emitted: tuple[int, ...], logged: tuple[int, ...], vector: bool) -> str:
     """The vectorized kernel if ``vector`` (the feed sets no uniforms) and the program
     allows it, else the one of invocations in order."""
@@ -363,12 +363,12 @@ def _source(program: DecodedProgram, entry: int, precision: Precision, missing: 
 
 
 def run_geometry_jit(program: DecodedProgram, unit: ShaderState, entry: int,
-                     registers: tuple[int, ...], feed: GeometryFeed, *, precision: Precision,
+                     registers: tuple[int, ...], feed: GeometryFeed, *, precision: Arithmetic,
                      max_steps: int) -> tuple[InvocationLog, Emission]:
     """The Numba engine's geometry shader run (see :data:`.api.GEOMETRY_ENGINES`)."""
     reference = GEOMETRY_ENGINES["reference"]
     count = feed.count
-    if count == 0 or needs_reference(program):
+    if count == 0 or precision not in NUMBA_PRECISIONS or needs_reference(program):
         return reference(program, unit, entry, registers, feed, precision=precision,
                          max_steps=max_steps)
     facts = analysis(program)
@@ -401,7 +401,7 @@ def _emits(program: DecodedProgram) -> int:
 
 
 def _run(function, program: DecodedProgram, unit: ShaderState, entry: int,
-         registers: tuple[int, ...], feed: GeometryFeed, precision: Precision,
+         registers: tuple[int, ...], feed: GeometryFeed, precision: Arithmetic,
          max_steps: int, facts, logged: tuple[int, ...]):
     """Run the kernel (again with larger emission arrays while they fill up); None if
     the reference engine must run the feed."""

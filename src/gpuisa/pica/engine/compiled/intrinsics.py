@@ -93,10 +93,11 @@ def _overload_to_f32(x):
 
 #: The primitives Numba compiles as they are (the tests compare them with the rules
 #: below); EX2 and LG2 call NumPy from Python and have their own compiled form here.
-for _primitive in (P.quiet, P.round24, P.flush24, P.negate24, P.negate32, P.pica_mul,
-                   P.pica_add, P.mul32, P.add32, P.pica_max, P.pica_min, P.sge, P.slt,
-                   P.compare, P.rcp24, P.rsq24, P.rcp32, P.rsq32, P.floor, P.flr24,
-                   P.flr32, P.address_from_float, P.relative_row, P.bounded24):
+for _primitive in (P.quiet, P.range24, P.round24, P.trunc24, P.flush24, P.negate24, P.negate32,
+                   P.pica_mul, P.pica_add, P.mul32, P.add32, P.pica_max, P.pica_min, P.sge,
+                   P.slt, P.compare, P.rcp64, P.rcp24, P.rsq64, P.rsq24, P.rcp32, P.rsq32,
+                   P.floor, P.flr64, P.flr24, P.flr32, P.address_from_float,
+                   P.relative_row, P.bounded24):
     register_jitable(_primitive)
 
 #: Rules the kernels call as the primitives' own text (compiled where they are used).

@@ -256,6 +256,12 @@ def on_disk(source: str) -> bool:
     return os.path.exists(os.path.join(numba_cache_folder(directory), index))
 
 
+#: The arithmetic Numba's kernels (per-program, interpreter and geometry kernels) compute:
+#: runs in f24's truncating rounding (pica-emulation.md#f24-truncation) go to the
+#: reference engine.
+NUMBA_PRECISIONS = frozenset({"f24", "f32"})
+
+
 def needs_reference(program: DecodedProgram) -> bool:
     """Whether the JIT hands the whole program to the reference engine (EX2/LG2 when
     NumPy's inner loops cannot be called directly).  Imports Numba (intrinsics) only for

@@ -19,7 +19,7 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
-from ..loading import Precision, load_floats
+from ..loading import Arithmetic, load_floats
 from . import cache  # noqa: F401  (first: drops stale compiled code)
 from . import intrinsics as R
 
@@ -55,10 +55,11 @@ def _round_flat(values, out, lo, hi):
     return nan > 0
 
 
-def load(values: np.ndarray, precision: Precision, out: np.ndarray,
+def load(values: np.ndarray, precision: Arithmetic, out: np.ndarray,
          in_parallel: Callable[..., list] | None = None) -> None:
     """``load_floats(values, precision, out)``; ``in_parallel(work, count, minimum)``
     (:func:`.jit.in_parallel`) spreads the rows over threads."""
+    # f32, and f24's truncating rounding (this loader rounds to nearest even only)
     if precision != "f24" or values.dtype not in _FAST_DTYPES or values.ndim != 2:
         load_floats(values, precision, out)
         return

@@ -29,7 +29,7 @@ from collections.abc import Callable
 import numpy as np
 from llvmlite import ir
 
-from ....floats import F24_MIN_NORMAL
+from ....floats import F24_MIN_NORMAL, RoundingMode
 from ...isa import RELATIVE_INDEX_MASK, RELATIVE_OFFSET_RANGE
 from ..rules import libm32
 from ..rules import primitives as P
@@ -78,13 +78,14 @@ def _outlined(result: ir.Type):
             if not self.outline:
                 return method(self, *args)
             module = self.b.module
-            name = f"gpuisa.{method.__name__}"
+            name = f"gpuisa.{method.__name__}.{self.rounding}"
             function = module.globals.get(name)
             if function is None:
                 kinds = [a.type for a in args]
                 function = ir.Function(module, ir.FunctionType(result, kinds), name)
                 function.linkage = "internal"
-                inner = Lowering(ir.IRBuilder(function.append_basic_block("entry")))
+                inner = Lowering(ir.IRBuilder(function.append_basic_block("entry")),
+                                 rounding=self.rounding)
                 inner.b.ret(method(inner, *function.args))
             return self.b.call(function, list(args))
 
@@ -98,13 +99,20 @@ def _outlined(result: ir.Type):
 class Lowering:
     """The primitive rules as IR built by ``builder`` on values of ``width`` lanes
     (``width`` 1: plain scalars); with ``outline`` (one lane only), the larger rules are
-    functions of the module that the code calls."""
+    functions of the module that the code calls.  ``rounding`` is float24's rounding
+    mode (``primitives.ROUNDINGS``): every rule that rounds to float24 rounds by it."""
 
     def __init__(self, builder: ir.IRBuilder, width: int = 1, loops: ir.Value | None = None,
-                 outline: bool = False):
+                 outline: bool = False, rounding: RoundingMode = "nearest-even"):
         self.b = builder
         self.width = width
         self.outline = outline and width == 1
+        if rounding not in P.ROUNDINGS:
+            raise ValueError(f"unknown float24 rounding {rounding!r}")
+        self.rounding = rounding
+        #: Whether float24 rounding truncates (``primitives.trunc24``) rather than
+        #: rounding to nearest even (``primitives.round24``).
+        self.truncates = rounding == "truncate"
         #: The table of NumPy inner loops (``i64*``), for EX2 and LG2.
         self.loops = loops
         #: Called with the lanes (an ``i1`` value) whose result a rule cannot decide in
@@ -163,15 +171,18 @@ class Lowering:
 
     @_outlined(F64)
     def round24(self, x: ir.Value) -> ir.Value:
-        """``primitives.round24`` on the bits of a float64: to nearest even at 17
-        significant bits, below 2^-62 +0, from 2^64 on an infinity, a NaN keeping its
-        sign and float24's payload bits with the quiet bit set."""
+        """``primitives.round24`` (or, truncating, ``primitives.trunc24``) on the bits of
+        a float64: to nearest even (or toward zero) at 17 significant bits, below 2^-62
+        +0, from 2^64 on an infinity, a NaN keeping its sign and float24's payload bits
+        with the quiet bit set."""
         b, c = self.b, lambda v: self.const(I64, v)
         u = b.bitcast(x, self.i64)
         magnitude = b.and_(u, c(_U64_ABS))
         sign = b.and_(u, c(_U64_SIGN))
-        odd = b.and_(b.lshr(magnitude, c(_DROP)), c(1))
-        rounded = b.add(b.add(magnitude, odd), c(_HALF_MINUS_ONE))
+        rounded = magnitude
+        if not self.truncates:
+            odd = b.and_(b.lshr(magnitude, c(_DROP)), c(1))
+            rounded = b.add(b.add(magnitude, odd), c(_HALF_MINUS_ONE))
         rounded = b.and_(rounded, c(~_DROP_MASK & _U64_ABS))
         small = b.icmp_unsigned("<", rounded, c(_F24_MIN_64))
         large = b.icmp_unsigned(">=", rounded, c(_F24_OVER_64))
@@ -182,14 +193,25 @@ class Lowering:
         is_nan = b.icmp_unsigned(">", magnitude, c(_U64_INF))
         return b.bitcast(b.select(is_nan, nan, finite), self.f64)
 
-    def round24_in_range(self, x: ir.Value) -> ir.Value:
-        """``primitives.round24`` in range: the primitive's own Veltkamp splitting
-        without its NaN and infinity cases; below 2^-62 +0; a NaN, an infinity or a
-        magnitude from 2^64 - 2^46 on (which float24 rounds to infinity) gives a NaN.
-        Equal to ``round24`` wherever that gives a finite value (test_lowering)."""
+    def _rounded17(self, x: ir.Value) -> ir.Value:
+        """``x`` at 17 significant bits in this rounding, for finite x: Veltkamp's
+        splitting (the primitive's own, ``c - (c - x)``), or the low 36 mantissa bits
+        cleared."""
         b = self.b
+        if self.truncates:
+            bits = b.and_(b.bitcast(x, self.i64), self.const(I64, ~_DROP_MASK))
+            return b.bitcast(bits, self.f64)
         c = b.fmul(x, self.const(F64, P.VELTKAMP_SPLIT))
-        rounded = b.fsub(c, b.fsub(c, x))
+        return b.fsub(c, b.fsub(c, x))
+
+    def round24_in_range(self, x: ir.Value) -> ir.Value:
+        """``primitives.round24`` (``trunc24``) in range: the 17-bit rounding without
+        the NaN and infinity cases; below 2^-62 +0; a NaN, an infinity or a magnitude
+        that float24 rounds to infinity (from 2^64 - 2^46 on to nearest, from 2^64 on
+        truncating) gives a NaN.  Equal to the exact rule wherever that gives a finite
+        value (test_lowering)."""
+        b = self.b
+        rounded = self._rounded17(x)
         size = b.call(self._intrinsic_function("fabs", rounded.type), [rounded])
         small = b.fcmp_ordered("<", size, self.const(F64, P.F24_MIN))
         out = b.fcmp_unordered(">=", size, self.const(F64, P.F24_OVER))
@@ -197,11 +219,15 @@ class Lowering:
         return b.select(out, self.const(F64, float("nan")), rounded)
 
     def round24_bounded(self, x: ir.Value) -> ir.Value:
-        """``primitives.round24`` of the values the arithmetic of bounded operands
-        rounds (``primitives.bounded24``): Veltkamp's splitting alone, as ``(x - c) + c``
+        """``primitives.round24`` (``trunc24``) of the values the arithmetic of bounded
+        operands rounds (``primitives.bounded24``: none is flushed or overflows, in
+        either rounding).  To nearest: Veltkamp's splitting alone, as ``(x - c) + c``
         (equal to ``c - (c - x)``, IEEE rounding being symmetric, except that a zero
-        comes out +0, as round24 gives it)."""
+        comes out +0, as round24 gives it).  Truncating: the low bits cleared, then
+        + 0.0, which turns -0 into +0 and changes nothing else."""
         b = self.b
+        if self.truncates:
+            return b.fadd(self._rounded17(x), self.const(F64, 0.0))
         c = b.fmul(x, self.const(F64, P.VELTKAMP_SPLIT))
         return b.fadd(b.fsub(x, c), c)
 
@@ -489,7 +515,10 @@ def _is_double(x: ir.Value) -> bool:
     return isinstance(kind, ir.DoubleType)
 
 
-#: The primitives each :class:`Lowering` method realises (for the tests and the docs).
+#: The primitives each :class:`Lowering` method realises (for the tests and the docs),
+#: rounding to nearest even; a ``Lowering`` made with ``rounding="truncate"`` realises
+#: ``primitives.trunc24`` in the rounding methods (:data:`ROUNDING_METHODS`) and rounds
+#: the results of the others by it.
 REALISES = {"round24": P.round24, "round24_in_range": P.round24,
             "round24_bounded": P.round24, "unbounded24": P.bounded24, "work24": P.flush24,
             "negate24": P.negate24,
@@ -500,3 +529,5 @@ REALISES = {"round24": P.round24, "round24_in_range": P.round24,
             "flr24": P.flr24, "flr32": P.flr32, "ex2_24": P.ex2_24, "lg2_24": P.lg2_24,
             "ex2_32": P.ex2_32, "lg2_32": P.lg2_32,
             "address_from_float": P.address_from_float, "relative_row": P.relative_row}
+#: The methods that are float24's rounding itself, in the mode of their ``Lowering``.
+ROUNDING_METHODS = ("round24", "round24_in_range", "round24_bounded")

@@ -32,7 +32,7 @@ from llvmlite import ir
 
 from ...isa import Flow, Kind
 from ..decode import DecodedProgram
-from ..loading import Precision
+from ..loading import Arithmetic, float24, rounding_of
 from ..state import UNIFORM_TABLE_ROWS as UNIFORM_ROWS
 from .alu import AluLowering
 from .flowir import ControlState
@@ -76,7 +76,7 @@ class Plan:
 class _Unit(FlowMixin, AluMixin):
     """The function running one vector of ``width`` lanes (or one lane) of a plan."""
 
-    def __init__(self, module: ir.Module, plan: Plan, entry: int, precision: Precision,
+    def __init__(self, module: ir.Module, plan: Plan, entry: int, precision: Arithmetic,
                  missing: frozenset, width: int, name: str, bounded: bool = False):
         self.plan = plan
         self.steps = plan.program.steps
@@ -86,7 +86,7 @@ class _Unit(FlowMixin, AluMixin):
         self.width = width
         # f24 vector functions of programs that read uniforms through an address register
         # are also given the uniforms' working values (made once per call of run)
-        self.tabled = width > 1 and precision == "f24" and plan.relative_uniforms
+        self.tabled = width > 1 and float24(precision) and plan.relative_uniforms
         arguments = [I64, I64.as_pointer(), *([F64.as_pointer()] if self.tabled else [])]
         self.function = ir.Function(module, ir.FunctionType(I8, arguments), name)
         self.function.linkage = "internal"
@@ -95,14 +95,15 @@ class _Unit(FlowMixin, AluMixin):
         self.b = b = ir.IRBuilder(self.function.append_basic_block("entry"))
         # the function of one lane runs rarely (lanes handed back, a partial vector):
         # its larger rules are functions it calls, which compile once per module
-        self.L = Lowering(b, width, arg_pointer(b, self.args, ARG["loops"], I64), outline=True)
+        self.L = Lowering(b, width, arg_pointer(b, self.args, ARG["loops"], I64), outline=True,
+                          rounding=rounding_of(precision))
         self.L.unresolved = self.fail_if  # the reference engine decides those lanes
         # the vector function computes in range; lanes that leave the range run again
         # in the function of one lane, which is exact
         self.alu_ir = AluLowering(self.L, precision, in_range=width > 1)
         #: f24 vector function of a run whose uniforms are bounded: instructions of
         #: inputs and uniforms use the bounded arithmetic and check their operands.
-        self.bounded = bounded and width > 1 and precision == "f24"
+        self.bounded = bounded and width > 1 and float24(precision)
         self.out_of_range = b.alloca(self.L.i1)
         #: Vector function: each lane has its PC and control state; the lanes at the
         #: block being run (``mask``).
@@ -383,7 +384,7 @@ class _Unit(FlowMixin, AluMixin):
         else:
             self.emit_transfer(last)
 
-def build_module(plan: Plan, entry: int, precision: Precision, missing: frozenset,
+def build_module(plan: Plan, entry: int, precision: Arithmetic, missing: frozenset,
                  width: int = WIDTH, bounded: bool = False) -> ir.Module:
     """The IR of the kernel ``run(lo, hi, args)`` for ``plan`` started at ``entry``
     (``bounded``: for runs whose uniforms are ``primitives.bounded24`` with

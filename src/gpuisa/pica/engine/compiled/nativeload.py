@@ -3,8 +3,10 @@ over all cores.
 
 Converting 10^6 vertices to float24 with NumPy costs about as much as running a small
 shader, so float32 and float64 inputs are rounded by a small LLVM kernel made of
-``Lowering.round24`` (the rule ``tests/pica/engine/test_lowering.py`` proves equal to
-``primitives.round24``, itself proven equal to load_floats' ``floats.round_f24``).  NaN
+``Lowering.round24`` in the run's rounding mode (the rule ``tests/pica/engine/test_lowering.py``
+proves equal to ``primitives.round24`` and ``trunc24``, themselves proven equal to
+load_floats' ``floats.round_f24``; ``test_loading.py`` compares this loader with
+load_floats in both modes).  NaN
 inputs are the exception: converting a float32 NaN to float64 quiets it, while
 load_floats keeps a signalling NaN's payload bits, so the kernel reports NaNs and
 :func:`load` converts those with load_floats itself.  Everything else (f32 mode, other
@@ -19,7 +21,7 @@ from collections.abc import Callable
 import numpy as np
 from llvmlite import ir
 
-from ..loading import Precision, load_floats
+from ..loading import Arithmetic, float24, load_floats, rounding_of
 from .llvmjit import Compiled, address, compile_cached
 from .lower import F32, F64, I8, I32, I64, Lowering
 
@@ -29,13 +31,15 @@ _WIDTH = 8
 
 
 @functools.cache
-def _kernel(dtype: np.dtype) -> Compiled:
+def _kernel(dtype: np.dtype, rounding: str) -> Compiled:
     """``run(lo, hi, args)``: elements lo .. hi - 1 of ``args[0]`` (``dtype``) rounded
-    to float24 into ``args[1]`` (float32); ``args[2]`` (a byte) set if one was NaN."""
-    return compile_cached(f"pica float24 loader\n{dtype.str}", lambda: _module(dtype))
+    to float24 by ``rounding`` into ``args[1]`` (float32); ``args[2]`` (a byte) set if
+    one was NaN."""
+    return compile_cached(f"pica float24 loader\n{dtype.str}\n{rounding}",
+                          lambda: _module(dtype, rounding))
 
 
-def _module(dtype: np.dtype) -> ir.Module:
+def _module(dtype: np.dtype, rounding: str) -> ir.Module:
     """The IR of :func:`_kernel`."""
     source = F32 if dtype == np.float32 else F64
     module = ir.Module(name="gpuisa_pica_loader")
@@ -51,7 +55,7 @@ def _module(dtype: np.dtype) -> ir.Module:
     counter = b.alloca(I64)
     b.store(lo, counter)
     for width in (_WIDTH, 1):
-        L = Lowering(b, width)
+        L = Lowering(b, width, rounding=rounding)
         test, body, done = (run.append_basic_block(f"{name}{width}")
                             for name in ("test", "body", "done"))
         b.branch(test)
@@ -77,16 +81,16 @@ def _module(dtype: np.dtype) -> ir.Module:
     return module
 
 
-def load(values: np.ndarray, precision: Precision, out: np.ndarray,
+def load(values: np.ndarray, precision: Arithmetic, out: np.ndarray,
          in_parallel: Callable[..., list] | None = None) -> None:
     """``load_floats(values, precision, out)``; ``in_parallel(work, count, minimum)``
     spreads the elements over threads."""
-    if (precision != "f24" or values.dtype not in (np.dtype(np.float32), np.dtype(np.float64))
+    if (not float24(precision) or values.dtype not in (np.dtype(np.float32), np.dtype(np.float64))
             or not (values.flags.c_contiguous and out.flags.c_contiguous)
             or out.dtype != np.float32 or values.shape != out.shape):
         load_floats(values, precision, out)
         return
-    kernel = _kernel(values.dtype)
+    kernel = _kernel(values.dtype, rounding_of(precision))
     args = np.zeros(4, np.int64)  # word 3 holds the NaN flag (one allocation, not two)
     table = address(args)
     args[:3] = address(values), address(out), table + 3 * args.itemsize

@@ -22,7 +22,7 @@ import numpy as np
 from ...isa import Flow, Kind
 from ..api import RESULT_TEMPORARIES
 from ..decode import DecodedProgram
-from ..loading import Precision
+from ..loading import Arithmetic
 from ..memory import lane_array
 from ..state import ShaderState, Uniforms
 from . import native
@@ -97,7 +97,7 @@ def _static_steps(the_plan: native.Plan, entry: int) -> int | None:
     return None
 
 
-def kernel(program: DecodedProgram, entry: int, precision: Precision,
+def kernel(program: DecodedProgram, entry: int, precision: Arithmetic,
            missing: frozenset, bounded: bool = False) -> NativeKernel:
     """The kernel for ``program`` (``bounded``: for runs whose uniforms are bounded,
     :func:`.native.build_module`): compiled quickly the first time, compiled again with
@@ -155,7 +155,7 @@ def _record(found: NativeKernel, seconds: float) -> None:
             _spent.popitem(last=False)
 
 
-def compiled(program: DecodedProgram, entry: int, precision: Precision,
+def compiled(program: DecodedProgram, entry: int, precision: Arithmetic,
              missing: frozenset, bounded: bool = False) -> bool:
     """Whether this process has a kernel for the program already."""
     key = (program.program, entry, precision, missing, bounded)

@@ -49,15 +49,15 @@ import numpy as np
 from .. import choice
 from ..api import RESULT_TEMPORARIES, register_engine
 from ..decode import DecodedProgram
-from ..loading import Precision
+from ..loading import Arithmetic, float24
 from ..memory import lane_array
 from ..reference import run_lane, run_lanes
 from ..rules import primitives
 from ..state import RegisterFile, ShaderState
 from .codegen import UFUNC_OPCODES, KernelSource
+from .kernels import NUMBA_PRECISIONS, ZERO_ADDRESS, ZERO_FLAGS, Memo, needs_reference
 from .kernels import UNUSED as _UNUSED
 from .kernels import UNUSED_READ_ONLY as _UNUSED_READ_ONLY
-from .kernels import ZERO_ADDRESS, ZERO_FLAGS, Memo, needs_reference
 from .kernels import analysis as _analysis
 from .kernels import compile_source as _compile
 from .kernels import on_disk as _on_disk
@@ -128,14 +128,14 @@ def _missing_now(reads: frozenset[tuple[str, int]], state: ShaderState) -> froze
     return frozenset(r for r in reads if not given[r[0]][r[1]])
 
 
-def _key(program: DecodedProgram, entry: int, precision: Precision,
+def _key(program: DecodedProgram, entry: int, precision: Arithmetic,
          missing: frozenset, bounded: bool = False) -> tuple:
     extra = () if entry in _analysis(program).leaders else (entry,)
     return (program.program, precision, extra, missing, entry, bounded)
 
 
 def _run_key(program: DecodedProgram, state: ShaderState, entry: int,
-             precision: Precision) -> tuple:
+             precision: Arithmetic) -> tuple:
     """The key of the kernel that runs ``state``: its missing registers, and whether it
     is a bounded kernel (:func:`.codegen.generate`): f24, and every float uniform the
     program can read ``primitives.bounded24`` with ``primitives.BOUND_UNIFORM``
@@ -143,7 +143,7 @@ def _run_key(program: DecodedProgram, state: ShaderState, entry: int,
     exact engine, and the kernel that checks results instead runs it faster)."""
     analysis = _analysis(program)
     missing = _missing(analysis.reads, state)
-    bounded = precision == "f24" and _uniforms_bounded(analysis, state.uniforms)
+    bounded = float24(precision) and _uniforms_bounded(analysis, state.uniforms)
     return _key(program, entry, precision, missing, bounded)
 
 
@@ -204,7 +204,7 @@ def _source(program: DecodedProgram, key: tuple) -> KernelSource:
                                                key[3], key[4], key[5]))
 
 
-def kernel_for(program: DecodedProgram, entry: int, precision: Precision,
+def kernel_for(program: DecodedProgram, entry: int, precision: Arithmetic,
                missing: frozenset = frozenset(), bounded: bool = False) -> Kernel:
     """The compiled kernel for ``program`` (cached per program, precision, the entry if it
     is not a block start anyway, the set of missing registers, and whether it is a
@@ -224,13 +224,13 @@ def kernel_for(program: DecodedProgram, entry: int, precision: Precision,
 
 
 def ready(program: DecodedProgram, state: ShaderState, entry: int,
-          precision: Precision) -> bool:
+          precision: Arithmetic) -> bool:
     """Whether running ``state`` costs no compilation: the program's kernel is compiled
     in this process or cached on disk (EX2/LG2 programs the JIT cannot run exactly go
     to the reference engine, which compiles nothing either)."""
     if NATIVE:
         return compiled(program, state, entry, precision)
-    if needs_reference(program):
+    if precision not in NUMBA_PRECISIONS or needs_reference(program):
         return True
     key = _run_key(program, state, entry, precision)
     return _cached(key) is not None or _on_disk(_source(program, key).source)
@@ -297,14 +297,14 @@ def _kernel_pays(program: DecodedProgram, key: tuple, lanes: int, steps: float) 
 
 
 def interpreted(program: DecodedProgram, state: ShaderState, entry: int,
-                precision: Precision) -> float:
+                precision: Arithmetic) -> float:
     """Seconds interpreting ``program`` has cost in this process beyond what its kernel
     would have needed (for :class:`.choice.Readiness`)."""
     return choice.spent(("interpreted", _run_key(program, state, entry, precision)))
 
 
 def compiled(program: DecodedProgram, state: ShaderState, entry: int,
-             precision: Precision) -> bool:
+             precision: Arithmetic) -> bool:
     """Whether this process has already compiled the kernel that runs ``state`` (what
     ``engine="auto"`` asks before choosing the JIT for a small input: loading a kernel
     from the disk cache takes longer than the reference engine needs for a few lanes).
@@ -313,7 +313,7 @@ def compiled(program: DecodedProgram, state: ShaderState, entry: int,
     if NATIVE:
         analysis = _analysis(program)
         missing = _missing(analysis.reads, state)
-        bounded = precision == "f24" and _uniforms_bounded(analysis, state.uniforms)
+        bounded = float24(precision) and _uniforms_bounded(analysis, state.uniforms)
         return _native_reference(program) or _nativerun().compiled(program, entry, precision,
                                                                  missing, bounded)
     return _cached(_run_key(program, state, entry, precision)) is not None
@@ -330,14 +330,14 @@ def _native_reference(program: DecodedProgram) -> bool:
 
 
 def run_lanes_jit(program: DecodedProgram, state: ShaderState, entry: int, *,
-                  precision: Precision, max_steps: int) -> np.ndarray:
+                  precision: Arithmetic, max_steps: int) -> np.ndarray:
     """The engine entry point (same contract as :func:`.reference.run_lanes`)."""
     if NATIVE:
         if _native_reference(program):
             return run_lanes(program, state, entry, precision=precision,
                              max_steps=max_steps)
         return _run_native(program, state, entry, precision, max_steps)
-    if needs_reference(program):
+    if precision not in NUMBA_PRECISIONS or needs_reference(program):
         return run_lanes(program, state, entry, precision=precision, max_steps=max_steps)
     analysis = _analysis(program)
     lanes = state.lanes
@@ -393,13 +393,13 @@ def _nativeload():
 
 
 def _run_native(program: DecodedProgram, state: ShaderState, entry: int,
-                precision: Precision, max_steps: int) -> np.ndarray:
+                precision: Arithmetic, max_steps: int) -> np.ndarray:
     """Run ``state`` on the program's LLVM kernel; lanes it hands back run on the
     reference engine."""
     nativerun = _nativerun()
     analysis = _analysis(program)
     missing = _missing(analysis.reads, state)
-    bounded = precision == "f24" and _uniforms_bounded(analysis, state.uniforms)
+    bounded = float24(precision) and _uniforms_bounded(analysis, state.uniforms)
     found = nativerun.kernel(program, entry, precision, missing, bounded)
     status, steps = nativerun.launch(found, program, state, max_steps, in_parallel)
     again = status.nonzero()[0]
@@ -504,7 +504,7 @@ def _registers(registers: RegisterFile, bank: str, used: frozenset,
     return tuple(arrays)
 
 
-def _interpreter(program: DecodedProgram, analysis, precision: Precision,
+def _interpreter(program: DecodedProgram, analysis, precision: Arithmetic,
                  missing: frozenset) -> Kernel:
     """The interpreter kernel bound to ``program``'s table (same signature as a compiled
     kernel)."""
@@ -528,7 +528,7 @@ def _interpreter(program: DecodedProgram, analysis, precision: Precision,
     return Kernel(kernel, None, interpreted=True)
 
 
-def load_jit(values: np.ndarray, precision: Precision, out: np.ndarray) -> None:
+def load_jit(values: np.ndarray, precision: Arithmetic, out: np.ndarray) -> None:
     """The engine's input loader (:mod:`.nativeload`, or with Numba's kernels
     :mod:`.loader`): load_floats on every core."""
     if NATIVE:

@@ -23,14 +23,14 @@ from .machine import Observer, execute
 from .plan import plan_for
 
 if TYPE_CHECKING:
-    from ..loading import Precision
+    from ..loading import Arithmetic
     from .emitter import Emitter
 
 __all__ = ["Observer", "run_invocation", "run_lane", "run_lanes", "vertex_error"]
 
 
 def run_lanes(program: DecodedProgram, state: ShaderState, entry: int, *,
-              precision: Precision, max_steps: int) -> np.ndarray:
+              precision: Arithmetic, max_steps: int) -> np.ndarray:
     """The engine entry point for vertex shaders: every lane of ``state`` runs from its own
     initial registers, one after the other.  Returns the instruction count of each lane."""
     counts = np.zeros(state.lanes, dtype=np.int64)
@@ -58,7 +58,7 @@ _BLOCK = 4096
 
 
 def run_lane(program: DecodedProgram, state: ShaderState, entry: int, lane: int, *,
-             precision: Precision, max_steps: int) -> int:
+             precision: Arithmetic, max_steps: int) -> int:
     """Run lane ``lane`` of ``state`` from its own registers (on a one-lane copy, written
     back) and return its instruction count; its hang or fault names the vertex."""
     one = state.lane(lane)
@@ -73,7 +73,7 @@ def run_lane(program: DecodedProgram, state: ShaderState, entry: int, lane: int,
 
 
 def run_invocation(program: DecodedProgram, state: ShaderState, entry: int, *,
-                   precision: Precision, max_steps: int, emitter: Emitter | None = None,
+                   precision: Arithmetic, max_steps: int, emitter: Emitter | None = None,
                    observer: Observer | None = None) -> int:
     """Run a one-lane ``state`` from ``entry`` until END (see :func:`.machine.execute`);
     returns the instructions executed.  The state is updated even when the invocation

@@ -10,14 +10,14 @@ import numpy as np
 from ....errors import InputError
 from ..decode import DecodedProgram
 from ..geometry import GS_DONE_BOOL, Emission, GeometryFeed, InvocationLog
-from ..loading import Precision
+from ..loading import Arithmetic
 from ..state import ShaderState
 from . import run_invocation
 from .emitter import Emitter
 
 
 def run_geometry(program: DecodedProgram, unit: ShaderState, entry: int, emitter: Emitter,
-                 feed: GeometryFeed, *, precision: Precision, max_steps: int) -> InvocationLog:
+                 feed: GeometryFeed, *, precision: Arithmetic, max_steps: int) -> InvocationLog:
     """Run one invocation per entry of the feed on the persistent one-lane ``unit``."""
     if feed.count == 0:
         raise InputError("the geometry shader has no input to run on")
@@ -53,7 +53,7 @@ def emitted(emitter: Emitter) -> Emission:
 
 def reference_geometry(program: DecodedProgram, unit: ShaderState, entry: int,
                        registers: tuple[int, ...], feed: GeometryFeed, *,
-                       precision: Precision,
+                       precision: Arithmetic,
                        max_steps: int) -> tuple[InvocationLog, Emission]:
     """The reference engine's geometry shader run (see :data:`..api.GEOMETRY_ENGINES`)."""
     emitter = Emitter(registers)

@@ -49,6 +49,8 @@ _INF64 = 0x7FF0000000000000
 _QUIET64 = 1 << 51
 #: The float64 NaN payload bits a float24 NaN keeps (its 16 mantissa bits).
 _F24_PAYLOAD64 = 0x000FFFF000000000
+#: The float64 bits a truncation to float24 keeps: sign, exponent, 16 mantissa bits.
+_KEEP24_64 = 0xFFFFFFF000000000
 #: float64 values from here on are integers (no fraction bits).
 _INTEGRAL = 2.0**52
 _INT32_MIN = -(2**31)
@@ -96,7 +98,7 @@ def quiet(x):
 def round24(x):
     """The float24 rounding of an exact float64 value (pica-emulation.md#f24-rounding; 3dbrew
     "Floating-Point Behavior": "output subnormals are flushed"): 17 significant bits, to nearest
-    even (the hardware rounding mode is OPEN; this is gpuisa's choice); a magnitude below
+    even (the hardware rounding mode is OPEN; this is gpuisa's default); a magnitude below
     2^-62 after rounding gives +0 (no subnormals, no -0), from 2^64 on +-infinity; a NaN
     keeps its sign and the 16 payload bits float24 has, quiet bit set.
 
@@ -110,13 +112,40 @@ def round24(x):
     c = x * VELTKAMP_SPLIT
     r = c - (c - x)
     if F24_MIN <= r < F24_OVER or -F24_OVER < r <= -F24_MIN:
+        return r  # the common case, without a call (the reference engine's hot path)
+    return range24(x, r)
+
+
+def trunc24(x):
+    """The truncating float24 rounding (pica-emulation.md#f24-truncation, Citra PR #7372):
+    17 significant bits toward zero (the 36 low mantissa bits of the float64 cleared),
+    then :func:`round24`'s range rules: below 2^-62 +0, from 2^64 on +-infinity (a
+    magnitude in [(2 - 2^-16) * 2^63, 2^64) truncates to that largest finite value), a
+    NaN keeping its sign and float24's payload bits, quiet bit set.  Compiled:
+    ``lower.Lowering.round24`` and its in-range and bounded forms of a ``Lowering`` made
+    with ``rounding="truncate"``; array realisation: ``gpuisa.floats.round_f24(x,
+    "truncate")``."""
+    r = math.copysign(bits_f64(f64_bits(abs(x)) & _KEEP24_64), x)
+    if F24_MIN <= r < F24_OVER or -F24_OVER < r <= -F24_MIN:
         return r
+    return range24(x, r)
+
+
+def range24(x, r):
+    """The float24 value of ``x`` whose 17-bit rounding (either mode) ``r`` is not a
+    float24 normal: +0 (zero, or below 2^-62), +-infinity (from 2^64 on), or float24's
+    NaN of ``x``."""
     if x != x:
         payload = (f64_bits(x) | _QUIET64) & _F24_PAYLOAD64
         return math.copysign(bits_f64(_INF64 | payload), x)
     if -F24_OVER < x < F24_OVER and -F24_OVER < r < F24_OVER:
         return 0.0  # zero, or below 2^-62 once rounded
     return math.copysign(math.inf, x)
+
+
+#: The float24 rounding of each mode of ``gpuisa.floats.ROUNDING_MODES``: the one place
+#: that says which rule a mode is.
+ROUNDINGS = {"nearest-even": round24, "truncate": trunc24}
 
 
 def flush24(x):
@@ -162,7 +191,11 @@ def bounded24(x, k):
       (below 2^-45 such a value has at most 17 significant bits: it is exact), so every
       value rounded is 0 or at least 2^-62, never one that round24 flushes;
     * every sum of at most four products is at most 2^62, and MAD's at most 2^60 + 2^30:
-      below 2^64 - 2^46, where round24 overflows."""
+      below 2^64 - 2^46, where round24 overflows.
+
+    The same holds for :func:`trunc24`: truncation never raises a magnitude (nothing
+    reaches 2^64) and keeps a nonzero multiple of 2^-62 from 2^-62 on a nonzero multiple
+    of 2^-62 (nothing is flushed); its bounded form clears the low bits alone."""
     return -F24_MIN < x < F24_MIN or 2.0**-k <= abs(x) < BOUNDED_HIGH
 
 
@@ -278,14 +311,30 @@ def compare(operator, a, b):
 # -- scalar units ----------------------------------------------------------------------------
 
 
+def rcp64(x):
+    """RCP before f24's rounding: 1 / x of the flushed x; rcp(+-0) = +inf."""
+    w = flush24(x)
+    if w == 0.0:
+        return math.inf
+    return 1.0 / w
+
+
 def rcp24(x):
     """RCP in f24: 1 / x of the flushed x, rounded: rcp(+-0) = +inf, rcp(+inf) = 0,
     rcp(NaN) = NaN (pica-emulation.md#fp-table, pica-emulation.md#scalar-units).  Compiled:
     ``intrinsics.rcp24``."""
+    return round24(rcp64(x))
+
+
+def rsq64(x):
+    """RSQ before f24's rounding: 1 / sqrt(x) of the flushed x; rsq(+-0) = +inf, a
+    negative x the FPU's default NaN."""
     w = flush24(x)
     if w == 0.0:
         return math.inf
-    return round24(1.0 / w)
+    if w < 0.0:
+        return DEFAULT_NAN
+    return 1.0 / math.sqrt(w)
 
 
 def rsq24(x):
@@ -293,12 +342,7 @@ def rsq24(x):
     rsq(negative) = rsq(-inf) = NaN (pica-emulation.md#fp-table,
     pica-emulation.md#scalar-units).  Compiled:
     ``intrinsics.rsq24``."""
-    w = flush24(x)
-    if w == 0.0:
-        return math.inf
-    if w < 0.0:
-        return round24(DEFAULT_NAN)
-    return round24(1.0 / math.sqrt(w))
+    return round24(rsq64(x))
 
 
 def rcp32(x):
@@ -331,10 +375,15 @@ def floor(x):
     return float(math.floor(x))
 
 
+def flr64(x):
+    """FLR before f24's rounding: the floor of the flushed x."""
+    return floor(flush24(x))
+
+
 def flr24(x):
     """FLR in f24: the floor of the flushed x, rounded (a NaN quieted, with float24's
     payload).  Compiled: ``intrinsics.flr24``."""
-    return round24(floor(flush24(x)))
+    return round24(flr64(x))
 
 
 def flr32(x):
@@ -350,19 +399,29 @@ def _unit(ufunc, value):
         return float(ufunc(value))
 
 
+def ex2_64(x):
+    """EX2 before f24's rounding: 2^x of the flushed x by NumPy's float64 exp2."""
+    return _unit(np.exp2, np.float64(flush24(x)))
+
+
 def ex2_24(x):
     """EX2 in f24: 2^x of the flushed x by NumPy's float64 exp2, rounded: ex2(-inf) = 0,
     ex2(+inf) = +inf, overflow to +inf (pica-emulation.md#scalar-units).  NumPy's own function,
     because the compiled engine calls NumPy's inner loop (``intrinsics.ex2_24``): both give the same
     bits even where NumPy's SVML code differs from libm in the last place."""
-    return round24(_unit(np.exp2, np.float64(flush24(x))))
+    return round24(ex2_64(x))
+
+
+def lg2_64(x):
+    """LG2 before f24's rounding: log2 of the flushed x by NumPy's float64 log2."""
+    return _unit(np.log2, np.float64(flush24(x)))
 
 
 def lg2_24(x):
     """LG2 in f24: log2 of the flushed x by NumPy's float64 log2, rounded: lg2(0) =
     -inf, lg2(negative) = NaN, lg2(+inf) = +inf (pica-emulation.md#scalar-units).  Compiled:
     ``intrinsics.lg2_24``."""
-    return round24(_unit(np.log2, np.float64(flush24(x))))
+    return round24(lg2_64(x))
 
 
 def ex2_32(x):
