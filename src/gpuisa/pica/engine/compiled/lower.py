@@ -24,6 +24,8 @@ Exactness notes (found by experiment, kept here):
 from __future__ import annotations
 
 import math
+import struct
+from collections import defaultdict
 from collections.abc import Callable
 
 import numpy as np
@@ -128,10 +130,16 @@ class Lowering:
         return scalar if self.width == 1 else ir.VectorType(scalar, self.width)
 
     def const(self, scalar: ir.Type, value) -> ir.Constant:
-        """``value`` in every lane."""
-        if self.width == 1:
-            return ir.Constant(scalar, value)
-        return ir.Constant(ir.VectorType(scalar, self.width), [value] * self.width)
+        """``value`` in every lane: one object per type and value, whose text llvmlite
+        then makes once (a kernel uses a few hundred constants tens of thousands of
+        times; making and printing each use took a quarter of a compile)."""
+        key = (str(scalar), _bits(value))
+        found = _CONSTANTS[self.width].get(key)
+        if found is None:
+            found = (ir.Constant(scalar, value) if self.width == 1 else
+                     ir.Constant(ir.VectorType(scalar, self.width), [value] * self.width))
+            _CONSTANTS[self.width][key] = found
+        return found
 
     def splat(self, value: ir.Value) -> ir.Value:
         """A scalar value in every lane."""
@@ -508,6 +516,15 @@ class Lowering:
 #: compares unequal).
 _COMPARISONS = ((True, "=="), (False, "!="), (True, "<"), (True, "<="), (True, ">"),
                 (True, ">="))
+
+
+#: Width -> (type, value) -> the constant (constants belong to no module or function).
+_CONSTANTS: defaultdict[int, dict[tuple, ir.Constant]] = defaultdict(dict)
+
+
+def _bits(value: object) -> object:
+    """A key telling values apart exactly (-0.0 from 0.0, NaN payloads apart)."""
+    return struct.pack("<d", value) if isinstance(value, float) else value
 
 
 def _is_double(x: ir.Value) -> bool:
