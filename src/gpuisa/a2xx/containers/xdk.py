@@ -1,0 +1,196 @@
+"""The Xbox 360 XDK's compiled shader container (a2xx-formats.md#xdk-container).
+
+The XDK's shader compiler writes a big-endian file: a header whose first word is the
+magic ``0x102A1100`` (pixel) or ``0x102A1101`` (vertex), a D3DX-style constant table
+(names, register sets, register ranges, types), a shader header with the microcode's
+offset and size, and the microcode itself in the file's "physical" part.  Every offset is
+checked against the file; a problem names its byte offset and field.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+from ..errors import ContainerError
+
+MAGIC = 0x102A1100
+MAGIC_MASK = 0xFFFFFF00
+HEADER_FIELDS = (
+    "flags", "virtual_size", "physical_size", "field_0c", "constant_table_offset",
+    "definition_table_offset", "shader_offset", "field_1c", "field_20",
+)
+HEADER_SIZE = 4 * len(HEADER_FIELDS)
+CTAB_FIELDS = ("size", "creator", "version", "constants", "constant_info", "flags", "target")
+CONSTANT_INFO_SIZE = 20
+TYPE_INFO_SIZE = 16
+SHADER_HEADER_SIZE = 8  # physical offset and size of the microcode, in bytes
+# D3DXREGISTER_SET and D3DXPARAMETER_CLASS / _TYPE, in their numeric order.
+REGISTER_SETS = ("bool", "int4", "float4", "sampler")
+PARAMETER_CLASSES = ("scalar", "vector", "matrix_rows", "matrix_columns", "object", "struct")
+PARAMETER_TYPES = (
+    "void", "bool", "int", "float", "string", "texture", "texture1D", "texture2D",
+    "texture3D", "textureCUBE", "sampler", "sampler1D", "sampler2D", "sampler3D",
+    "samplerCUBE", "pixelshader", "vertexshader", "pixelfragment", "vertexfragment",
+)
+REGISTER_PREFIX = {"bool": "b", "int4": "i", "float4": "c", "sampler": "s"}
+
+
+@dataclass(frozen=True, slots=True)
+class Constant:
+    """One entry of a container's constant table: ``name`` lives in ``count`` registers of
+    ``register_set`` from ``index`` on (``c4``-``c7`` for a float4x4 at c4)."""
+
+    name: str
+    register_set: str  # "bool", "int4", "float4" or "sampler"
+    index: int
+    count: int
+    parameter_class: str
+    parameter_type: str
+    rows: int
+    columns: int
+    elements: int
+
+    @property
+    def register(self) -> str:
+        """The first register, as HLSL listings name it (``c4``, ``s0``, ``b2``, ``i1``)."""
+        return f"{REGISTER_PREFIX[self.register_set]}{self.index}"
+
+
+@dataclass(frozen=True, slots=True)
+class XdkContainer:
+    """The parts of an XDK shader container that gpuisa uses."""
+
+    shader_type: str  # "vertex" or "fragment", from bit 0 of the magic word
+    words: tuple[int, ...]  # the microcode, in the order the GPU reads it
+    microcode_offset: int  # byte offset of the microcode in the file
+    constants: tuple[Constant, ...]
+    creator: str  # the compiler's name, from the constant table ("" without one)
+    target: str  # the profile, for example "xvs_3_0" ("" without a constant table)
+
+
+def is_xdk_container(data: bytes) -> bool:
+    return len(data) >= 4 and struct.unpack_from(">I", data)[0] & MAGIC_MASK == MAGIC
+
+
+class _Reader:
+    """Big-endian reads that report the field and byte offset of a read past the end."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+
+    def need(self, offset: int, size: int, field: str) -> None:
+        if offset < 0 or offset + size > len(self.data):
+            raise ContainerError(
+                f"needs {size} bytes but the file ends at 0x{len(self.data):X} "
+                f"({len(self.data)} bytes)",
+                offset=offset,
+                field=field,
+            )
+
+    def words(self, offset: int, count: int, field: str) -> tuple[int, ...]:
+        self.need(offset, 4 * count, field)
+        return struct.unpack_from(f">{count}I", self.data, offset)
+
+    def halves(self, offset: int, count: int, field: str) -> tuple[int, ...]:
+        self.need(offset, 2 * count, field)
+        return struct.unpack_from(f">{count}H", self.data, offset)
+
+    def cstring(self, offset: int, field: str) -> str:
+        self.need(offset, 1, field)
+        end = self.data.find(b"\0", offset)
+        if end < 0:
+            raise ContainerError("string has no terminating NUL byte", offset=offset, field=field)
+        return self.data[offset:end].decode("latin-1")
+
+
+def read_xdk_container(data: bytes) -> XdkContainer:
+    """Parse an XDK shader container (the caller has checked the magic)."""
+    reader = _Reader(data)
+    header = dict(zip(HEADER_FIELDS, reader.words(0, len(HEADER_FIELDS), "header"), strict=True))
+    flags = header["flags"]
+    if flags & MAGIC_MASK != MAGIC:
+        raise ContainerError(
+            f"0x{flags:08X} is not an XDK shader container's magic (0x{MAGIC:08X} pixel, "
+            f"0x{MAGIC | 1:08X} vertex)",
+            offset=0,
+            field="flags",
+        )
+    physical = header["virtual_size"]
+    if physical > len(data):
+        raise ContainerError(
+            f"the physical part would start at 0x{physical:X}, past the end of the file "
+            f"(0x{len(data):X})",
+            offset=4,
+            field="virtual_size",
+        )
+    shader_at = header["shader_offset"]
+    if not shader_at:
+        raise ContainerError("is 0: the container has no shader header", offset=24,
+                             field="shader_offset")
+    ucode_offset, size = reader.words(shader_at, 2, "shader header (shader_offset)")
+    start = physical + ucode_offset
+    if size % 12:
+        raise ContainerError(
+            f"microcode size {size} is not a whole number of 12-byte instruction slots",
+            offset=shader_at + 4,
+            field="shader.size",
+        )
+    if not size:
+        raise ContainerError("microcode size is 0", offset=shader_at + 4, field="shader.size")
+    words = reader.words(start, size // 4, "microcode (virtual_size + shader.physical_offset)")
+    constants: tuple[Constant, ...] = ()
+    creator = target = ""
+    if header["constant_table_offset"]:
+        constants, creator, target = _constant_table(reader, header["constant_table_offset"])
+    return XdkContainer(
+        "vertex" if flags & 1 else "fragment", words, start, constants, creator, target
+    )
+
+
+def _constant_table(reader: _Reader, offset: int) -> tuple[tuple[Constant, ...], str, str]:
+    """The D3DX constant table at ``offset`` (a size word, then the table, whose offsets
+    count from the table's start)."""
+    base = offset + 4
+    ctab = dict(zip(CTAB_FIELDS, reader.words(base, len(CTAB_FIELDS), "constant table"),
+                    strict=True))
+    end = base + ctab["size"]
+    if ctab["size"] < 4 * len(CTAB_FIELDS) or end > len(reader.data):
+        raise ContainerError(
+            f"constant table size {ctab['size']} does not fit the file "
+            f"(the table starts at 0x{base:X}, the file ends at 0x{len(reader.data):X})",
+            offset=base,
+            field="constant_table.size",
+        )
+    creator = reader.cstring(base + ctab["creator"], "constant_table.creator")
+    target = reader.cstring(base + ctab["target"], "constant_table.target")
+    constants = []
+    for i in range(ctab["constants"]):
+        at = base + ctab["constant_info"] + CONSTANT_INFO_SIZE * i
+        field = f"constant_info[{i}]"
+        name_at, = reader.words(at, 1, field)
+        register_set, index, count, _ = reader.halves(at + 4, 4, field)
+        type_at, _default = reader.words(at + 12, 2, field)
+        if register_set >= len(REGISTER_SETS):
+            raise ContainerError(
+                f"register set {register_set} is none of {', '.join(REGISTER_SETS)}",
+                offset=at + 4,
+                field=f"{field}.register_set",
+            )
+        cls, kind, rows, columns, elements = reader.halves(
+            base + type_at, 5, f"{field}.type_info"
+        )
+        constants.append(
+            Constant(
+                reader.cstring(base + name_at, f"{field}.name"),
+                REGISTER_SETS[register_set],
+                index,
+                count,
+                PARAMETER_CLASSES[cls] if cls < len(PARAMETER_CLASSES) else f"class{cls}",
+                PARAMETER_TYPES[kind] if kind < len(PARAMETER_TYPES) else f"type{kind}",
+                rows,
+                columns,
+                elements,
+            )
+        )
+    return tuple(constants), creator, target
