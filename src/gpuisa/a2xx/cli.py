@@ -1,11 +1,14 @@
-"""The ``a2xx`` command line: ``disasm``, ``asm`` and ``run``.
+"""The ``a2xx`` command line: ``disasm``, ``asm``, ``run`` and ``info``.
 
-Programs are read as little-endian binary dwords or as hex text (32-bit words separated
-by whitespace or commas, optional ``0x``, comments from ``#`` or ``;`` to the end of the
-line); ``--input-format`` overrides the guess (text without control characters is hex).
-``a2xx run`` also accepts assembly source.  Every failure prints ``a2xx: error: FILE:
-message`` on stderr and exits with status 1; output files are written atomically and
-never when there is an error.
+Binary programs are recognised by content (:mod:`.containers`): an XDK shader container,
+a Xenia dump (``shader_<HASH>.ucode.bin.vert`` / ``.frag``) or raw microcode in either
+byte order (``--byte-order`` forces one); the shader type comes from the file where it
+says it.  Text is hex words (32-bit words separated by whitespace or commas, optional
+``0x``, comments from ``#`` or ``;`` to the end of the line); Xenia's disassembly text
+(``shader_<HASH>.ucode.vert``) is read through the microcode dump beside it.
+``--input-format`` overrides the guess; ``a2xx run`` also accepts assembly source.  Every
+failure prints ``a2xx: error: FILE: message`` on stderr and exits with status 1; output
+files are written atomically and never when there is an error.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import contextlib
 import re
 import sys
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 from .. import __version__
 from ..cli_support import dispatch, integer
@@ -22,8 +26,10 @@ from ..datafiles import MAX_SHADER_BYTES, read_input
 from ..errors import Diagnostic, GpuIsaError, InputError, SourceError
 from ..fileio import write_output, write_text
 from .asm import AssemblyResult, assemble_with_warnings
-from .disasm import disassemble
-from .encoding import words_from_bytes, words_to_bytes
+from .containers import BYTE_ORDERS, ShaderFile, looks_like_xenia_text, read_shader_file
+from .containers.microcode import dump_name
+from .disasm import STYLES, disassemble
+from .encoding import words_to_bytes
 from .engine import EmulatorConfig, run_fragment, run_vertex
 from .engine.api import DEFAULT_MAX_STEPS
 from .engine.files import load_constants, load_inputs
@@ -79,26 +85,61 @@ def _looks_like_hex(text: str) -> bool:
     return bool(tokens) and all(_HEX_WORD.fullmatch(t) for t in tokens)
 
 
-def read_words(path: str, input_format: str = "auto", *, allow_asm: bool = False) -> list[int]:
+def read_words(
+    path: str, input_format: str = "auto", *, allow_asm: bool = False, byte_order: str = "auto"
+) -> list[int]:
     """The dwords of a program file (binary, hex text, or with ``allow_asm`` assembly)."""
+    return list(read_shader(path, input_format, allow_asm=allow_asm, byte_order=byte_order)[0])
+
+
+def read_shader(
+    path: str, input_format: str = "auto", *, allow_asm: bool = False, byte_order: str = "auto"
+) -> tuple[tuple[int, ...], ShaderFile | None]:
+    """The dwords of a program file, and what a binary file says about its shader."""
     data = read_input(path, limit=MAX_SHADER_BYTES)
     text = _as_text(data)
     if input_format == "auto":
         if text is None:
             input_format = "bin"
+        elif looks_like_xenia_text(text):
+            return read_shader(_xenia_microcode(path), "bin", byte_order=byte_order)
         elif _looks_like_hex(text) or not allow_asm:
             input_format = "hex"
         else:
             input_format = "asm"
     if input_format == "bin":
-        if not data:
-            raise InputError(f"{path}: the file is empty")
-        return words_from_bytes(data)
+        shader = read_shader_file(data, path, byte_order=byte_order)
+        return shader.words, shader
     if text is None:
         raise InputError(f"{path}: not a text file (use --input-format bin for binaries)")
     if input_format == "hex":
-        return parse_hex_words(text, path)
-    return list(_assemble(text, path).words)
+        return tuple(parse_hex_words(text, path)), None
+    return _assemble(text, path).words, None
+
+
+def _xenia_microcode(path: str) -> str:
+    """The microcode dump Xenia wrote beside its disassembly text ``path``."""
+    name = dump_name(path)
+    if name is not None and not name.is_binary:
+        binary = Path(path).with_name(Path(path).name.replace(".ucode.", ".ucode.bin.", 1))
+        if binary.is_file():
+            print(f"{PROG}: note: {path}: reading the microcode from {binary}", file=sys.stderr)
+            return str(binary)
+    raise InputError(
+        f"{path}: this is Xenia's disassembly text; gpuisa reads the microcode Xenia dumps "
+        "beside it (shader_<HASH>.ucode.bin.vert or .frag), which was not found"
+    )
+
+
+def _resolve_type(requested: str | None, shader: ShaderFile | None, default: str | None) -> str:
+    """The shader type: as asked, else as the file says, else ``default``."""
+    if requested is not None:
+        return requested
+    if shader is not None and shader.shader_type is not None:
+        return shader.shader_type
+    if default is None:
+        raise InputError("give --type vs or fs: the file does not say which it is")
+    return default
 
 
 def _assemble(text: str, path: str) -> AssemblyResult:
@@ -148,8 +189,9 @@ def _shader_type(value: str) -> str:
 
 def _disasm(args: argparse.Namespace) -> int:
     with _about(args.file):
-        words = read_words(args.file, args.input_format)
-        text = disassemble(words, args.type, raw=args.raw, style=args.style)
+        words, shader = read_shader(args.file, args.input_format, byte_order=args.byte_order)
+        shader_type = _resolve_type(args.type, shader, "vertex")
+        text = disassemble(words, shader_type, raw=args.raw, style=args.style)  # type: ignore[arg-type]
     if args.output:
         write_text(args.output, text)
     else:
@@ -193,7 +235,10 @@ def _run(args: argparse.Namespace) -> int:
         raise InputError("--format npz writes a binary file: give -o OUT")
     config = _config(args)
     with _about(args.file):
-        words = read_words(args.file, args.input_format, allow_asm=True)
+        words, shader = read_shader(
+            args.file, args.input_format, allow_asm=True, byte_order=args.byte_order
+        )
+        shader_type = _resolve_type(args.type, shader, None)
     kwargs: dict[str, object] = {}
     if args.constants:
         with _about(args.constants):
@@ -204,7 +249,7 @@ def _run(args: argparse.Namespace) -> int:
             inputs = load_inputs(args.inputs)
     # Run-time problems concern the program; input problems name the argument at fault.
     with _about(args.file):
-        if args.type == "vertex":
+        if shader_type == "vertex":
             count = inputs.pop("count", None)
             result = run_vertex(
                 words,
@@ -228,6 +273,54 @@ def _run(args: argparse.Namespace) -> int:
         write_output(args.output, result_npz(result))
         return 0
     text = result_json(result) if args.format == "json" else result_table(result)
+    if args.output:
+        write_text(args.output, text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+_FORMAT_NAMES = {
+    "xdk": "XDK shader container",
+    "xenia-dump": "Xenia shader dump",
+    "raw": "raw microcode",
+}
+
+
+def _info(args: argparse.Namespace) -> int:
+    with _about(args.file):
+        words, shader = read_shader(args.file, args.input_format, byte_order=args.byte_order)
+    lines = [f"{args.file}: " + (_FORMAT_NAMES[shader.format] if shader else "hex words")]
+    if shader is not None and shader.shader_type:
+        lines.append(f"  type:        {shader.shader_type} shader")
+    order = ""
+    if shader is not None:
+        how = "" if shader.byte_order_certain else " (both orders are consistent: assumed)"
+        order = f", {shader.byte_order}-endian{how}"
+    lines.append(f"  microcode:   {len(words)} dwords, {len(words) // 3} slots{order}")
+    digest = shader.xenia_hash if shader is not None else None
+    if digest is None:
+        from .containers import xenia_hash
+
+        digest = xenia_hash(words)
+    lines.append(f"  xenia hash:  {digest:016X} (Xenia's dump: shader_{digest:016X}.ucode.bin.*)")
+    if shader is not None and shader.name_hash is not None:
+        agree = "matches" if shader.name_hash == digest else "DOES NOT match the content"
+        lines.append(f"  name hash:   {shader.name_hash:016X} ({agree})")
+    if shader is not None and shader.target:
+        lines.append(f"  compiler:    {shader.creator}, profile {shader.target}")
+    if shader is not None and shader.constants:
+        lines.append("  constants:")
+        width = max(len(c.name) for c in shader.constants)
+        for c in shader.constants:
+            last = c.index + c.count - 1
+            registers = c.register + (f"-{c.register[0]}{last}" if c.count > 1 else "")
+            shape = f"{c.rows}x{c.columns}" + (f"[{c.elements}]" if c.elements > 1 else "")
+            lines.append(
+                f"    {c.name:<{width}}  {registers:<9} {c.register_set:<7} "
+                f"{c.parameter_class} {c.parameter_type} {shape}"
+            )
+    text = "\n".join(lines) + "\n"
     if args.output:
         write_text(args.output, text)
     else:
@@ -260,16 +353,21 @@ def _input_format(parser: argparse.ArgumentParser, choices: tuple[str, ...]) -> 
         "--input-format",
         choices=choices,
         default="auto",
-        help="how FILE is stored (default: guess; text is hex words"
-        + (" or assembly" if "asm" in choices else "")
-        + ")",
+        help="how FILE is stored (default: guess; binaries are recognised by content, "
+        "text is hex words" + (" or assembly" if "asm" in choices else "") + ")",
+    )
+    parser.add_argument(
+        "--byte-order",
+        choices=("auto", *BYTE_ORDERS),
+        default="auto",
+        help="byte order of raw microcode (default: the one whose CF program is consistent)",
     )
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
-        description="Adreno A2XX (Xenos) shader tools: disassemble, assemble, run.",
+        description="Adreno A2XX (Xenos) shader tools: disassemble, assemble, run, describe.",
     )
     parser.add_argument("--version", action="version", version=f"{PROG} (gpuisa) {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -277,18 +375,24 @@ def build_parser() -> argparse.ArgumentParser:
     dis = sub.add_parser(
         "disasm",
         help="disassemble a program",
-        description="Print a program as Mesa's disasm_a2xx() does, or as an XNA-style listing.",
+        description="Print a program as Mesa's disasm_a2xx() does, or as Xenia's dump text.",
     )
-    dis.add_argument("file", metavar="FILE", help="program: binary dwords or hex text")
+    dis.add_argument(
+        "file",
+        metavar="FILE",
+        help="program: XDK container, Xenia dump, raw microcode or hex text",
+    )
     dis.add_argument(
         "--type",
         type=_shader_type,
-        default="vertex",
-        help="vs (default) or fs: names the exports in comments",
+        help="vs or fs: names the exports (default: what the file says, else vs)",
     )
     dis.add_argument("--raw", action="store_true", help="add the raw hex columns (mesa style)")
     dis.add_argument(
-        "--style", choices=("mesa", "xna"), default="mesa", help="mesa (default) or xna"
+        "--style",
+        choices=STYLES,
+        default="mesa",
+        help="mesa (default), xenia (upstream Xenia's dump text; alias xna) or xenia-canary",
     )
     dis.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
     _input_format(dis, ("auto", "bin", "hex"))
@@ -319,8 +423,12 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_RUN_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    run.add_argument("file", metavar="FILE", help="program: binary, hex text or assembly")
-    run.add_argument("--type", type=_shader_type, required=True, help="vs or fs")
+    run.add_argument(
+        "file", metavar="FILE", help="program: container, dump, raw microcode, hex or assembly"
+    )
+    run.add_argument(
+        "--type", type=_shader_type, help="vs or fs (default: what the file says)"
+    )
     run.add_argument(
         "--inputs",
         metavar="FILE",
@@ -361,6 +469,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _input_format(run, ("auto", "bin", "hex", "asm"))
     run.set_defaults(handler=_run)
+
+    info = sub.add_parser(
+        "info",
+        help="describe a shader file",
+        description="Say what a shader file is (XDK container, Xenia dump, raw microcode), "
+        "its type, byte order, size, the hash Xenia names its dump with, and the "
+        "container's constant table.",
+    )
+    info.add_argument("file", metavar="FILE", help="program file")
+    info.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
+    _input_format(info, ("auto", "bin", "hex"))
+    info.set_defaults(handler=_info)
     return parser
 
 

@@ -70,6 +70,13 @@ def read_shader_file(data: bytes, name: str = "", *, byte_order: str = "auto") -
             xdk.words, "xdk", "big", True, xdk.shader_type, xdk.constants, xdk.creator,
             xdk.target,
         )
+    if data[:2] == MAGIC.to_bytes(4, "big")[:2]:
+        raise ContainerError(
+            f"0x{data[:4].hex().upper()} is not an XDK shader container's magic "
+            f"(0x{MAGIC:08X} pixel, 0x{MAGIC | 1:08X} vertex), though it starts like one",
+            offset=0,
+            field="magic",
+        )
     dump = dump_name(name)
     order, certain = byte_order, True
     if byte_order == "auto":
