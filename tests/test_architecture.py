@@ -30,7 +30,7 @@ LAYERS = (
     ("isa and its control-flow rules", ("*.isa", "*.flow", "*.flow.*")),
     ("encoding", ("*.encoding", "*.descriptors", "*.program", "*.errors")),
     ("containers, assemblers, disassemblers",
-     ("*.shbin", "*.shbin.*", "*.containers", "*.containers.*", "*.asm", "*.asm.*",
+     ("*.shbin", "*.shbin.*", "*.containers", "*.containers.*", "*.asm", "*.asm.*", "*.xna_asm",
       "*.disasm", "*.disasm.*", "*.xna", "*.syntax", "*.analysis", "*.analysis.*")),
     ("engines", ("*.engine", "*.engine.*")),
     ("tools", ("*.check", "*.check.*", "*.render", "*.render.*", "*.vectors", "*.vectors.*",
