@@ -47,10 +47,19 @@ def test_disasm_of_a_xenia_dump_and_of_its_text(
     code, out, err = run_cli(capsys, "disasm", str(text))
     assert (code, out) == (0, expected)
     assert err == f"a2xx: note: {text}: reading the microcode from {dump}\n"
-    dump.unlink()
+
+
+def test_xenia_text_alone_is_assembled(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    text = tmp_path / f"shader_{WORDS_HASH:016X}.ucode.vert"
+    text.write_text(disassemble(list(WORDS), "vertex", style="xenia"))
     code, out, err = run_cli(capsys, "disasm", str(text))
-    assert (code, out) == (1, "")
-    assert err.startswith(f"a2xx: error: {text}: this is Xenia's disassembly text")
+    assert (code, out) == (0, disassemble(list(WORDS), "vertex"))
+    assert f"a2xx: note: {text}: not in Xenia's text, filled in: vertex fetch" in err
+    code, out, _ = run_cli(capsys, "info", str(text))
+    assert f"  name hash:   {WORDS_HASH:016X} (matches)" in out.splitlines()
+    binary = tmp_path / "out.bin"
+    assert run_cli(capsys, "asm", str(text), "-o", str(binary))[0] == 0
+    assert binary.read_bytes() == struct.pack("<15I", *WORDS)
 
 
 def test_big_endian_raw_microcode_and_forced_order(

@@ -16,7 +16,7 @@ from a2xx_helpers import EXEC_END, NOP, cf_program, exec_clause
 from container_helpers import WORDS
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from test_a2xx_xna import CF_CASES, CLEAN, END, END_TEXT
+from test_a2xx_xna import CF_CASES, CLEAN, END, END_TEXT, MAD_MAXS
 
 from gpuisa.a2xx import disassemble
 from gpuisa.a2xx.errors import A2xxError
@@ -92,3 +92,17 @@ def test_text_survives_assembly(program: list[int], shader: str) -> None:
         assume(not re.search(r"(?:^|\s)\.[_xyzw01]", text, re.MULTILINE))
         words = assemble_xenia(text, canary=canary).words
         assert disassemble(list(words), shader, style=style) == text  # type: ignore[arg-type]
+
+
+def test_either_flavour_beside_a_three_source_vector_operation() -> None:
+    # test_a2xx_xna.MAD_MAXS: src3 = r3 with the identity swizzle beside a mad; upstream
+    # Xenia shows maxs's b from lane 0 (x), xenia-canary from lane 2 (z).
+    words = [*cf_program([exec_clause(EXEC_END, 1, 1) | CLEAN, NOP]), *MAD_MAXS]
+    upstream = disassemble(words, "vertex", style="xenia")
+    canary = disassemble(words, "vertex", style="xenia-canary")
+    assert "r3.wx" in upstream and "r3.wz" in canary
+    for text in (upstream, canary):
+        assert list(assemble_xenia(text).words) == words
+    assert list(assemble_xenia(canary, canary=True).words) == words
+    with pytest.raises(SourceError, match="disagrees with the vector operation's source 3"):
+        assemble_xenia(canary, canary=False)

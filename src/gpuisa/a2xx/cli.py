@@ -35,6 +35,7 @@ from .engine.api import DEFAULT_MAX_STEPS
 from .engine.files import load_constants, load_inputs
 from .engine.report import result_json, result_npz, result_table
 from .engine.state import MAX_INVOCATIONS
+from .xna_asm import XeniaAssembly, assemble_xenia, looks_like_xenia_listing
 
 PROG = "a2xx"
 _SHADER_TYPES = {
@@ -102,7 +103,11 @@ def read_shader(
         if text is None:
             input_format = "bin"
         elif looks_like_xenia_text(text):
-            return read_shader(_xenia_microcode(path), "bin", byte_order=byte_order)
+            binary = _xenia_microcode(path)
+            if binary is not None:
+                return read_shader(binary, "bin", byte_order=byte_order)
+            words = _assemble_xenia(text, path, None).words
+            return words, _xenia_text(path, words)
         elif _looks_like_hex(text) or not allow_asm:
             input_format = "hex"
         else:
@@ -117,18 +122,36 @@ def read_shader(
     return _assemble(text, path).words, None
 
 
-def _xenia_microcode(path: str) -> str:
-    """The microcode dump Xenia wrote beside its disassembly text ``path``."""
+def _xenia_microcode(path: str) -> str | None:
+    """The microcode dump Xenia wrote beside its disassembly text ``path``, if there is
+    one: it holds the bits the text does not show."""
     name = dump_name(path)
     if name is not None and not name.is_binary:
         binary = Path(path).with_name(Path(path).name.replace(".ucode.", ".ucode.bin.", 1))
         if binary.is_file():
             print(f"{PROG}: note: {path}: reading the microcode from {binary}", file=sys.stderr)
             return str(binary)
-    raise InputError(
-        f"{path}: this is Xenia's disassembly text; gpuisa reads the microcode Xenia dumps "
-        "beside it (shader_<HASH>.ucode.bin.vert or .frag), which was not found"
+    return None
+
+
+def _xenia_text(path: str, words: tuple[int, ...]) -> ShaderFile:
+    """Xenia's text, assembled: the type and hash come from its name, if it has one."""
+    name = dump_name(path)
+    return ShaderFile(
+        words,
+        "xenia-text",
+        "little",
+        True,
+        name.shader_type if name else None,
+        name_hash=name.hash if name else None,
     )
+
+
+def _assemble_xenia(text: str, path: str, canary: bool | None) -> XeniaAssembly:
+    result = assemble_xenia(text, canary=canary, filename=path)
+    for guess in result.guesses:
+        print(f"{PROG}: note: {path}: not in Xenia's text, filled in: {guess}", file=sys.stderr)
+    return result
 
 
 def _resolve_type(requested: str | None, shader: ShaderFile | None, default: str | None) -> str:
@@ -205,10 +228,17 @@ def _asm(args: argparse.Namespace) -> int:
     with _about(args.file):
         data = read_input(args.file, limit=MAX_SHADER_BYTES)
         text = data.decode("utf-8", errors="surrogateescape")
-        result = _assemble(text, args.file)
-    if args.werror and result.warnings:
-        raise InputError(f"{args.file}: warnings treated as errors (--Werror)")
-    words = list(result.words)
+        syntax = args.syntax
+        if syntax == "auto":
+            syntax = "xenia-text" if looks_like_xenia_listing(text) else "mesa"
+        if syntax == "mesa":
+            result = _assemble(text, args.file)
+            if args.werror and result.warnings:
+                raise InputError(f"{args.file}: warnings treated as errors (--Werror)")
+            words = list(result.words)
+        else:
+            canary = {"xenia": False, "xenia-canary": True}.get(syntax)
+            words = list(_assemble_xenia(text, args.file, canary).words)
     if args.hex:
         lines = [" ".join(f"{w:08x}" for w in words[i : i + 3]) for i in range(0, len(words), 3)]
         out = "\n".join(lines) + "\n"
@@ -284,6 +314,7 @@ _FORMAT_NAMES = {
     "xdk": "XDK shader container",
     "xenia-dump": "Xenia shader dump",
     "raw": "raw microcode",
+    "xenia-text": "Xenia's disassembly text, assembled",
 }
 
 
@@ -294,7 +325,7 @@ def _info(args: argparse.Namespace) -> int:
     if shader is not None and shader.shader_type:
         lines.append(f"  type:        {shader.shader_type} shader")
     order = ""
-    if shader is not None:
+    if shader is not None and shader.format != "xenia-text":
         how = "" if shader.byte_order_certain else " (both orders are consistent: assumed)"
         order = f", {shader.byte_order}-endian{how}"
     lines.append(f"  microcode:   {len(words)} dwords, {len(words) // 3} slots{order}")
@@ -401,9 +432,17 @@ def build_parser() -> argparse.ArgumentParser:
     asm = sub.add_parser(
         "asm",
         help="assemble a program",
-        description="Assemble Mesa disassembly / freedreno wiki syntax into little-endian dwords.",
+        description="Assemble Mesa disassembly / freedreno wiki syntax, or Xenia's listing "
+        "(its shader_<HASH>.ucode.vert text), into little-endian dwords.",
     )
     asm.add_argument("file", metavar="FILE", help="assembly source")
+    asm.add_argument(
+        "--syntax",
+        choices=("auto", "mesa", "xenia", "xenia-canary"),
+        default="auto",
+        help="Mesa's text (the freedreno wiki's) or Xenia's listing (default: Xenia's "
+        "when the text has its /* slot */ markers)",
+    )
     asm.add_argument("-o", "--output", metavar="OUT", help="output file")
     asm.add_argument(
         "--hex",

@@ -81,10 +81,13 @@ class _Values(dict[str, int]):
 
 
 def assemble_xenia(
-    text: str, *, canary: bool = False, filename: str = "<input>"
+    text: str, *, canary: bool | None = None, filename: str = "<input>"
 ) -> XeniaAssembly:
-    """Assemble Xenia's listing (upstream Xenia's text, or xenia-canary's with
-    ``canary``: they read a two-operand scalar operation's second lane differently)."""
+    """Assemble Xenia's listing: upstream Xenia's text (``canary=False``), xenia-canary's
+    (``True``) or either (``None``).  The two show a two-operand scalar operation's
+    second operand from different swizzle lanes beside a three-source vector operation
+    (a2xx-isa.md#xenia-flavours); there the vector operand shows the whole swizzle, so
+    the words are the same and ``None`` accepts the lane of either."""
     if not isinstance(text, str):
         raise InputError(f"assemble_xenia() takes text (str), not {type(text).__name__}")
     return _XeniaAssembler(text, filename, canary).run()
@@ -95,7 +98,7 @@ def looks_like_xenia_listing(text: str) -> bool:
 
 
 class _XeniaAssembler:
-    def __init__(self, text: str, filename: str, canary: bool):
+    def __init__(self, text: str, filename: str, canary: bool | None):
         self.text = text
         self.filename = filename
         self.canary = canary
@@ -371,7 +374,8 @@ class _XeniaAssembler:
         components = 2 if kind is ScalarOperands.AB else 1
         if vsrcs < 3:
             self.guess("scalar operand: swizzle lanes the text does not show keep the identity")
-        self.source(v, 3, src[0], components, second_lane=2 if self.canary and vsrcs == 3 else 0)
+        lanes = (0, 2) if self.canary is None else (2,) if self.canary else (0,)
+        self.source(v, 3, src[0], components, second_lanes=lanes if vsrcs == 3 else (0,))
 
     def unused_src3(self, v: _Values) -> None:
         v.setdefault("src3_sel", 1)
@@ -449,7 +453,7 @@ class _XeniaAssembler:
             v.set("relative_addr", int(m["rel"] == "a0"))
 
     def source(
-        self, v: _Values, i: int, text: str, components: int, second_lane: int = 0
+        self, v: _Values, i: int, text: str, components: int, second_lanes: tuple[int, ...] = (0,)
     ) -> None:
         m = _OPERAND.fullmatch(text)
         if m is None:
@@ -478,10 +482,12 @@ class _XeniaAssembler:
             a = _SWZ.index(chars[0])
             comps = [0, 1, 2, a]
             if components == 2:
-                comps[second_lane] = b = _SWZ.index(chars[1])
+                comps[second_lanes[0]] = b = _SWZ.index(chars[1])
             if "src3_swiz" in v:  # source 3 of a three-source vector operation
                 read = isa.alu_swizzle_components(v["src3_swiz"])
-                if read[3] != a or (components == 2 and read[second_lane] != b):
+                if read[3] != a or (
+                    components == 2 and all(read[lane] != b for lane in second_lanes)
+                ):
                     raise _Error(f"{text!r} disagrees with the vector operation's source 3")
                 comps = list(read)
         v.set(f"src{i}_reg", reg)
