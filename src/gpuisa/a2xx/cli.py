@@ -1,4 +1,4 @@
-"""The ``a2xx`` command line: ``disasm``, ``asm``, ``run`` and ``info``.
+"""The ``a2xx`` command line: ``disasm``, ``asm``, ``run``, ``trace`` and ``info``.
 
 Binary programs are recognised by content (:mod:`.containers`): an XDK shader container,
 a Xenia dump (``shader_<HASH>.ucode.bin.vert`` / ``.frag``) or raw microcode in either
@@ -18,6 +18,7 @@ import contextlib
 import re
 import sys
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from .. import __version__
@@ -35,6 +36,7 @@ from .engine.api import DEFAULT_MAX_STEPS
 from .engine.files import load_constants, load_inputs
 from .engine.report import result_json, result_npz, result_table
 from .engine.state import MAX_INVOCATIONS
+from .engine.trace import format_trace, trace
 from .xna_asm import XeniaAssembly, assemble_xenia, looks_like_xenia_listing
 
 PROG = "a2xx"
@@ -260,16 +262,24 @@ def _config(args: argparse.Namespace) -> EmulatorConfig:
     return EmulatorConfig.for_target(args.target, **overrides)
 
 
-def _run(args: argparse.Namespace) -> int:
-    if args.format == "npz" and not args.output:
-        raise InputError("--format npz writes a binary file: give -o OUT")
+@dataclass(frozen=True, slots=True)
+class _RunInputs:
+    """What ``a2xx run`` and ``a2xx trace`` run: the program and its inputs."""
+
+    words: tuple[int, ...]
+    shader: ShaderFile | None
+    shader_type: str
+    arguments: dict[str, object]  # run_vertex / run_fragment keyword arguments
+
+
+def _run_inputs(args: argparse.Namespace) -> _RunInputs:
     config = _config(args)
     with _about(args.file):
         words, shader = read_shader(
             args.file, args.input_format, allow_asm=True, byte_order=args.byte_order
         )
         shader_type = _resolve_type(args.type, shader, None)
-    kwargs: dict[str, object] = {}
+    kwargs: dict[str, object] = {"config": config, "max_steps": args.max_steps}
     if args.constants:
         with _about(args.constants):
             kwargs |= load_constants(args.constants)
@@ -277,32 +287,54 @@ def _run(args: argparse.Namespace) -> int:
     if args.inputs:
         with _about(args.inputs):
             inputs = load_inputs(args.inputs)
+    if shader_type == "vertex":
+        count = inputs.pop("count", None)
+        kwargs |= inputs
+        kwargs["count"] = args.count if args.count is not None else count
+    else:
+        if args.count is not None:
+            raise InputError("--count is for vertex shaders; fragments come from --inputs")
+        if not inputs.get("registers"):
+            raise InputError("a pixel shader run needs --inputs with the interpolants")
+        if inputs.get("vertex_buffers"):
+            kwargs["vertex_buffers"] = inputs["vertex_buffers"]
+        kwargs["interpolants"] = inputs["registers"]
+    return _RunInputs(words, shader, shader_type, kwargs)
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.format == "npz" and not args.output:
+        raise InputError("--format npz writes a binary file: give -o OUT")
+    run = _run_inputs(args)
     # Run-time problems concern the program; input problems name the argument at fault.
     with _about(args.file):
-        if shader_type == "vertex":
-            count = inputs.pop("count", None)
-            result = run_vertex(
-                words,
-                args.count if args.count is not None else count,
-                config=config,
-                max_steps=args.max_steps,
-                **inputs,
-                **kwargs,
-            )
+        if run.shader_type == "vertex":
+            result = run_vertex(run.words, **run.arguments)  # type: ignore[arg-type]
         else:
-            if args.count is not None:
-                raise InputError("--count is for vertex shaders; fragments come from --inputs")
-            if not inputs.get("registers"):
-                raise InputError("a pixel shader run needs --inputs with the interpolants")
-            if inputs.get("vertex_buffers"):
-                kwargs["vertex_buffers"] = inputs["vertex_buffers"]
-            result = run_fragment(
-                words, inputs["registers"], config=config, max_steps=args.max_steps, **kwargs
-            )
+            result = run_fragment(run.words, **run.arguments)  # type: ignore[arg-type]
     if args.format == "npz":
         write_output(args.output, result_npz(result))
         return 0
     text = result_json(result) if args.format == "json" else result_table(result)
+    if args.output:
+        write_text(args.output, text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _trace(args: argparse.Namespace) -> int:
+    run = _run_inputs(args)
+    constants = run.shader.constants if run.shader is not None else ()
+    with _about(args.file):
+        steps = trace(
+            run.words,
+            run.shader_type,
+            invocation=args.invocation,
+            constants=constants,
+            **run.arguments,
+        )
+    text = format_trace(steps, run.shader_type)
     if args.output:
         write_text(args.output, text)
     else:
@@ -395,6 +427,49 @@ def _input_format(parser: argparse.ArgumentParser, choices: tuple[str, ...]) -> 
     )
 
 
+def _run_options(parser: argparse.ArgumentParser) -> None:
+    """The options ``a2xx run`` and ``a2xx trace`` share: program, inputs, constants."""
+    parser.add_argument(
+        "file", metavar="FILE", help="program: container, dump, raw microcode, hex or assembly"
+    )
+    parser.add_argument(
+        "--type", type=_shader_type, help="vs or fs (default: what the file says)"
+    )
+    parser.add_argument(
+        "--inputs",
+        metavar="FILE",
+        help="registers/interpolants and vertex buffers: .npy, .npz or .json",
+    )
+    parser.add_argument(
+        "--constants", metavar="FILE", help="float/bool/loop/fetch constants: .json or .npz"
+    )
+    parser.add_argument("--count", type=integer("--count", 0, MAX_INVOCATIONS), metavar="N",
+                        help=f"number of vertices (at most {MAX_INVOCATIONS:,} at once)")
+    parser.add_argument(
+        "--target",
+        choices=("adreno", "xenos"),
+        default="adreno",
+        help="preset for the points the sources disagree on (default adreno)",
+    )
+    parser.add_argument(
+        "--scalar-lane", choices=("z", "x"), help="lane of the second scalar operand (default z)"
+    )
+    parser.add_argument(
+        "--address-unit",
+        choices=("bytes", "dwords"),
+        help="vertex fetch stride/offset unit (adreno: bytes, xenos: dwords)",
+    )
+    parser.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
+    parser.add_argument(
+        "--max-steps",
+        type=integer("--max-steps", 1),
+        default=DEFAULT_MAX_STEPS,
+        metavar="N",
+        help="CF clauses per invocation group before reporting a hang",
+    )
+    _input_format(parser, ("auto", "bin", "hex", "asm"))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
@@ -462,52 +537,34 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_RUN_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    run.add_argument(
-        "file", metavar="FILE", help="program: container, dump, raw microcode, hex or assembly"
-    )
-    run.add_argument(
-        "--type", type=_shader_type, help="vs or fs (default: what the file says)"
-    )
-    run.add_argument(
-        "--inputs",
-        metavar="FILE",
-        help="registers/interpolants and vertex buffers: .npy, .npz or .json",
-    )
-    run.add_argument(
-        "--constants", metavar="FILE", help="float/bool/loop/fetch constants: .json or .npz"
-    )
-    run.add_argument("--count", type=integer("--count", 0, MAX_INVOCATIONS), metavar="N",
-                     help=f"number of vertices (at most {MAX_INVOCATIONS:,} at once)")
-    run.add_argument(
-        "--target",
-        choices=("adreno", "xenos"),
-        default="adreno",
-        help="preset for the points the sources disagree on (default adreno)",
-    )
-    run.add_argument(
-        "--scalar-lane", choices=("z", "x"), help="lane of the second scalar operand (default z)"
-    )
-    run.add_argument(
-        "--address-unit",
-        choices=("bytes", "dwords"),
-        help="vertex fetch stride/offset unit (adreno: bytes, xenos: dwords)",
-    )
+    _run_options(run)
     run.add_argument(
         "--format",
         choices=("table", "json", "npz"),
         default="table",
         help="output format (default table; npz needs -o)",
     )
-    run.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
-    run.add_argument(
-        "--max-steps",
-        type=integer("--max-steps", 1),
-        default=DEFAULT_MAX_STEPS,
-        metavar="N",
-        help="CF clauses per invocation group before reporting a hang",
-    )
-    _input_format(run, ("auto", "bin", "hex", "asm"))
     run.set_defaults(handler=_run)
+
+    tracer = sub.add_parser(
+        "trace",
+        help="run a shader and show one invocation instruction by instruction",
+        description="Run a shader like 'a2xx run' and print, for one invocation, every CF "
+        "clause and instruction it reaches (Xenia's text) with the registers, exports, "
+        "predicate and address register each one changed, and the names of the constants "
+        "it reads when the file is an XDK container.",
+        epilog=_RUN_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _run_options(tracer)
+    tracer.add_argument(
+        "--invocation",
+        type=integer("--invocation", 0, MAX_INVOCATIONS - 1),
+        default=0,
+        metavar="K",
+        help="which invocation to follow (default 0)",
+    )
+    tracer.set_defaults(handler=_trace)
 
     info = sub.add_parser(
         "info",
