@@ -33,7 +33,7 @@ def test_disasm_of_a_container_takes_its_type(
 ) -> None:
     path = tmp_path / "shader.xvu"
     path.write_bytes(build_container(magic=0x102A1100))  # pixel
-    code, out, _ = run_cli(capsys, "disasm", str(path), "--style", "xenia")
+    code, out, _ = run_cli(capsys, "disasm", str(path), "--style", "xenia", "--no-constants")
     assert code == 0 and out == disassemble(list(WORDS), "fragment", style="xenia")
 
 
@@ -127,3 +127,25 @@ def test_damaged_files_are_errors_with_offsets(
         assert (code, out) == (1, "")
         assert err.startswith(f"a2xx: error: {path}: {message}")
         assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize(("style", "comment"), [("mesa", "; "), ("xenia", "// ")])
+def test_disasm_lists_the_constant_table_and_still_reassembles(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, style: str, comment: str
+) -> None:
+    path = tmp_path / "shader.xvu"
+    path.write_bytes(build_container())
+    code, out, _ = run_cli(capsys, "disasm", str(path), "--style", style)
+    assert code == 0
+    assert out.splitlines()[:3] == [
+        f"{comment}constant table (xvs_3_0):",
+        f"{comment}fsize  c0        float4  vector float 1x4",
+        f"{comment}mvp    c4-c7     float4  matrix_rows float 4x4",
+    ]
+    listing = tmp_path / "listing.txt"
+    listing.write_text(out)
+    binary = tmp_path / "again.bin"
+    assert run_cli(capsys, "asm", str(listing), "-o", str(binary))[0] == 0
+    assert binary.read_bytes() == struct.pack("<15I", *WORDS)
+    code, out, _ = run_cli(capsys, "disasm", str(path), "--style", style, "--no-constants")
+    assert out == disassemble(list(WORDS), "vertex", style=style)

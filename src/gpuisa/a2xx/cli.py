@@ -27,7 +27,14 @@ from ..datafiles import MAX_SHADER_BYTES, read_input
 from ..errors import Diagnostic, GpuIsaError, InputError, SourceError
 from ..fileio import write_output, write_text
 from .asm import AssemblyResult, assemble_with_warnings
-from .containers import BYTE_ORDERS, ShaderFile, looks_like_xenia_text, read_shader_file
+from .containers import (
+    BYTE_ORDERS,
+    ShaderFile,
+    constant_table_lines,
+    looks_like_xenia_text,
+    read_shader_file,
+    xenia_hash,
+)
 from .containers.microcode import dump_name
 from .disasm import STYLES, disassemble
 from .encoding import words_to_bytes
@@ -217,6 +224,11 @@ def _disasm(args: argparse.Namespace) -> int:
         words, shader = read_shader(args.file, args.input_format, byte_order=args.byte_order)
         shader_type = _resolve_type(args.type, shader, "vertex")
         text = disassemble(words, shader_type, raw=args.raw, style=args.style)  # type: ignore[arg-type]
+    if shader is not None and shader.constants and not args.no_constants:
+        # The container's names for its constants, as a comment both assemblers skip.
+        comment = "; " if args.style == "mesa" else "// "
+        header = [f"constant table ({shader.target}):", *constant_table_lines(shader.constants)]
+        text = "".join(f"{comment}{line}\n" for line in header) + text
     if args.output:
         write_text(args.output, text)
     else:
@@ -361,11 +373,7 @@ def _info(args: argparse.Namespace) -> int:
         how = "" if shader.byte_order_certain else " (both orders are consistent: assumed)"
         order = f", {shader.byte_order}-endian{how}"
     lines.append(f"  microcode:   {len(words)} dwords, {len(words) // 3} slots{order}")
-    digest = shader.xenia_hash if shader is not None else None
-    if digest is None:
-        from .containers import xenia_hash
-
-        digest = xenia_hash(words)
+    digest = shader.xenia_hash if shader is not None else xenia_hash(words)
     lines.append(f"  xenia hash:  {digest:016X} (Xenia's dump: shader_{digest:016X}.ucode.bin.*)")
     if shader is not None and shader.name_hash is not None:
         agree = "matches" if shader.name_hash == digest else "DOES NOT match the content"
@@ -374,15 +382,7 @@ def _info(args: argparse.Namespace) -> int:
         lines.append(f"  compiler:    {shader.creator}, profile {shader.target}")
     if shader is not None and shader.constants:
         lines.append("  constants:")
-        width = max(len(c.name) for c in shader.constants)
-        for c in shader.constants:
-            last = c.index + c.count - 1
-            registers = c.register + (f"-{c.register[0]}{last}" if c.count > 1 else "")
-            shape = f"{c.rows}x{c.columns}" + (f"[{c.elements}]" if c.elements > 1 else "")
-            lines.append(
-                f"    {c.name:<{width}}  {registers:<9} {c.register_set:<7} "
-                f"{c.parameter_class} {c.parameter_type} {shape}"
-            )
+        lines.extend("    " + line for line in constant_table_lines(shader.constants))
     text = "\n".join(lines) + "\n"
     if args.output:
         write_text(args.output, text)
@@ -494,6 +494,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="vs or fs: names the exports (default: what the file says, else vs)",
     )
     dis.add_argument("--raw", action="store_true", help="add the raw hex columns (mesa style)")
+    dis.add_argument(
+        "--no-constants",
+        action="store_true",
+        help="leave out the comment listing an XDK container's constant table",
+    )
     dis.add_argument(
         "--style",
         choices=STYLES,

@@ -23,7 +23,14 @@ from .microcode import (
     words_in_order,
     xenia_hash,
 )
-from .xdk import MAGIC, Constant, XdkContainer, is_xdk_container, read_xdk_container
+from .xdk import (
+    MAGIC,
+    Constant,
+    XdkContainer,
+    constant_table_lines,
+    is_xdk_container,
+    read_xdk_container,
+)
 from .xxh3 import xxh3_64
 
 FORMATS = ("xdk", "xenia-dump", "raw")
@@ -108,6 +115,7 @@ __all__ = [
     "Constant",
     "ShaderFile",
     "XdkContainer",
+    "constant_table_lines",
     "looks_like_xenia_text",
     "read_shader_file",
     "read_xdk_container",

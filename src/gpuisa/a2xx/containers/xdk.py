@@ -194,3 +194,21 @@ def _constant_table(reader: _Reader, offset: int) -> tuple[tuple[Constant, ...],
             )
         )
     return tuple(constants), creator, target
+
+
+def constant_table_lines(constants: tuple[Constant, ...]) -> list[str]:
+    """The constant table as aligned lines: name, registers, set, class, type and shape
+    (``mvp    c4-c7     float4  matrix_rows float 4x4``)."""
+    if not constants:
+        return []
+    width = max(len(c.name) for c in constants)
+    lines = []
+    for c in constants:
+        last = f"-{REGISTER_PREFIX[c.register_set]}{c.index + c.count - 1}"
+        registers = c.register + (last if c.count > 1 else "")
+        shape = f"{c.rows}x{c.columns}" + (f"[{c.elements}]" if c.elements > 1 else "")
+        lines.append(
+            f"{c.name:<{width}}  {registers:<9} {c.register_set:<7} "
+            f"{c.parameter_class} {c.parameter_type} {shape}"
+        )
+    return lines
