@@ -92,3 +92,23 @@ def test_cli_trace_of_a_container(capsys: pytest.CaptureFixture[str], tmp_path: 
     assert "        ; c4 = mvp[0]\n" in out  # the container's constant table names c4
     assert main(["trace", str(path), "--inputs", str(inputs), "--invocation", "5"]) == 1
     assert "invocation 5 does not exist" in capsys.readouterr().err
+
+
+def test_constants_set_by_their_container_name(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from gpuisa.a2xx.cli import main
+
+    path = tmp_path / "shader.xvu"
+    path.write_bytes(build_container(microcode=struct.pack(f">{len(VERTEX)}I", *VERTEX)))
+    inputs = tmp_path / "in.json"
+    inputs.write_text('{"count": 1, "buffers": {"12": [1, 2, 3]}}')
+    constants = tmp_path / "c.json"
+    # mvp occupies c4-c7 in the container's table; its first row is c4.
+    constants.write_text('{"float": {"mvp": [[2, 3, 4, 5], [0, 0, 0, 0]]}}')
+    argv = ["trace", str(path), "--inputs", str(inputs), "--constants", str(constants)]
+    assert main(argv) == 0
+    assert "        o0 = 2, 6, 12, 5   (was 0, 0, 0, 0)\n" in capsys.readouterr().out
+    constants.write_text('{"float": {"mvp": [[1, 2, 3]]}}')
+    assert main(argv) == 1
+    assert "mvp occupies 4 register(s) from c4" in capsys.readouterr().err

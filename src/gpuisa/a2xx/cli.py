@@ -293,8 +293,14 @@ def _run_inputs(args: argparse.Namespace) -> _RunInputs:
         shader_type = _resolve_type(args.type, shader, None)
     kwargs: dict[str, object] = {"config": config, "max_steps": args.max_steps}
     if args.constants:
+        # A container's float constants may be set by name (its constant table).
+        names = {
+            c.name: (c.index, c.count)
+            for c in (shader.constants if shader is not None else ())
+            if c.register_set == "float4"
+        }
         with _about(args.constants):
-            kwargs |= load_constants(args.constants)
+            kwargs |= load_constants(args.constants, names)
     inputs: dict[str, object] = {}
     if args.inputs:
         with _about(args.inputs):
@@ -400,7 +406,8 @@ input files (--inputs):
           "buffers": {"12": {"dtype": "float32", "data": [...]}}}
 constants (--constants):
   .json  {"float": {"C4": [x,y,z,w]}, "bool": {"b3": true}, "loop": {"i0": [count,
-          start, step]}, "fetch": {"12": {"buffer": "12", "offset": 0, "size": 48}}}
+          start, step]}, "fetch": {"12": {"buffer": "12", "offset": 0, "size": 48}}};
+         an XDK container's float constants may be named: {"float": {"mvp": [[...] x4]}}
   .npz   'float' (K, 4), 'bool' (<= 256), 'loop' (<= 32 register values)
 A vertex fetch CONST(i, s) reads fetch slot 3*i + s; without "fetch" constants a buffer
 whose key is a number is bound to that slot.  Vertex shaders start with the vertex
