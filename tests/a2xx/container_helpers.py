@@ -26,8 +26,11 @@ def build_container(
     ctab_offset: int = 0x24,
     name_offset: int | None = None,
     microcode: bytes | None = None,
+    literals: tuple[tuple[int, tuple[float, ...]], ...] = (),
 ) -> bytes:
-    """An XDK container: header, constant table, shader header, then the physical part."""
+    """An XDK container: header, constant table, definition table (``literals``: first
+    register as the table numbers it, and its floats), shader header, then the physical
+    part (the microcode, then the literals' values)."""
     # Constant table (offsets from its start): header 28 bytes, two 20-byte constant
     # infos, two 16-byte type infos, then the strings.
     strings = b"fsize\0mvp\0Microsoft (R) HLSL Shader Compiler\0xvs_3_0\0"
@@ -43,9 +46,18 @@ def build_container(
     ctab += struct.pack(">6HI", 2, 3, 4, 4, 1, 0, 0)  # matrix_rows float 4x4
     ctab += strings
     ctab_block = be(len(ctab)) + ctab
-    shader_at = 0x24 + len(ctab_block)
-    shader_header = be(0, len(microcode if microcode is not None else be(*WORDS)), 0, 0, 0, 0)
-    virtual_size = shader_at + len(shader_header)
     code = microcode if microcode is not None else be(*WORDS)
-    header = be(magic, virtual_size, len(code), 0, ctab_offset, 0, shader_at, 0, 0)
-    return header + ctab_block + shader_header + code
+    # Definition table: five header words, (register << 16 | floats, value offset in the
+    # physical part) per definition, a zero word.
+    definitions, values = b"", b""
+    for register, floats in literals:
+        definitions += be(register << 16 | len(floats), len(code) + len(values))
+        values += struct.pack(f">{len(floats)}f", *floats)
+    def_at = 0x24 + len(ctab_block) if literals else 0
+    def_block = be(0, 0, 0, 0, len(definitions)) + definitions + be(0) if literals else b""
+    shader_at = 0x24 + len(ctab_block) + len(def_block)
+    shader_header = be(0, len(code), 0, 0, 0, 0)
+    virtual_size = shader_at + len(shader_header)
+    physical = code + values
+    header = be(magic, virtual_size, len(physical), 0, ctab_offset, def_at, shader_at, 0, 0)
+    return header + ctab_block + def_block + shader_header + physical

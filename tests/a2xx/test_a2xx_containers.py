@@ -113,3 +113,18 @@ def test_truncated_microcode_in_a_container() -> None:
     data = build_container()[:-12]
     with pytest.raises(ContainerError, match=r"microcode \(virtual_size.*needs 60 bytes"):
         read_shader_file(data)
+
+
+def test_literal_constants_of_the_definition_table() -> None:
+    data = build_container(literals=((252, (0.0, 1.0, 0.5, 2.0, -1.0, 4.0, 8.0, 16.0)),))
+    assert [(lit.register, lit.values) for lit in read_shader_file(data).literals] == [
+        (252, (0.0, 1.0, 0.5, 2.0)),
+        (253, (-1.0, 4.0, 8.0, 16.0)),
+    ]
+    # A pixel shader's definitions number its float constants from 256.
+    pixel = build_container(magic=0x102A1100, literals=((256 + 255, (1.0, 2.0, 3.0, 4.0)),))
+    assert [(lit.register, lit.values) for lit in read_shader_file(pixel).literals] == [
+        (255, (1.0, 2.0, 3.0, 4.0))
+    ]
+    with pytest.raises(ContainerError, match="float definition for c3 below"):
+        read_shader_file(build_container(magic=0x102A1100, literals=((3, (1.0,) * 4),)))

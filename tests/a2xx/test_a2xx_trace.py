@@ -112,3 +112,23 @@ def test_constants_set_by_their_container_name(
     constants.write_text('{"float": {"mvp": [[1, 2, 3]]}}')
     assert main(argv) == 1
     assert "mvp occupies 4 register(s) from c4" in capsys.readouterr().err
+
+
+def test_container_literals_are_loaded_and_can_be_overridden(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from gpuisa.a2xx.cli import main
+
+    path = tmp_path / "shader.xvu"
+    code = struct.pack(f">{len(VERTEX)}I", *VERTEX)
+    path.write_bytes(build_container(microcode=code, literals=((4, (3.0, 1.0, 1.0, 2.0)),)))
+    inputs = tmp_path / "in.json"
+    inputs.write_text('{"count": 1, "buffers": {"12": [1, 2, 3]}}')
+    assert main(["trace", str(path), "--inputs", str(inputs)]) == 0
+    assert "        o0 = 3, 2, 3, 2   (was 0, 0, 0, 0)\n" in capsys.readouterr().out
+    constants = tmp_path / "c.json"
+    constants.write_text('{"float": {"C4": [1, 1, 1, 1]}}')
+    assert main(["trace", str(path), "--inputs", str(inputs), "--constants", str(constants)]) == 0
+    assert "        o0 = 1, 2, 3, 1   (was 0, 0, 0, 0)\n" in capsys.readouterr().out
+    assert main(["disasm", str(path)]) == 0
+    assert "; def c4 = 3, 1, 1, 2\n" in capsys.readouterr().out

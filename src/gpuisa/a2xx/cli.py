@@ -21,6 +21,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from .. import __version__
 from ..cli_support import dispatch, integer
 from ..datafiles import MAX_SHADER_BYTES, read_input
@@ -31,6 +33,7 @@ from .containers import (
     BYTE_ORDERS,
     ShaderFile,
     constant_table_lines,
+    literal_line,
     looks_like_xenia_text,
     read_shader_file,
     xenia_hash,
@@ -224,10 +227,12 @@ def _disasm(args: argparse.Namespace) -> int:
         words, shader = read_shader(args.file, args.input_format, byte_order=args.byte_order)
         shader_type = _resolve_type(args.type, shader, "vertex")
         text = disassemble(words, shader_type, raw=args.raw, style=args.style)  # type: ignore[arg-type]
-    if shader is not None and shader.constants and not args.no_constants:
-        # The container's names for its constants, as a comment both assemblers skip.
+    if shader is not None and (shader.constants or shader.literals) and not args.no_constants:
+        # The container's names for its constants and its literals, as a comment both
+        # assemblers skip.
         comment = "; " if args.style == "mesa" else "// "
         header = [f"constant table ({shader.target}):", *constant_table_lines(shader.constants)]
+        header += [literal_line(lit) for lit in shader.literals]
         text = "".join(f"{comment}{line}\n" for line in header) + text
     if args.output:
         write_text(args.output, text)
@@ -292,6 +297,9 @@ def _run_inputs(args: argparse.Namespace) -> _RunInputs:
         )
         shader_type = _resolve_type(args.type, shader, None)
     kwargs: dict[str, object] = {"config": config, "max_steps": args.max_steps}
+    if shader is not None and shader.literals:
+        # The constants an XDK shader defines itself; --constants may override them.
+        kwargs["float_constants"] = {lit.register: lit.values for lit in shader.literals}
     if args.constants:
         # A container's float constants may be set by name (its constant table).
         names = {
@@ -300,7 +308,8 @@ def _run_inputs(args: argparse.Namespace) -> _RunInputs:
             if c.register_set == "float4"
         }
         with _about(args.constants):
-            kwargs |= load_constants(args.constants, names)
+            given = load_constants(args.constants, names)
+        kwargs |= given | {"float_constants": _merge_floats(kwargs, given, args.constants)}
     inputs: dict[str, object] = {}
     if args.inputs:
         with _about(args.inputs):
@@ -318,6 +327,24 @@ def _run_inputs(args: argparse.Namespace) -> _RunInputs:
             kwargs["vertex_buffers"] = inputs["vertex_buffers"]
         kwargs["interpolants"] = inputs["registers"]
     return _RunInputs(words, shader, shader_type, kwargs)
+
+
+def _merge_floats(
+    kwargs: dict[str, object], given: dict[str, object], path: str
+) -> object:
+    """The container's literals with the float constants of ``--constants`` over them."""
+    floats = given.get("float_constants")
+    literals = kwargs.get("float_constants")
+    if literals is None:
+        return floats
+    if floats is None:
+        return literals
+    if not isinstance(floats, dict):
+        rows = np.atleast_2d(np.asarray(floats, dtype=np.float32))
+        if rows.ndim != 2 or rows.shape[1] != 4:
+            raise InputError(f"{path}: float constants must be rows of 4, not {rows.shape}")
+        floats = dict(enumerate(rows))
+    return {**literals, **floats}  # type: ignore[dict-item]
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -389,6 +416,9 @@ def _info(args: argparse.Namespace) -> int:
     if shader is not None and shader.constants:
         lines.append("  constants:")
         lines.extend("    " + line for line in constant_table_lines(shader.constants))
+    if shader is not None and shader.literals:
+        lines.append("  literals:")
+        lines.extend("    " + literal_line(lit) for lit in shader.literals)
     text = "\n".join(lines) + "\n"
     if args.output:
         write_text(args.output, text)

@@ -26,9 +26,11 @@ from .microcode import (
 from .xdk import (
     MAGIC,
     Constant,
+    Literal,
     XdkContainer,
     constant_table_lines,
     is_xdk_container,
+    literal_line,
     read_xdk_container,
 )
 from .xxh3 import xxh3_64
@@ -55,6 +57,7 @@ class ShaderFile:
     creator: str = ""
     target: str = ""
     name_hash: int | None = None
+    literals: tuple[Literal, ...] = ()  # an XDK container's own float constants (def)
 
     @property
     def xenia_hash(self) -> int:
@@ -75,7 +78,7 @@ def read_shader_file(data: bytes, name: str = "", *, byte_order: str = "auto") -
         xdk: XdkContainer = read_xdk_container(data)
         return ShaderFile(
             xdk.words, "xdk", "big", True, xdk.shader_type, xdk.constants, xdk.creator,
-            xdk.target,
+            xdk.target, literals=xdk.literals,
         )
     if data[:2] == MAGIC.to_bytes(4, "big")[:2]:
         raise ContainerError(
@@ -113,9 +116,11 @@ __all__ = [
     "BYTE_ORDERS",
     "FORMATS",
     "Constant",
+    "Literal",
     "ShaderFile",
     "XdkContainer",
     "constant_table_lines",
+    "literal_line",
     "looks_like_xenia_text",
     "read_shader_file",
     "read_xdk_container",

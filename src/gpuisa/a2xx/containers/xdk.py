@@ -2,8 +2,9 @@
 
 The XDK's shader compiler writes a big-endian file: a header whose first word is the
 magic ``0x102A1100`` (pixel) or ``0x102A1101`` (vertex), a D3DX-style constant table
-(names, register sets, register ranges, types), a shader header with the microcode's
-offset and size, and the microcode itself in the file's "physical" part.  Every offset is
+(names, register sets, register ranges, types), a table of the literal constants the
+shader defines, a shader header with the microcode's offset and size, and the microcode
+and literal values in the file's "physical" part.  Every offset is
 checked against the file; a problem names its byte offset and field.
 """
 
@@ -25,6 +26,7 @@ CTAB_FIELDS = ("size", "creator", "version", "constants", "constant_info", "flag
 CONSTANT_INFO_SIZE = 20
 TYPE_INFO_SIZE = 16
 SHADER_HEADER_SIZE = 8  # physical offset and size of the microcode, in bytes
+DEFINITION_HEADER_WORDS = 5  # words before the definitions (the last is their size)
 # D3DXREGISTER_SET and D3DXPARAMETER_CLASS / _TYPE, in their numeric order.
 REGISTER_SETS = ("bool", "int4", "float4", "sampler")
 PARAMETER_CLASSES = ("scalar", "vector", "matrix_rows", "matrix_columns", "object", "struct")
@@ -58,6 +60,15 @@ class Constant:
 
 
 @dataclass(frozen=True, slots=True)
+class Literal:
+    """A float constant the shader defines itself (HLSL ``def``): ``values`` go to
+    ``c<register>`` before it runs."""
+
+    register: int
+    values: tuple[float, float, float, float]
+
+
+@dataclass(frozen=True, slots=True)
 class XdkContainer:
     """The parts of an XDK shader container that gpuisa uses."""
 
@@ -67,6 +78,7 @@ class XdkContainer:
     constants: tuple[Constant, ...]
     creator: str  # the compiler's name, from the constant table ("" without one)
     target: str  # the profile, for example "xvs_3_0" ("" without a constant table)
+    literals: tuple[Literal, ...] = ()
 
 
 def is_xdk_container(data: bytes) -> bool:
@@ -143,9 +155,41 @@ def read_xdk_container(data: bytes) -> XdkContainer:
     creator = target = ""
     if header["constant_table_offset"]:
         constants, creator, target = _constant_table(reader, header["constant_table_offset"])
-    return XdkContainer(
-        "vertex" if flags & 1 else "fragment", words, start, constants, creator, target
-    )
+    shader_type = "vertex" if flags & 1 else "fragment"
+    literals: tuple[Literal, ...] = ()
+    if header["definition_table_offset"]:
+        literals = _literals(reader, header["definition_table_offset"], physical, shader_type)
+    return XdkContainer(shader_type, words, start, constants, creator, target, literals)
+
+
+def _literals(reader: _Reader, offset: int, physical: int, shader_type: str) -> tuple[Literal, ...]:
+    """The float4 definitions of the definition table at ``offset``: after five header
+    words, pairs (first register << 16 | number of floats, offset of the values in the
+    physical part) up to a zero word.  Pixel shaders number their float constants from
+    256 here (a2xx-formats.md#xdk-container)."""
+    base = 256 if shader_type == "fragment" else 0
+    at = offset + 4 * DEFINITION_HEADER_WORDS
+    literals = []
+    while True:
+        field = f"definition_table@0x{at:X}"
+        (head,) = reader.words(at, 1, field)
+        if not head:
+            return tuple(literals)
+        (values_at,) = reader.words(at + 4, 1, field)
+        register, floats = head >> 16, head & 0xFFFF
+        if register < base:
+            raise ContainerError(
+                f"float definition for c{register} below this shader type's first register "
+                f"(c{base})",
+                offset=at,
+                field=field,
+            )
+        vectors = (floats + 3) // 4
+        raw = reader.words(physical + values_at, 4 * vectors, f"{field} values")
+        for i in range(vectors):
+            values = struct.unpack(">4f", struct.pack(">4I", *raw[4 * i : 4 * i + 4]))
+            literals.append(Literal(register - base + i, values))  # type: ignore[arg-type]
+        at += 8
 
 
 def _constant_table(reader: _Reader, offset: int) -> tuple[tuple[Constant, ...], str, str]:
@@ -212,3 +256,8 @@ def constant_table_lines(constants: tuple[Constant, ...]) -> list[str]:
             f"{c.parameter_class} {c.parameter_type} {shape}"
         )
     return lines
+
+
+def literal_line(literal: Literal) -> str:
+    """``def c252 = 0, 1, 0.5, 2``."""
+    return f"def c{literal.register} = " + ", ".join(f"{v:g}" for v in literal.values)
