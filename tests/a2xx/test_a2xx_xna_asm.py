@@ -58,6 +58,8 @@ def test_guesses_are_reported() -> None:
         ("/*    0.1 */       exece\n", "out of order"),
         ("/*    0.0 */       alloc nothing\n", "unknown alloc"),
         ("/*    0.0 */       exece\n/*    1   */          add r1, r2\n", "takes 2 source"),
+        ("/*    0.0 */       exece\n/*    1   */     (p0)\n", "a predicate without an instr"),
+        ("/*    0.0 */       exece\n/*    1   */     add r1, r2, r3\n     +\n", "is missing"),
     ],
 )
 def test_errors_name_the_line(text: str, message: str) -> None:

@@ -276,6 +276,8 @@ class _XeniaAssembler:
         if not lines:
             raise _Error("an empty instruction slot")
         pred, first = _predicate(lines[0])
+        if not first.split():
+            raise _Error("a predicate without an instruction")
         mnemonic = first.split(None, 1)[0]
         if mnemonic.startswith("vfetch"):
             return 1, serialized, self.vertex_fetch(pred, first)
@@ -652,6 +654,8 @@ def _predicate(text: str) -> tuple[bool | None, str]:
 def _split(text: str) -> tuple[str, bool, list[str]]:
     """Mnemonic (without ``_sat``), whether it had ``_sat``, and the operands."""
     parts = text.split(None, 1)
+    if not parts:
+        raise _Error("an operation is missing")
     name = parts[0]
     operands = [o.strip() for o in parts[1].split(",")] if len(parts) > 1 else []
     sat = name.endswith("_sat")
