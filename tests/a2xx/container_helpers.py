@@ -27,10 +27,13 @@ def build_container(
     name_offset: int | None = None,
     microcode: bytes | None = None,
     literals: tuple[tuple[int, tuple[float, ...]], ...] = (),
+    elements: tuple[int, ...] = (),
+    interpolators: tuple[int, ...] = (),
 ) -> bytes:
     """An XDK container: header, constant table, definition table (``literals``: first
-    register as the table numbers it, and its floats), shader header, then the physical
-    part (the microcode, then the literals' values)."""
+    register as the table numbers it, and its floats), shader header (with the vertex
+    ``elements`` and ``interpolators`` words), then the physical part (the microcode,
+    then the literals' values)."""
     # Constant table (offsets from its start): header 28 bytes, two 20-byte constant
     # infos, two 16-byte type infos, then the strings.
     strings = b"fsize\0mvp\0Microsoft (R) HLSL Shader Compiler\0xvs_3_0\0"
@@ -56,7 +59,12 @@ def build_container(
     def_at = 0x24 + len(ctab_block) if literals else 0
     def_block = be(0, 0, 0, 0, len(definitions)) + definitions + be(0) if literals else b""
     shader_at = 0x24 + len(ctab_block) + len(def_block)
-    shader_header = be(0, len(code), 0, 0, 0, 0)
+    shader_header = be(0, len(code), 0, 0, 0, len(interpolators) << 5)
+    if magic & 1:  # vertex: nothing skipped, the element count, an unknown word
+        shader_header += be(0, len(elements), 0) + be(*elements)
+    else:  # pixel: an unknown word and the outputs
+        shader_header += be(0, 1)
+    shader_header += be(*interpolators)
     virtual_size = shader_at + len(shader_header)
     physical = code + values
     header = be(magic, virtual_size, len(physical), 0, ctab_offset, def_at, shader_at, 0, 0)

@@ -128,3 +128,21 @@ def test_literal_constants_of_the_definition_table() -> None:
     ]
     with pytest.raises(ContainerError, match="float definition for c3 below"):
         read_shader_file(build_container(magic=0x102A1100, literals=((3, (1.0,) * 4),)))
+
+
+def test_declarations_of_the_shader_header() -> None:
+    # Elements: slot | usage << 12 | usage index << 16; interpolators: usage index |
+    # usage << 4 | register << 8 (D3DDECLUSAGE: POSITION 0, TEXCOORD 5, COLOR 10).
+    data = build_container(
+        elements=(2, 3 | 5 << 12 | 1 << 16), interpolators=(0x050, 1 | 10 << 4 | 2 << 8)
+    )
+    shader = read_shader_file(data)
+    assert [(e.slot, e.name) for e in shader.vertex_elements] == [(2, "POSITION0"),
+                                                                  (3, "TEXCOORD1")]
+    assert [(i.register, i.name) for i in shader.interpolators] == [(0, "TEXCOORD0"),
+                                                                     (2, "COLOR1")]
+    pixel = read_shader_file(build_container(magic=0x102A1100, interpolators=(0x3A0,)))
+    assert [(i.register, i.name) for i in pixel.interpolators] == [(3, "COLOR0")]
+    # A usage beyond D3DDECLUSAGE: the container is read, without the declarations.
+    odd = read_shader_file(build_container(elements=(2 | 15 << 12,)))
+    assert odd.words == WORDS and odd.vertex_elements == ()

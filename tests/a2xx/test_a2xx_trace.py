@@ -81,7 +81,8 @@ def test_invocation_must_exist() -> None:
 
 def test_cli_trace_of_a_container(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = tmp_path / "shader.xvu"
-    path.write_bytes(build_container(microcode=struct.pack(f">{len(VERTEX)}I", *VERTEX)))
+    code = struct.pack(f">{len(VERTEX)}I", *VERTEX)
+    path.write_bytes(build_container(microcode=code, elements=(2,)))  # slot 2: POSITION0
     inputs = tmp_path / "in.json"
     inputs.write_text('{"count": 2, "buffers": {"12": [1, 2, 3, 4, 5, 6]}}')
     from gpuisa.a2xx.cli import main
@@ -89,6 +90,7 @@ def test_cli_trace_of_a_container(capsys: pytest.CaptureFixture[str], tmp_path: 
     assert main(["trace", str(path), "--inputs", str(inputs), "--invocation", "1"]) == 0
     out = capsys.readouterr().out
     assert "        r1 = 4, 5, 6, 1   (was 0, 0, 0, 0)\n" in out
+    assert "        ; reads POSITION0\n" in out  # the container's vertex element
     assert "        ; c4 = mvp[0]\n" in out  # the container's constant table names c4
     assert main(["trace", str(path), "--inputs", str(inputs), "--invocation", "5"]) == 1
     assert "invocation 5 does not exist" in capsys.readouterr().err

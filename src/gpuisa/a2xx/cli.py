@@ -36,6 +36,7 @@ from .containers import (
     literal_line,
     looks_like_xenia_text,
     read_shader_file,
+    semantic_lines,
     xenia_hash,
 )
 from .containers.microcode import dump_name
@@ -227,12 +228,13 @@ def _disasm(args: argparse.Namespace) -> int:
         words, shader = read_shader(args.file, args.input_format, byte_order=args.byte_order)
         shader_type = _resolve_type(args.type, shader, "vertex")
         text = disassemble(words, shader_type, raw=args.raw, style=args.style)  # type: ignore[arg-type]
-    if shader is not None and (shader.constants or shader.literals) and not args.no_constants:
+    if shader is not None and shader.format == "xdk" and not args.no_constants:
         # The container's names for its constants and its literals, as a comment both
         # assemblers skip.
         comment = "; " if args.style == "mesa" else "// "
         header = [f"constant table ({shader.target}):", *constant_table_lines(shader.constants)]
         header += [literal_line(lit) for lit in shader.literals]
+        header += semantic_lines(shader.vertex_elements, shader.interpolators)
         text = "".join(f"{comment}{line}\n" for line in header) + text
     if args.output:
         write_text(args.output, text)
@@ -370,13 +372,14 @@ def _run(args: argparse.Namespace) -> int:
 
 def _trace(args: argparse.Namespace) -> int:
     run = _run_inputs(args)
-    constants = run.shader.constants if run.shader is not None else ()
+    shader = run.shader
     with _about(args.file):
         steps = trace(
             run.words,
             run.shader_type,
             invocation=args.invocation,
-            constants=constants,
+            constants=shader.constants if shader is not None else (),
+            elements=shader.vertex_elements if shader is not None else (),
             **run.arguments,
         )
     text = format_trace(steps, run.shader_type)
@@ -419,6 +422,10 @@ def _info(args: argparse.Namespace) -> int:
     if shader is not None and shader.literals:
         lines.append("  literals:")
         lines.extend("    " + literal_line(lit) for lit in shader.literals)
+    if shader is not None and (shader.vertex_elements or shader.interpolators):
+        lines.append("  declarations:")
+        declared = semantic_lines(shader.vertex_elements, shader.interpolators)
+        lines.extend("    " + line for line in declared)
     text = "\n".join(lines) + "\n"
     if args.output:
         write_text(args.output, text)

@@ -27,11 +27,13 @@ from .xdk import (
     MAGIC,
     Constant,
     Literal,
+    Semantic,
     XdkContainer,
     constant_table_lines,
     is_xdk_container,
     literal_line,
     read_xdk_container,
+    semantic_lines,
 )
 from .xxh3 import xxh3_64
 
@@ -58,6 +60,8 @@ class ShaderFile:
     target: str = ""
     name_hash: int | None = None
     literals: tuple[Literal, ...] = ()  # an XDK container's own float constants (def)
+    vertex_elements: tuple[Semantic, ...] = ()  # what each vertex fetch reads
+    interpolators: tuple[Semantic, ...] = ()
 
     @property
     def xenia_hash(self) -> int:
@@ -78,7 +82,8 @@ def read_shader_file(data: bytes, name: str = "", *, byte_order: str = "auto") -
         xdk: XdkContainer = read_xdk_container(data)
         return ShaderFile(
             xdk.words, "xdk", "big", True, xdk.shader_type, xdk.constants, xdk.creator,
-            xdk.target, literals=xdk.literals,
+            xdk.target, literals=xdk.literals, vertex_elements=xdk.vertex_elements,
+            interpolators=xdk.interpolators,
         )
     if data[:2] == MAGIC.to_bytes(4, "big")[:2]:
         raise ContainerError(
@@ -117,6 +122,7 @@ __all__ = [
     "FORMATS",
     "Constant",
     "Literal",
+    "Semantic",
     "ShaderFile",
     "XdkContainer",
     "constant_table_lines",
@@ -124,6 +130,7 @@ __all__ = [
     "looks_like_xenia_text",
     "read_shader_file",
     "read_xdk_container",
+    "semantic_lines",
     "xenia_hash",
     "xxh3_64",
 ]

@@ -68,6 +68,29 @@ class Literal:
     values: tuple[float, float, float, float]
 
 
+USAGES = (
+    "POSITION", "BLENDWEIGHT", "BLENDINDICES", "NORMAL", "PSIZE", "TEXCOORD", "TANGENT",
+    "BINORMAL", "TESSFACTOR", "POSITIONT", "COLOR", "FOG", "DEPTH", "SAMPLE",
+)  # D3DDECLUSAGE, in its numeric order
+SHADER_HEADER_WORDS = 6  # microcode offset and size, three unknown words, interpolator info
+VERTEX_HEADER_WORDS = 3  # words skipped before the elements, element count, unknown
+
+
+@dataclass(frozen=True, slots=True)
+class Semantic:
+    """A declaration of the shader header: the vertex fetch at ``slot`` reads this
+    usage (vertex elements), or temp/export ``register`` carries it (interpolators)."""
+
+    usage: str  # "POSITION", "TEXCOORD", ...
+    index: int
+    slot: int = -1  # vertex elements: the fetch instruction's slot
+    register: int = -1  # interpolators: the register
+
+    @property
+    def name(self) -> str:
+        return f"{self.usage}{self.index}"
+
+
 @dataclass(frozen=True, slots=True)
 class XdkContainer:
     """The parts of an XDK shader container that gpuisa uses."""
@@ -79,6 +102,8 @@ class XdkContainer:
     creator: str  # the compiler's name, from the constant table ("" without one)
     target: str  # the profile, for example "xvs_3_0" ("" without a constant table)
     literals: tuple[Literal, ...] = ()
+    vertex_elements: tuple[Semantic, ...] = ()
+    interpolators: tuple[Semantic, ...] = ()
 
 
 def is_xdk_container(data: bytes) -> bool:
@@ -159,7 +184,50 @@ def read_xdk_container(data: bytes) -> XdkContainer:
     literals: tuple[Literal, ...] = ()
     if header["definition_table_offset"]:
         literals = _literals(reader, header["definition_table_offset"], physical, shader_type)
-    return XdkContainer(shader_type, words, start, constants, creator, target, literals)
+    try:
+        elements, interpolators = _semantics(reader, shader_at, shader_type)
+    except ContainerError:
+        # The declarations only name things; a container whose declarations gpuisa
+        # cannot read (one source describes them) is still read, without the names.
+        elements, interpolators = (), ()
+    return XdkContainer(
+        shader_type, words, start, constants, creator, target, literals, elements,
+        interpolators,
+    )
+
+
+def _usage(value: int, field: str, offset: int) -> str:
+    if value >= len(USAGES):
+        raise ContainerError(f"declaration usage {value} is not a D3DDECLUSAGE", offset=offset,
+                             field=field)
+    return USAGES[value]
+
+
+def _semantics(
+    reader: _Reader, shader_at: int, shader_type: str
+) -> tuple[tuple[Semantic, ...], tuple[Semantic, ...]]:
+    """The vertex elements (vertex shaders) and interpolators of the shader header: each
+    a 32-bit word; an element's bits 0-11 are its fetch's slot, 12-15 its usage, 16-19
+    its usage index; an interpolator's bits 0-3 are its usage index, 4-7 its usage, 8-11
+    its register (a2xx-formats.md#xdk-container)."""
+    header = reader.words(shader_at, SHADER_HEADER_WORDS, "shader header")
+    count = (header[5] >> 5) & 0x1F
+    at = shader_at + 4 * SHADER_HEADER_WORDS
+    elements: list[Semantic] = []
+    if shader_type == "vertex":
+        skip, element_count, _ = reader.words(at, VERTEX_HEADER_WORDS, "vertex shader header")
+        at += 4 * (VERTEX_HEADER_WORDS + skip)
+        for i, word in enumerate(reader.words(at, element_count, "vertex elements")):
+            usage = _usage((word >> 12) & 0xF, f"vertex_element[{i}]", at + 4 * i)
+            elements.append(Semantic(usage, (word >> 16) & 0xF, slot=word & 0xFFF))
+        at += 4 * element_count
+    else:
+        at += 4 * 2  # two words before a pixel shader's interpolators: unknown, outputs
+    interpolators = []
+    for i, word in enumerate(reader.words(at, count, "interpolators")):
+        usage = _usage((word >> 4) & 0xF, f"interpolator[{i}]", at + 4 * i)
+        interpolators.append(Semantic(usage, word & 0xF, register=(word >> 8) & 0xF))
+    return tuple(elements), tuple(interpolators)
 
 
 def _literals(reader: _Reader, offset: int, physical: int, shader_type: str) -> tuple[Literal, ...]:
@@ -261,3 +329,11 @@ def constant_table_lines(constants: tuple[Constant, ...]) -> list[str]:
 def literal_line(literal: Literal) -> str:
     """``def c252 = 0, 1, 0.5, 2``."""
     return f"def c{literal.register} = " + ", ".join(f"{v:g}" for v in literal.values)
+
+
+def semantic_lines(
+    elements: tuple[Semantic, ...], interpolators: tuple[Semantic, ...]
+) -> list[str]:
+    """``vfetch at slot 2 reads POSITION0`` and ``interpolator r1 is TEXCOORD0`` lines."""
+    lines = [f"vfetch at slot {e.slot} reads {e.name}" for e in elements]
+    return lines + [f"interpolator r{i.register} is {i.name}" for i in interpolators]

@@ -20,7 +20,7 @@ import numpy as np
 
 from ...errors import InputError
 from .. import isa
-from ..containers import Constant
+from ..containers import Constant, Semantic
 from ..xna import disassemble_xna
 from .api import run_fragment, run_vertex
 from .state import BatchState
@@ -48,14 +48,19 @@ class TraceStep:
     text: str  # Xenia's text of the clause or instruction
     executed: bool  # False: the instruction's predicate skipped this invocation
     changes: tuple[Change, ...]
-    constants: tuple[str, ...]  # "c4 = mvp[0]" for each named constant it reads
+    constants: tuple[str, ...]  # "c4 = mvp[0]" for each named constant it reads, and
+    # "reads POSITION0" for a vertex fetch a container declares
 
 
 class _Recorder:
-    def __init__(self, invocation: int, texts: _Texts, names: Mapping[int, str]):
+    def __init__(
+        self, invocation: int, texts: _Texts, names: Mapping[int, str],
+        elements: Mapping[int, str],
+    ):
         self.invocation = invocation
         self.texts = texts
         self.names = names
+        self.elements = elements
         self.steps: list[TraceStep] = []
         self.pc = 0
         self.state: BatchState | None = None
@@ -101,6 +106,8 @@ class _Recorder:
             for n in dict.fromkeys(int(m) for m in _CONSTANT.findall(text))
             if n in self.names
         )
+        if slot in self.elements:
+            named += (f"reads {self.elements[slot]}",)
         self.steps.append(TraceStep(self.pc, slot, text, executed, changes, named))
 
 
@@ -150,12 +157,20 @@ def trace(
     *,
     invocation: int = 0,
     constants: Sequence[Constant] = (),
+    elements: Sequence[Semantic] = (),
     **run: Any,
 ) -> tuple[TraceStep, ...]:
     """Run the shader (``run`` takes :func:`run_vertex` / :func:`run_fragment`'s
-    arguments) and return invocation ``invocation``'s steps."""
+    arguments) and return invocation ``invocation``'s steps; ``constants`` and
+    ``elements`` (a container's constant table and vertex elements) name what the
+    instructions read."""
     words = list(words)
-    recorder = _Recorder(invocation, _texts(words, shader_type), constant_names(constants))
+    recorder = _Recorder(
+        invocation,
+        _texts(words, shader_type),
+        constant_names(constants),
+        {e.slot: e.name for e in elements},
+    )
     if shader_type == "vertex":
         run_vertex(words, observer=recorder, **run)
     else:
