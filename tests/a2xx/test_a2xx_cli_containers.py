@@ -8,6 +8,7 @@ import struct
 from pathlib import Path
 
 import pytest
+from a2xx_helpers import EXEC_END, NOP, cf_program, exec_clause
 from container_helpers import WORDS, WORDS_HASH, build_container
 
 from gpuisa.a2xx import disassemble
@@ -149,3 +150,21 @@ def test_disasm_lists_the_constant_table_and_still_reassembles(
     assert binary.read_bytes() == struct.pack("<15I", *WORDS)
     code, out, _ = run_cli(capsys, "disasm", str(path), "--style", style, "--no-constants")
     assert out == disassemble(list(WORDS), "vertex", style=style)
+
+
+def test_asm_syntax_option(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # test_a2xx_xna.MAD_MAXS in xenia-canary's text: b from lane 2 (z) beside a mad.
+    from test_a2xx_xna import CLEAN, MAD_MAXS
+
+    from gpuisa.a2xx.cli import main as cli
+
+    words = [*cf_program([exec_clause(EXEC_END, 1, 1) | CLEAN, NOP]), *MAD_MAXS]
+    source = tmp_path / "canary.txt"
+    source.write_text(disassemble(words, "vertex", style="xenia-canary"))
+    out = tmp_path / "out.bin"
+    for syntax in ("auto", "xenia-canary"):
+        assert cli(["asm", str(source), "--syntax", syntax, "-o", str(out)]) == 0
+        assert out.read_bytes() == struct.pack(f"<{len(words)}I", *words)
+    assert cli(["asm", str(source), "--syntax", "xenia", "-o", str(out)]) == 1
+    assert "disagrees with the vector operation's source 3" in capsys.readouterr().err
+    assert cli(["asm", str(source), "--syntax", "mesa", "-o", str(out)]) == 1
