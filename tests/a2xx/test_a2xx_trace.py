@@ -7,6 +7,7 @@ floats, products with the constants, and the predicate rule of PRED_SETEs
 
 from __future__ import annotations
 
+import json
 import struct
 from pathlib import Path
 
@@ -87,12 +88,15 @@ def test_cli_trace_of_a_container(capsys: pytest.CaptureFixture[str], tmp_path: 
     inputs.write_text('{"count": 2, "buffers": {"12": [1, 2, 3, 4, 5, 6]}}')
     from gpuisa.a2xx.cli import main
 
-    assert main(["trace", str(path), "--inputs", str(inputs), "--invocation", "1"]) == 0
+    # The program is an Adreno one (STRIDE(12) in bytes); a container runs as Xenos
+    # unless told otherwise.
+    argv = ["trace", str(path), "--inputs", str(inputs), "--target", "adreno"]
+    assert main([*argv, "--invocation", "1"]) == 0
     out = capsys.readouterr().out
     assert "        r1 = 4, 5, 6, 1   (was 0, 0, 0, 0)\n" in out
     assert "        ; reads POSITION0\n" in out  # the container's vertex element
     assert "        ; c4 = mvp[0]\n" in out  # the container's constant table names c4
-    assert main(["trace", str(path), "--inputs", str(inputs), "--invocation", "5"]) == 1
+    assert main([*argv, "--invocation", "5"]) == 1
     assert "invocation 5 does not exist" in capsys.readouterr().err
 
 
@@ -134,3 +138,24 @@ def test_container_literals_are_loaded_and_can_be_overridden(
     assert "        o0 = 1, 2, 3, 1   (was 0, 0, 0, 0)\n" in capsys.readouterr().out
     assert main(["disasm", str(path)]) == 0
     assert "; def c4 = 3, 1, 1, 2\n" in capsys.readouterr().out
+
+
+def test_xbox_files_run_as_xenos(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Xenos reads the vertex fetch stride in dwords, Adreno in bytes
+    (a2xx-isa.md#adreno-vs-xenos): vertex 1 of STRIDE(12) starts at float 12 or float 3
+    of the buffer 1, 2, ..., 24."""
+    from gpuisa.a2xx.cli import main
+
+    path = tmp_path / "shader.xvu"
+    path.write_bytes(build_container(microcode=struct.pack(f">{len(VERTEX)}I", *VERTEX)))
+    inputs = tmp_path / "in.json"
+    inputs.write_text(json.dumps({"count": 2, "buffers": {"12": list(range(1, 25))}}))
+    argv = ["trace", str(path), "--inputs", str(inputs), "--invocation", "1"]
+    assert main(argv) == 0
+    assert "        r1 = 13, 14, 15, 1   (was 0, 0, 0, 0)\n" in capsys.readouterr().out
+    assert main([*argv, "--target", "adreno"]) == 0
+    assert "        r1 = 4, 5, 6, 1   (was 0, 0, 0, 0)\n" in capsys.readouterr().out
+    raw = tmp_path / "raw.bin"  # little-endian raw microcode: Adreno
+    raw.write_bytes(struct.pack(f"<{len(VERTEX)}I", *VERTEX))
+    assert main(["trace", str(raw), "--type", "vs", *argv[2:]]) == 0
+    assert "        r1 = 4, 5, 6, 1   (was 0, 0, 0, 0)\n" in capsys.readouterr().out

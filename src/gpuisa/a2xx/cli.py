@@ -272,13 +272,21 @@ def _asm(args: argparse.Namespace) -> int:
     return 0
 
 
-def _config(args: argparse.Namespace) -> EmulatorConfig:
+def _target(shader: ShaderFile | None) -> str:
+    """The emulator preset a file implies: Xbox 360 files (XDK containers, Xenia's dumps,
+    big-endian microcode, which no Adreno driver writes) run as Xenos, the rest as Adreno."""
+    if shader is not None and (shader.format != "raw" or shader.byte_order == "big"):
+        return "xenos"
+    return "adreno"
+
+
+def _config(args: argparse.Namespace, shader: ShaderFile | None) -> EmulatorConfig:
     overrides: dict[str, object] = {}
     if args.scalar_lane is not None:
         overrides["scalar_b_lane"] = {"z": 2, "x": 0}[args.scalar_lane]
     if args.address_unit is not None:
         overrides["address_unit"] = args.address_unit
-    return EmulatorConfig.for_target(args.target, **overrides)
+    return EmulatorConfig.for_target(args.target or _target(shader), **overrides)
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,12 +300,13 @@ class _RunInputs:
 
 
 def _run_inputs(args: argparse.Namespace) -> _RunInputs:
-    config = _config(args)
+    _config(args, None)  # a bad option is reported before anything is read
     with _about(args.file):
         words, shader = read_shader(
             args.file, args.input_format, allow_asm=True, byte_order=args.byte_order
         )
         shader_type = _resolve_type(args.type, shader, None)
+    config = _config(args, shader)
     kwargs: dict[str, object] = {"config": config, "max_steps": args.max_steps}
     if shader is not None and shader.literals:
         # The constants an XDK shader defines itself; --constants may override them.
@@ -492,8 +501,8 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--target",
         choices=("adreno", "xenos"),
-        default="adreno",
-        help="preset for the points the sources disagree on (default adreno)",
+        help="preset for the points the sources disagree on (default: xenos for XDK "
+        "containers, Xenia dumps and big-endian microcode, else adreno)",
     )
     parser.add_argument(
         "--scalar-lane", choices=("z", "x"), help="lane of the second scalar operand (default z)"
