@@ -34,7 +34,6 @@ from .containers import (
     ShaderFile,
     constant_table_lines,
     literal_line,
-    looks_like_xenia_text,
     read_shader_file,
     semantic_lines,
     xenia_hash,
@@ -115,7 +114,7 @@ def read_shader(
     if input_format == "auto":
         if text is None:
             input_format = "bin"
-        elif looks_like_xenia_text(text):
+        elif looks_like_xenia_listing(text):
             binary = _xenia_microcode(path)
             if binary is not None:
                 return read_shader(binary, "bin", byte_order=byte_order)

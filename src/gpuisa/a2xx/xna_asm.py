@@ -94,7 +94,9 @@ def assemble_xenia(
 
 
 def looks_like_xenia_listing(text: str) -> bool:
-    return _MARKER.search(text) is not None
+    """Does ``text`` have the markers of Xenia's listing (``/*    0.0 */`` before a CF
+    clause, ``/*    3   */`` before an instruction) at the start of a line?"""
+    return re.search(r"^\s*" + _MARKER.pattern, text, re.MULTILINE) is not None
 
 
 class _XeniaAssembler:

@@ -18,7 +18,6 @@ from ..errors import ContainerError
 from .microcode import (
     BYTE_ORDERS,
     dump_name,
-    looks_like_xenia_text,
     possible_byte_orders,
     words_in_order,
     xenia_hash,
@@ -127,7 +126,6 @@ __all__ = [
     "XdkContainer",
     "constant_table_lines",
     "literal_line",
-    "looks_like_xenia_text",
     "read_shader_file",
     "read_xdk_container",
     "semantic_lines",

@@ -24,9 +24,6 @@ from .xxh3 import xxh3_64
 BYTE_ORDERS = ("little", "big")
 _DUMP_NAME = re.compile(r"shader_([0-9A-Fa-f]{16})\.ucode(\.bin)?\.(vert|frag)")
 _DUMP_TYPES = {"vert": "vertex", "frag": "fragment"}
-# A line of Xenia's disassembly: "/*    0.0 */" before CF clauses, "/*    3   */" before
-# instructions.
-_XENIA_TEXT_LINE = re.compile(r"^\s*/\*\s*\d+(\.\d)?\s*\*/", re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,10 +45,6 @@ def dump_name(path: str) -> DumpName | None:
 def xenia_hash(words: tuple[int, ...] | list[int]) -> int:
     """The hash Xenia names a shader's dump files with: XXH3-64 of the big-endian dwords."""
     return xxh3_64(struct.pack(f">{len(words)}I", *words))
-
-
-def looks_like_xenia_text(text: str) -> bool:
-    return bool(_XENIA_TEXT_LINE.search(text))
 
 
 def words_in_order(data: bytes, byte_order: str) -> tuple[int, ...]:
