@@ -146,3 +146,16 @@ def test_declarations_of_the_shader_header() -> None:
     # A usage beyond D3DDECLUSAGE: the container is read, without the declarations.
     odd = read_shader_file(build_container(elements=(2 | 15 << 12,)))
     assert odd.words == WORDS and odd.vertex_elements == ()
+
+
+def test_the_name_hash_settles_an_ambiguous_byte_order() -> None:
+    # One CF slot that is a consistent program read either way round: little-endian an
+    # EXEC_END with ADDR(1) CNT(0), big-endian an EXEC with ADDR(0).
+    data = struct.pack("<3I", 0x1, 0x102000, 0x0)
+    assert read_shader_file(data, "x.bin").byte_order_certain is False
+    for order in ("little", "big"):
+        words = struct.unpack(("<" if order == "little" else ">") + "3I", data)
+        name = f"shader_{xenia_hash(words):016X}.ucode.bin.vert"
+        shader = read_shader_file(data, name)
+        assert (shader.byte_order, shader.byte_order_certain) == (order, True)
+        assert shader.words == words

@@ -104,10 +104,15 @@ def read_shader_file(data: bytes, name: str = "", *, byte_order: str = "auto") -
                 offset=0,
                 field="magic",
             )
-        # Both orders can be consistent for a tiny program: then Xenia's dumps are
-        # little-endian, like gpuisa's own binaries.
         certain = len(possible) == 1
         order = possible[0] if certain else "little"
+        if not certain and dump is not None:
+            # Both orders are consistent (a tiny program): the hash in a dump's name
+            # says which order Xenia hashed.
+            named = [o for o in possible if xenia_hash(words_in_order(data, o)) == dump.hash]
+            certain = len(named) == 1
+            order = named[0] if certain else order
+        # Otherwise little-endian, gpuisa's order for binaries.
     words = words_in_order(data, order)
     if dump is not None and dump.is_binary:
         return ShaderFile(
