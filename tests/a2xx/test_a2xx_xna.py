@@ -173,15 +173,48 @@ def test_scalar_only_and_lanes() -> None:
     assert one_alu(d0, 0, d2) == "         adds r4.x___, r5.wx\n"
 
 
-def test_paired_scalar_second_lane_z_with_three_source_vector_op() -> None:
-    d0 = 1 | (0xF << 16) | (2 << 8) | (0b1000 << 20) | (5 << 26)  # mad r1 + maxs r2.___w
-    # src3 swizzle field 0b11_10_01_00, f = (0, 1, 2, 3): channel i reads (i + f_i) & 3
-    # = x, z, x, z; the scalar's a = lane 3 = z, b = lane 2 = x
-    d1 = 0b11_10_01_00 << 0
-    d2 = (3 << 0) | (11 << 24) | (1 << 31) | (1 << 30) | (1 << 29)  # src3 = r3, mad
-    assert one_alu(d0, d1, d2) == (
-        "         mad r1, r0, r0, r3.xzxz\n              +       maxs r2.___w, r3.zx\n"
-    )
+# The two Xenias (a2xx-isa.md#xenia-flavours).  Upstream Xenia's ParseAluInstructionOperand
+# (xenia-project/xenia, src/xenia/gpu/shader_translator.cc) takes a two-operand scalar
+# operation's b from swizzle lane 0; xenia-canary's (xenia-canary/xenia-canary at 92ada8eb,
+# the scalar-operand fix of PR #1149) from lane 2 when the vector operation has three
+# operands.  Here src3 = r3 with the identity swizzle (field 0: lane i reads component i),
+# so a = lane 3 = w and b = x (lane 0) or z (lane 2).
+MAD_MAXS = (
+    1 | (0xF << 16) | (2 << 8) | (0b1000 << 20) | (5 << 26),  # mad r1 + maxs r2.___w
+    0,
+    (3 << 0) | (11 << 24) | (1 << 31) | (1 << 30) | (1 << 29),  # src3 = r3, MULADDv
+)
+ADD_MAXS = (MAD_MAXS[0], 0, (3 << 0) | (0 << 24) | (1 << 31) | (1 << 30) | (1 << 29))  # ADDv
+
+
+@pytest.mark.parametrize(
+    ("style", "alu", "text"),
+    [
+        ("xenia", MAD_MAXS, "mad r1, r0, r0, r3\n              +       maxs r2.___w, r3.wx\n"),
+        ("xna", MAD_MAXS, "mad r1, r0, r0, r3\n              +       maxs r2.___w, r3.wx\n"),
+        (
+            "xenia-canary",
+            MAD_MAXS,
+            "mad r1, r0, r0, r3\n              +       maxs r2.___w, r3.wz\n",
+        ),
+        # Beside a two-source vector operation both Xenias take X.
+        ("xenia", ADD_MAXS, "add r1, r0, r0\n              +       maxs r2.___w, r3.wx\n"),
+        (
+            "xenia-canary",
+            ADD_MAXS,
+            "add r1, r0, r0\n              +       maxs r2.___w, r3.wx\n",
+        ),
+    ],
+)
+def test_scalar_second_operand_lane_of_each_xenia(
+    style: str, alu: tuple[int, int, int], text: str
+) -> None:
+    words = cf_program([exec_clause(EXEC_END, 1, 1) | CLEAN, NOP]) + list(alu)
+    listing = disassemble(words, "vertex", style=style)
+    assert listing.splitlines(keepends=True)[1:3] == [
+        "/*    1   */          " + text.split("\n")[0] + "\n",
+        text.split("\n")[1] + "\n",
+    ]
 
 
 def test_const_reg_scalar_ops() -> None:
@@ -373,7 +406,7 @@ def test_tfetch_2d_all_options() -> None:
     ("opcode", "dim", "swizzle", "text"),
     [
         (1, 0, 0b000000, "tfetch1D r0, r1.x, tf0"),
-        (1, 0, 0b000100, "tfetch1D r0, r1.xy, tf0"),  # y != x: two components
+        (1, 0, 0b000100, "tfetch1D r0, r1.x, tf0"),  # upstream Xenia: always one
         (1, 2, 0b100100, "tfetch3D r0, r1.xyz, tf0"),
         (1, 3, 0b000110, "tfetchCube r0, r1.zyx, tf0"),
         (16, 2, 0b100100, "getBCF3D r0, r1.xyz, tf0"),
@@ -388,6 +421,26 @@ def test_tfetch_2d_all_options() -> None:
 def test_texture_opcodes(opcode: int, dim: int, swizzle: int, text: str) -> None:
     d0 = opcode | (1 << 5) | (0 << 12) | (1 << 19) | (swizzle << 26)
     assert one_fetch(d0, TEX_D1, dim << DIM) == "         " + text + "\n"
+
+
+@pytest.mark.parametrize(
+    ("style", "swizzle", "source"),
+    [
+        # xenia-canary's ParseTextureFetchInstruction (at 92ada8eb) prints two components
+        # when the swizzle's X, Y and Z selectors differ (a 1D fetch passing XY for a 2D
+        # fetch constant); upstream Xenia prints one (a2xx-isa.md#xenia-flavours).
+        ("xenia-canary", 0b000100, "r1.xy"),  # x, y, x: Y differs
+        ("xenia-canary", 0b010000, "r1.xx"),  # x, x, y: Z differs; prints selectors 0, 1
+        ("xenia-canary", 0b000000, "r1.x"),
+        ("xenia", 0b000100, "r1.x"),
+        ("xenia", 0b010000, "r1.x"),
+    ],
+)
+def test_tfetch1d_source_width_of_each_xenia(style: str, swizzle: int, source: str) -> None:
+    cf = cf_program([exec_clause(EXEC_END, 1, 1, 0b01) | CLEAN, NOP])
+    d0 = 1 | (1 << 5) | (1 << 19) | (swizzle << 26)
+    text = disassemble([*cf, d0, TEX_D1, 0], "vertex", style=style)
+    assert text.splitlines()[1] == f"/*    1   */          tfetch1D r0, {source}, tf0"
 
 
 def test_texture_aniso_six_and_offset_z() -> None:

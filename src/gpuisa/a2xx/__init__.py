@@ -2,7 +2,9 @@
 
 * :mod:`~gpuisa.a2xx.isa` - the ISA as data (layouts, opcodes, enums).
 * :mod:`~gpuisa.a2xx.encoding` - clauses/slots <-> frozen records.
-* :func:`disassemble` - Mesa ``disasm_a2xx()`` text (plain or raw) or an XNA-style listing.
+* :func:`read_shader_file` - XDK shader containers, Xenia dumps and raw microcode, by content
+  (:mod:`~gpuisa.a2xx.containers`); :func:`xenia_hash` - the hash Xenia names dumps with.
+* :func:`disassemble` - Mesa ``disasm_a2xx()`` text (plain or raw) or Xenia's listing.
 * :func:`assemble` - Mesa disassembly / freedreno wiki syntax -> dwords.
 * :func:`run_vertex` / :func:`run_fragment` - vectorized emulation of N invocations
   (:mod:`~gpuisa.a2xx.engine`).
@@ -10,6 +12,7 @@
 
 from . import isa
 from .asm import AssemblyResult, assemble, assemble_with_warnings
+from .containers import Constant, ShaderFile, read_shader_file, xenia_hash
 from .disasm import SHADER_TYPES, STYLES, ShaderType, disassemble
 from .encoding import (
     AluInstruction,
@@ -61,12 +64,14 @@ __all__ = [
     "CfJmpCall",
     "CfLoop",
     "CfNop",
+    "Constant",
     "EmulatorConfig",
     "ExecEntry",
     "FetchInstruction",
     "FragmentResult",
     "LoopConstant",
     "Program",
+    "ShaderFile",
     "ShaderResult",
     "ShaderType",
     "Texture",
@@ -85,6 +90,7 @@ __all__ = [
     "isa",
     "join_cf_slot",
     "read_program",
+    "read_shader_file",
     "run_fragment",
     "run_vertex",
     "slot_from_dwords",
@@ -94,4 +100,5 @@ __all__ = [
     "words_from_bytes",
     "words_from_slots",
     "words_to_bytes",
+    "xenia_hash",
 ]

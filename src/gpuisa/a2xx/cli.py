@@ -1,11 +1,14 @@
-"""The ``a2xx`` command line: ``disasm``, ``asm`` and ``run``.
+"""The ``a2xx`` command line: ``disasm``, ``asm``, ``run``, ``trace`` and ``info``.
 
-Programs are read as little-endian binary dwords or as hex text (32-bit words separated
-by whitespace or commas, optional ``0x``, comments from ``#`` or ``;`` to the end of the
-line); ``--input-format`` overrides the guess (text without control characters is hex).
-``a2xx run`` also accepts assembly source.  Every failure prints ``a2xx: error: FILE:
-message`` on stderr and exits with status 1; output files are written atomically and
-never when there is an error.
+Binary programs are recognised by content (:mod:`.containers`): an XDK shader container,
+a Xenia dump (``shader_<HASH>.ucode.bin.vert`` / ``.frag``) or raw microcode in either
+byte order (``--byte-order`` forces one); the shader type comes from the file where it
+says it.  Text is hex words (32-bit words separated by whitespace or commas, optional
+``0x``, comments from ``#`` or ``;`` to the end of the line); Xenia's disassembly text
+(``shader_<HASH>.ucode.vert``) is read through the microcode dump beside it.
+``--input-format`` overrides the guess; ``a2xx run`` also accepts assembly source.  Every
+failure prints ``a2xx: error: FILE: message`` on stderr and exits with status 1; output
+files are written atomically and never when there is an error.
 """
 
 from __future__ import annotations
@@ -15,6 +18,10 @@ import contextlib
 import re
 import sys
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
 
 from .. import __version__
 from ..cli_support import dispatch, integer
@@ -22,13 +29,25 @@ from ..datafiles import MAX_SHADER_BYTES, read_input
 from ..errors import Diagnostic, GpuIsaError, InputError, SourceError
 from ..fileio import write_output, write_text
 from .asm import AssemblyResult, assemble_with_warnings
-from .disasm import disassemble
-from .encoding import words_from_bytes, words_to_bytes
+from .containers import (
+    BYTE_ORDERS,
+    ShaderFile,
+    constant_table_lines,
+    literal_line,
+    read_shader_file,
+    semantic_lines,
+    xenia_hash,
+)
+from .containers.microcode import dump_name
+from .disasm import STYLES, disassemble
+from .encoding import words_to_bytes
 from .engine import EmulatorConfig, run_fragment, run_vertex
 from .engine.api import DEFAULT_MAX_STEPS
 from .engine.files import load_constants, load_inputs
 from .engine.report import result_json, result_npz, result_table
 from .engine.state import MAX_INVOCATIONS
+from .engine.trace import format_trace, trace
+from .xna_asm import XeniaAssembly, assemble_xenia, looks_like_xenia_listing
 
 PROG = "a2xx"
 _SHADER_TYPES = {
@@ -79,26 +98,83 @@ def _looks_like_hex(text: str) -> bool:
     return bool(tokens) and all(_HEX_WORD.fullmatch(t) for t in tokens)
 
 
-def read_words(path: str, input_format: str = "auto", *, allow_asm: bool = False) -> list[int]:
+def read_words(
+    path: str, input_format: str = "auto", *, allow_asm: bool = False, byte_order: str = "auto"
+) -> list[int]:
     """The dwords of a program file (binary, hex text, or with ``allow_asm`` assembly)."""
+    return list(read_shader(path, input_format, allow_asm=allow_asm, byte_order=byte_order)[0])
+
+
+def read_shader(
+    path: str, input_format: str = "auto", *, allow_asm: bool = False, byte_order: str = "auto"
+) -> tuple[tuple[int, ...], ShaderFile | None]:
+    """The dwords of a program file, and what a binary file says about its shader."""
     data = read_input(path, limit=MAX_SHADER_BYTES)
     text = _as_text(data)
     if input_format == "auto":
         if text is None:
             input_format = "bin"
+        elif looks_like_xenia_listing(text):
+            binary = _xenia_microcode(path)
+            if binary is not None:
+                return read_shader(binary, "bin", byte_order=byte_order)
+            words = _assemble_xenia(text, path, None).words
+            return words, _xenia_text(path, words)
         elif _looks_like_hex(text) or not allow_asm:
             input_format = "hex"
         else:
             input_format = "asm"
     if input_format == "bin":
-        if not data:
-            raise InputError(f"{path}: the file is empty")
-        return words_from_bytes(data)
+        shader = read_shader_file(data, path, byte_order=byte_order)
+        return shader.words, shader
     if text is None:
         raise InputError(f"{path}: not a text file (use --input-format bin for binaries)")
     if input_format == "hex":
-        return parse_hex_words(text, path)
-    return list(_assemble(text, path).words)
+        return tuple(parse_hex_words(text, path)), None
+    return _assemble(text, path).words, None
+
+
+def _xenia_microcode(path: str) -> str | None:
+    """The microcode dump Xenia wrote beside its disassembly text ``path``, if there is
+    one: it holds the bits the text does not show."""
+    name = dump_name(path)
+    if name is not None and not name.is_binary:
+        binary = Path(path).with_name(Path(path).name.replace(".ucode.", ".ucode.bin.", 1))
+        if binary.is_file():
+            print(f"{PROG}: note: {path}: reading the microcode from {binary}", file=sys.stderr)
+            return str(binary)
+    return None
+
+
+def _xenia_text(path: str, words: tuple[int, ...]) -> ShaderFile:
+    """Xenia's text, assembled: the type and hash come from its name, if it has one."""
+    name = dump_name(path)
+    return ShaderFile(
+        words,
+        "xenia-text",
+        "little",
+        True,
+        name.shader_type if name else None,
+        name_hash=name.hash if name else None,
+    )
+
+
+def _assemble_xenia(text: str, path: str, canary: bool | None) -> XeniaAssembly:
+    result = assemble_xenia(text, canary=canary, filename=path)
+    for guess in result.guesses:
+        print(f"{PROG}: note: {path}: not in Xenia's text, filled in: {guess}", file=sys.stderr)
+    return result
+
+
+def _resolve_type(requested: str | None, shader: ShaderFile | None, default: str | None) -> str:
+    """The shader type: as asked, else as the file says, else ``default``."""
+    if requested is not None:
+        return requested
+    if shader is not None and shader.shader_type is not None:
+        return shader.shader_type
+    if default is None:
+        raise InputError("give --type vs or fs: the file does not say which it is")
+    return default
 
 
 def _assemble(text: str, path: str) -> AssemblyResult:
@@ -148,8 +224,17 @@ def _shader_type(value: str) -> str:
 
 def _disasm(args: argparse.Namespace) -> int:
     with _about(args.file):
-        words = read_words(args.file, args.input_format)
-        text = disassemble(words, args.type, raw=args.raw, style=args.style)
+        words, shader = read_shader(args.file, args.input_format, byte_order=args.byte_order)
+        shader_type = _resolve_type(args.type, shader, "vertex")
+        text = disassemble(words, shader_type, raw=args.raw, style=args.style)  # type: ignore[arg-type]
+    if shader is not None and shader.format == "xdk" and not args.no_constants:
+        # The container's names for its constants and its literals, as a comment both
+        # assemblers skip.
+        comment = "; " if args.style == "mesa" else "// "
+        header = [f"constant table ({shader.target}):", *constant_table_lines(shader.constants)]
+        header += [literal_line(lit) for lit in shader.literals]
+        header += semantic_lines(shader.vertex_elements, shader.interpolators)
+        text = "".join(f"{comment}{line}\n" for line in header) + text
     if args.output:
         write_text(args.output, text)
     else:
@@ -163,10 +248,17 @@ def _asm(args: argparse.Namespace) -> int:
     with _about(args.file):
         data = read_input(args.file, limit=MAX_SHADER_BYTES)
         text = data.decode("utf-8", errors="surrogateescape")
-        result = _assemble(text, args.file)
-    if args.werror and result.warnings:
-        raise InputError(f"{args.file}: warnings treated as errors (--Werror)")
-    words = list(result.words)
+        syntax = args.syntax
+        if syntax == "auto":
+            syntax = "xenia-text" if looks_like_xenia_listing(text) else "mesa"
+        if syntax == "mesa":
+            result = _assemble(text, args.file)
+            if args.werror and result.warnings:
+                raise InputError(f"{args.file}: warnings treated as errors (--Werror)")
+            words = list(result.words)
+        else:
+            canary = {"xenia": False, "xenia-canary": True}.get(syntax)
+            words = list(_assemble_xenia(text, args.file, canary).words)
     if args.hex:
         lines = [" ".join(f"{w:08x}" for w in words[i : i + 3]) for i in range(0, len(words), 3)]
         out = "\n".join(lines) + "\n"
@@ -179,55 +271,170 @@ def _asm(args: argparse.Namespace) -> int:
     return 0
 
 
-def _config(args: argparse.Namespace) -> EmulatorConfig:
+def _target(shader: ShaderFile | None) -> str:
+    """The emulator preset a file implies: Xbox 360 files (XDK containers, Xenia's dumps,
+    big-endian microcode, which no Adreno driver writes) run as Xenos, the rest as Adreno."""
+    if shader is not None and (shader.format != "raw" or shader.byte_order == "big"):
+        return "xenos"
+    return "adreno"
+
+
+def _config(args: argparse.Namespace, shader: ShaderFile | None) -> EmulatorConfig:
     overrides: dict[str, object] = {}
     if args.scalar_lane is not None:
         overrides["scalar_b_lane"] = {"z": 2, "x": 0}[args.scalar_lane]
     if args.address_unit is not None:
         overrides["address_unit"] = args.address_unit
-    return EmulatorConfig.for_target(args.target, **overrides)
+    return EmulatorConfig.for_target(args.target or _target(shader), **overrides)
+
+
+@dataclass(frozen=True, slots=True)
+class _RunInputs:
+    """What ``a2xx run`` and ``a2xx trace`` run: the program and its inputs."""
+
+    words: tuple[int, ...]
+    shader: ShaderFile | None
+    shader_type: str
+    arguments: dict[str, object]  # run_vertex / run_fragment keyword arguments
+
+
+def _run_inputs(args: argparse.Namespace) -> _RunInputs:
+    _config(args, None)  # a bad option is reported before anything is read
+    with _about(args.file):
+        words, shader = read_shader(
+            args.file, args.input_format, allow_asm=True, byte_order=args.byte_order
+        )
+        shader_type = _resolve_type(args.type, shader, None)
+    config = _config(args, shader)
+    kwargs: dict[str, object] = {"config": config, "max_steps": args.max_steps}
+    if shader is not None and shader.literals:
+        # The constants an XDK shader defines itself; --constants may override them.
+        kwargs["float_constants"] = {lit.register: lit.values for lit in shader.literals}
+    if args.constants:
+        # A container's float constants may be set by name (its constant table).
+        names = {
+            c.name: (c.index, c.count)
+            for c in (shader.constants if shader is not None else ())
+            if c.register_set == "float4"
+        }
+        with _about(args.constants):
+            given = load_constants(args.constants, names)
+        kwargs |= given | {"float_constants": _merge_floats(kwargs, given, args.constants)}
+    inputs: dict[str, object] = {}
+    if args.inputs:
+        with _about(args.inputs):
+            inputs = load_inputs(args.inputs)
+    if shader_type == "vertex":
+        count = inputs.pop("count", None)
+        kwargs |= inputs
+        kwargs["count"] = args.count if args.count is not None else count
+    else:
+        if args.count is not None:
+            raise InputError("--count is for vertex shaders; fragments come from --inputs")
+        if not inputs.get("registers"):
+            raise InputError("a pixel shader run needs --inputs with the interpolants")
+        if inputs.get("vertex_buffers"):
+            kwargs["vertex_buffers"] = inputs["vertex_buffers"]
+        kwargs["interpolants"] = inputs["registers"]
+    return _RunInputs(words, shader, shader_type, kwargs)
+
+
+def _merge_floats(
+    kwargs: dict[str, object], given: dict[str, object], path: str
+) -> object:
+    """The container's literals with the float constants of ``--constants`` over them."""
+    floats = given.get("float_constants")
+    literals = kwargs.get("float_constants")
+    if literals is None:
+        return floats
+    if floats is None:
+        return literals
+    if not isinstance(floats, dict):
+        rows = np.atleast_2d(np.asarray(floats, dtype=np.float32))
+        if rows.ndim != 2 or rows.shape[1] != 4:
+            raise InputError(f"{path}: float constants must be rows of 4, not {rows.shape}")
+        floats = dict(enumerate(rows))
+    return {**literals, **floats}  # type: ignore[dict-item]
 
 
 def _run(args: argparse.Namespace) -> int:
     if args.format == "npz" and not args.output:
         raise InputError("--format npz writes a binary file: give -o OUT")
-    config = _config(args)
-    with _about(args.file):
-        words = read_words(args.file, args.input_format, allow_asm=True)
-    kwargs: dict[str, object] = {}
-    if args.constants:
-        with _about(args.constants):
-            kwargs |= load_constants(args.constants)
-    inputs: dict[str, object] = {}
-    if args.inputs:
-        with _about(args.inputs):
-            inputs = load_inputs(args.inputs)
+    run = _run_inputs(args)
     # Run-time problems concern the program; input problems name the argument at fault.
     with _about(args.file):
-        if args.type == "vertex":
-            count = inputs.pop("count", None)
-            result = run_vertex(
-                words,
-                args.count if args.count is not None else count,
-                config=config,
-                max_steps=args.max_steps,
-                **inputs,
-                **kwargs,
-            )
+        if run.shader_type == "vertex":
+            result = run_vertex(run.words, **run.arguments)  # type: ignore[arg-type]
         else:
-            if args.count is not None:
-                raise InputError("--count is for vertex shaders; fragments come from --inputs")
-            if not inputs.get("registers"):
-                raise InputError("a pixel shader run needs --inputs with the interpolants")
-            if inputs.get("vertex_buffers"):
-                kwargs["vertex_buffers"] = inputs["vertex_buffers"]
-            result = run_fragment(
-                words, inputs["registers"], config=config, max_steps=args.max_steps, **kwargs
-            )
+            result = run_fragment(run.words, **run.arguments)  # type: ignore[arg-type]
     if args.format == "npz":
         write_output(args.output, result_npz(result))
         return 0
     text = result_json(result) if args.format == "json" else result_table(result)
+    if args.output:
+        write_text(args.output, text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _trace(args: argparse.Namespace) -> int:
+    run = _run_inputs(args)
+    shader = run.shader
+    with _about(args.file):
+        steps = trace(
+            run.words,
+            run.shader_type,
+            invocation=args.invocation,
+            constants=shader.constants if shader is not None else (),
+            elements=shader.vertex_elements if shader is not None else (),
+            **run.arguments,
+        )
+    text = format_trace(steps, run.shader_type)
+    if args.output:
+        write_text(args.output, text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+_FORMAT_NAMES = {
+    "xdk": "XDK shader container",
+    "xenia-dump": "Xenia shader dump",
+    "raw": "raw microcode",
+    "xenia-text": "Xenia's disassembly text, assembled",
+}
+
+
+def _info(args: argparse.Namespace) -> int:
+    with _about(args.file):
+        words, shader = read_shader(args.file, args.input_format, byte_order=args.byte_order)
+    lines = [f"{args.file}: " + (_FORMAT_NAMES[shader.format] if shader else "hex words")]
+    if shader is not None and shader.shader_type:
+        lines.append(f"  type:        {shader.shader_type} shader")
+    order = ""
+    if shader is not None and shader.format != "xenia-text":
+        how = "" if shader.byte_order_certain else " (both orders are consistent: assumed)"
+        order = f", {shader.byte_order}-endian{how}"
+    lines.append(f"  microcode:   {len(words)} dwords, {len(words) // 3} slots{order}")
+    digest = shader.xenia_hash if shader is not None else xenia_hash(words)
+    lines.append(f"  xenia hash:  {digest:016X} (Xenia's dump: shader_{digest:016X}.ucode.bin.*)")
+    if shader is not None and shader.name_hash is not None:
+        agree = "matches" if shader.name_hash == digest else "DOES NOT match the content"
+        lines.append(f"  name hash:   {shader.name_hash:016X} ({agree})")
+    if shader is not None and shader.target:
+        lines.append(f"  compiler:    {shader.creator}, profile {shader.target}")
+    if shader is not None and shader.constants:
+        lines.append("  constants:")
+        lines.extend("    " + line for line in constant_table_lines(shader.constants))
+    if shader is not None and shader.literals:
+        lines.append("  literals:")
+        lines.extend("    " + literal_line(lit) for lit in shader.literals)
+    if shader is not None and (shader.vertex_elements or shader.interpolators):
+        lines.append("  declarations:")
+        declared = semantic_lines(shader.vertex_elements, shader.interpolators)
+        lines.extend("    " + line for line in declared)
+    text = "\n".join(lines) + "\n"
     if args.output:
         write_text(args.output, text)
     else:
@@ -244,7 +451,8 @@ input files (--inputs):
           "buffers": {"12": {"dtype": "float32", "data": [...]}}}
 constants (--constants):
   .json  {"float": {"C4": [x,y,z,w]}, "bool": {"b3": true}, "loop": {"i0": [count,
-          start, step]}, "fetch": {"12": {"buffer": "12", "offset": 0, "size": 48}}}
+          start, step]}, "fetch": {"12": {"buffer": "12", "offset": 0, "size": 48}}};
+         an XDK container's float constants may be named: {"float": {"mvp": [[...] x4]}}
   .npz   'float' (K, 4), 'bool' (<= 256), 'loop' (<= 32 register values)
 A vertex fetch CONST(i, s) reads fetch slot 3*i + s; without "fetch" constants a buffer
 whose key is a number is bound to that slot.  Vertex shaders start with the vertex
@@ -260,16 +468,64 @@ def _input_format(parser: argparse.ArgumentParser, choices: tuple[str, ...]) -> 
         "--input-format",
         choices=choices,
         default="auto",
-        help="how FILE is stored (default: guess; text is hex words"
-        + (" or assembly" if "asm" in choices else "")
-        + ")",
+        help="how FILE is stored (default: guess; binaries are recognised by content, "
+        "text is hex words" + (" or assembly" if "asm" in choices else "") + ")",
     )
+    parser.add_argument(
+        "--byte-order",
+        choices=("auto", *BYTE_ORDERS),
+        default="auto",
+        help="byte order of raw microcode (default: the one whose CF program is consistent)",
+    )
+
+
+def _run_options(parser: argparse.ArgumentParser) -> None:
+    """The options ``a2xx run`` and ``a2xx trace`` share: program, inputs, constants."""
+    parser.add_argument(
+        "file", metavar="FILE", help="program: container, dump, raw microcode, hex or assembly"
+    )
+    parser.add_argument(
+        "--type", type=_shader_type, help="vs or fs (default: what the file says)"
+    )
+    parser.add_argument(
+        "--inputs",
+        metavar="FILE",
+        help="registers/interpolants and vertex buffers: .npy, .npz or .json",
+    )
+    parser.add_argument(
+        "--constants", metavar="FILE", help="float/bool/loop/fetch constants: .json or .npz"
+    )
+    parser.add_argument("--count", type=integer("--count", 0, MAX_INVOCATIONS), metavar="N",
+                        help=f"number of vertices (at most {MAX_INVOCATIONS:,} at once)")
+    parser.add_argument(
+        "--target",
+        choices=("adreno", "xenos"),
+        help="preset for the points the sources disagree on (default: xenos for XDK "
+        "containers, Xenia dumps and big-endian microcode, else adreno)",
+    )
+    parser.add_argument(
+        "--scalar-lane", choices=("z", "x"), help="lane of the second scalar operand (default z)"
+    )
+    parser.add_argument(
+        "--address-unit",
+        choices=("bytes", "dwords"),
+        help="vertex fetch stride/offset unit (adreno: bytes, xenos: dwords)",
+    )
+    parser.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
+    parser.add_argument(
+        "--max-steps",
+        type=integer("--max-steps", 1),
+        default=DEFAULT_MAX_STEPS,
+        metavar="N",
+        help="CF clauses per invocation group before reporting a hang",
+    )
+    _input_format(parser, ("auto", "bin", "hex", "asm"))
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
-        description="Adreno A2XX (Xenos) shader tools: disassemble, assemble, run.",
+        description="Adreno A2XX (Xenos) shader tools: disassemble, assemble, run, describe.",
     )
     parser.add_argument("--version", action="version", version=f"{PROG} (gpuisa) {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -277,18 +533,29 @@ def build_parser() -> argparse.ArgumentParser:
     dis = sub.add_parser(
         "disasm",
         help="disassemble a program",
-        description="Print a program as Mesa's disasm_a2xx() does, or as an XNA-style listing.",
+        description="Print a program as Mesa's disasm_a2xx() does, or as Xenia's dump text.",
     )
-    dis.add_argument("file", metavar="FILE", help="program: binary dwords or hex text")
+    dis.add_argument(
+        "file",
+        metavar="FILE",
+        help="program: XDK container, Xenia dump, raw microcode or hex text",
+    )
     dis.add_argument(
         "--type",
         type=_shader_type,
-        default="vertex",
-        help="vs (default) or fs: names the exports in comments",
+        help="vs or fs: names the exports (default: what the file says, else vs)",
     )
     dis.add_argument("--raw", action="store_true", help="add the raw hex columns (mesa style)")
     dis.add_argument(
-        "--style", choices=("mesa", "xna"), default="mesa", help="mesa (default) or xna"
+        "--no-constants",
+        action="store_true",
+        help="leave out the comment listing an XDK container's constant table",
+    )
+    dis.add_argument(
+        "--style",
+        choices=STYLES,
+        default="mesa",
+        help="mesa (default), xenia (upstream Xenia's dump text; alias xna) or xenia-canary",
     )
     dis.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
     _input_format(dis, ("auto", "bin", "hex"))
@@ -297,9 +564,17 @@ def build_parser() -> argparse.ArgumentParser:
     asm = sub.add_parser(
         "asm",
         help="assemble a program",
-        description="Assemble Mesa disassembly / freedreno wiki syntax into little-endian dwords.",
+        description="Assemble Mesa disassembly / freedreno wiki syntax, or Xenia's listing "
+        "(its shader_<HASH>.ucode.vert text), into little-endian dwords.",
     )
     asm.add_argument("file", metavar="FILE", help="assembly source")
+    asm.add_argument(
+        "--syntax",
+        choices=("auto", "mesa", "xenia", "xenia-canary"),
+        default="auto",
+        help="Mesa's text (the freedreno wiki's) or Xenia's listing (default: Xenia's "
+        "when the text has its /* slot */ markers)",
+    )
     asm.add_argument("-o", "--output", metavar="OUT", help="output file")
     asm.add_argument(
         "--hex",
@@ -319,48 +594,46 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_RUN_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    run.add_argument("file", metavar="FILE", help="program: binary, hex text or assembly")
-    run.add_argument("--type", type=_shader_type, required=True, help="vs or fs")
-    run.add_argument(
-        "--inputs",
-        metavar="FILE",
-        help="registers/interpolants and vertex buffers: .npy, .npz or .json",
-    )
-    run.add_argument(
-        "--constants", metavar="FILE", help="float/bool/loop/fetch constants: .json or .npz"
-    )
-    run.add_argument("--count", type=integer("--count", 0, MAX_INVOCATIONS), metavar="N",
-                     help=f"number of vertices (at most {MAX_INVOCATIONS:,} at once)")
-    run.add_argument(
-        "--target",
-        choices=("adreno", "xenos"),
-        default="adreno",
-        help="preset for the points the sources disagree on (default adreno)",
-    )
-    run.add_argument(
-        "--scalar-lane", choices=("z", "x"), help="lane of the second scalar operand (default z)"
-    )
-    run.add_argument(
-        "--address-unit",
-        choices=("bytes", "dwords"),
-        help="vertex fetch stride/offset unit (adreno: bytes, xenos: dwords)",
-    )
+    _run_options(run)
     run.add_argument(
         "--format",
         choices=("table", "json", "npz"),
         default="table",
         help="output format (default table; npz needs -o)",
     )
-    run.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
-    run.add_argument(
-        "--max-steps",
-        type=integer("--max-steps", 1),
-        default=DEFAULT_MAX_STEPS,
-        metavar="N",
-        help="CF clauses per invocation group before reporting a hang",
-    )
-    _input_format(run, ("auto", "bin", "hex", "asm"))
     run.set_defaults(handler=_run)
+
+    tracer = sub.add_parser(
+        "trace",
+        help="run a shader and show one invocation instruction by instruction",
+        description="Run a shader like 'a2xx run' and print, for one invocation, every CF "
+        "clause and instruction it reaches (Xenia's text) with the registers, exports, "
+        "predicate and address register each one changed, and the names of the constants "
+        "it reads when the file is an XDK container.",
+        epilog=_RUN_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _run_options(tracer)
+    tracer.add_argument(
+        "--invocation",
+        type=integer("--invocation", 0, MAX_INVOCATIONS - 1),
+        default=0,
+        metavar="K",
+        help="which invocation to follow (default 0)",
+    )
+    tracer.set_defaults(handler=_trace)
+
+    info = sub.add_parser(
+        "info",
+        help="describe a shader file",
+        description="Say what a shader file is (XDK container, Xenia dump, raw microcode), "
+        "its type, byte order, size, the hash Xenia names its dump with, and the "
+        "container's constant table.",
+    )
+    info.add_argument("file", metavar="FILE", help="program file")
+    info.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
+    _input_format(info, ("auto", "bin", "hex"))
+    info.set_defaults(handler=_info)
     return parser
 
 

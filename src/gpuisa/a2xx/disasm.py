@@ -38,7 +38,9 @@ from .syntax import (
 
 ShaderType = Literal["vertex", "fragment"]
 SHADER_TYPES: tuple[str, ...] = ("vertex", "fragment")
-STYLES: tuple[str, ...] = ("mesa", "xna")
+STYLES: tuple[str, ...] = ("mesa", "xenia", "xenia-canary", "xna")
+# Upstream Xenia's text, and the name the style had before xenia-canary's was added.
+_XENIA_STYLES = {"xenia": False, "xna": False, "xenia-canary": True}
 # Mesa's ``levels`` table indents levels 0-8 with level + 1 tabs (and prints "x" beyond).
 MAX_LEVEL = 8
 
@@ -66,16 +68,17 @@ def disassemble(
     """Disassemble a program given as 32-bit dwords.
 
     ``style="mesa"`` (default) reproduces Mesa's ``disasm_a2xx(words, n, level, type)``;
-    ``raw=True`` adds the hex columns of its ``PRINT_RAW`` mode.  ``style="xna"`` produces
-    the Xenia/XNA-style listing (a2xx-isa.md#xna-text; ``raw`` and ``level`` do not apply to it).
+    ``raw=True`` adds the hex columns of its ``PRINT_RAW`` mode.  ``style="xenia"`` (alias
+    ``"xna"``) produces upstream Xenia's listing, ``"xenia-canary"`` xenia-canary's
+    (a2xx-isa.md#xna-text, a2xx-isa.md#xenia-flavours; ``raw`` and ``level`` do not apply).
     """
     check_shader_type(shader_type)
-    if style == "xna":
+    if style in _XENIA_STYLES:
         if raw or level:
             raise InputError("raw mode and indentation levels exist only in the mesa style")
         from .xna import disassemble_xna
 
-        return disassemble_xna(words, shader_type)
+        return disassemble_xna(words, shader_type, canary=_XENIA_STYLES[style])
     if style != "mesa":
         raise InputError(f"unknown disassembly style {style!r} (choose from {', '.join(STYLES)})")
     if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level <= MAX_LEVEL:

@@ -10,3 +10,22 @@ class A2xxError(GpuIsaError):
 
     The message says where (slot index, CF clause index, dword offset) and what is wrong.
     """
+
+
+class ContainerError(A2xxError):
+    """A file that holds A2XX microcode (an XDK shader container, a Xenia dump, raw
+    microcode) is malformed.
+
+    ``offset`` is the byte offset in the file and ``field`` the structure field being read
+    (a2xx-formats.md); the message starts with both.
+    """
+
+    def __init__(self, message: str, *, offset: int | None = None, field: str | None = None):
+        self.offset = offset
+        self.field = field
+        where = []
+        if offset is not None:
+            where.append(f"byte offset 0x{offset:X}")
+        if field is not None:
+            where.append(field)
+        super().__init__(f"{', '.join(where)}: {message}" if where else message)

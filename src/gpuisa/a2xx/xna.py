@@ -1,11 +1,16 @@
-"""Xenia/XNA-style A2XX listing (a2xx-isa.md#xna-text).
+"""Xenia's A2XX listing, the XNA-style text of its shader dumps (a2xx-isa.md#xna-text).
 
 This is the text Xenia's shader analysis prints (and Microsoft's XNA assembler accepts):
 CF clauses prefixed ``/* slot.clause */`` with ``label L#`` lines before jump/call/loop
 targets, and each EXEC's instructions prefixed ``/* slot   */``.  Fields are read the way
 Xenia reads them (a2xx-isa.md#adreno-vs-xenos): 12/13-bit CF addresses, 3-bit ALLOC size, signed
-23-bit vertex fetch offset, 1-bit UseRegisterLOD and texture dimension bits.  The second lane of
-two-component scalar operands is Z when the vector operation reads source 3, else X.
+23-bit vertex fetch offset, 1-bit UseRegisterLOD and texture dimension bits.
+
+Two Xenias print two texts (a2xx-isa.md#xenia-flavours): upstream Xenia (``canary=False``)
+prints the second operand of a two-operand scalar operation from swizzle lane 0 (X) and
+one source component for every ``tfetch1D``; xenia-canary since its scalar-operand fix
+(PR #1149) takes lane 2 (Z) when the vector operation reads three sources, and prints
+two components for a ``tfetch1D`` whose source swizzle names different X, Y and Z.
 
 Inputs Xenia cannot print raise :class:`A2xxError`: texture opcode 27 (TEX_RESERVED_4)
 and vertex formats outside the Xenos vertex format list (a2xx-isa.md#formats).
@@ -45,14 +50,15 @@ _DIMENSION_SUFFIX = {
 }
 
 
-def disassemble_xna(words: Iterable[int], shader_type: str) -> str:
-    """The XNA-style listing of a program (``shader_type`` "vertex" or "fragment")."""
+def disassemble_xna(words: Iterable[int], shader_type: str, *, canary: bool = False) -> str:
+    """Xenia's listing of a program (``shader_type`` "vertex" or "fragment"); ``canary``
+    selects xenia-canary's text instead of upstream Xenia's."""
     slots = slots_from_words(words)
     raw = clauses_of(slots)
     bound, labels = _scan(raw, len(slots))
     cf_raw = tuple(raw[: 2 * bound])
     program = Program(tuple(slots), tuple(decode_cf(c) for c in cf_raw), cf_raw)
-    return _XnaPrinter(program, shader_type == "vertex").render(labels)
+    return _XnaPrinter(program, shader_type == "vertex", canary).render(labels)
 
 
 def _xenia_address(raw: int, kind: CfKind) -> int:
@@ -83,9 +89,10 @@ def _scan(raw: list[int], slot_count: int) -> tuple[int, set[int]]:
 
 
 class _XnaPrinter:
-    def __init__(self, program: Program, vertex: bool):
+    def __init__(self, program: Program, vertex: bool, canary: bool):
         self.program = program
         self.vertex = vertex
+        self.canary = canary
         self.out: list[str] = []
 
     def render(self, labels: set[int]) -> str:
@@ -157,7 +164,7 @@ class _XnaPrinter:
                 if isinstance(fetch, VertexFetch):
                     self.out.append(_vertex_fetch_text(fetch, slot))
                 else:
-                    self.out.append(_texture_fetch_text(fetch, slot))
+                    self.out.append(_texture_fetch_text(fetch, slot, self.canary))
             else:
                 self.out.append(self.alu_text(self.program.alu(slot)))
             sequence >>= isa.SEQUENCE_BITS_PER_INSTR
@@ -212,7 +219,9 @@ class _XnaPrinter:
         sinfo = alu.scalar_info
         sname = sinfo.xna if sinfo else f"opcode_{int(alu.scalar_opc)}"
         kind = sinfo.operands if sinfo else ScalarOperands.NONE
-        second_lane = 2 if vsrcs == 3 else 0
+        # xenia-canary: b shares source 3 with a three-source vector operation, which
+        # moves it to lane 2 (a2xx-isa.md#xenia-flavours).
+        second_lane = 2 if self.canary and vsrcs == 3 else 0
         if kind is ScalarOperands.A:
             soperands = [_alu_operand(alu, 3, 1)]
         elif kind is ScalarOperands.AB:
@@ -417,7 +426,7 @@ def _vertex_fetch_text(vtx: VertexFetch, slot: int) -> str:
     return text + "\n"
 
 
-def _texture_fetch_text(tex: TextureFetch, slot: int) -> str:
+def _texture_fetch_text(tex: TextureFetch, slot: int, canary: bool) -> str:
     info = tex.info
     if info.xna is None:
         raise A2xxError(
@@ -429,11 +438,12 @@ def _texture_fetch_text(tex: TextureFetch, slot: int) -> str:
     count = info.src_components or isa.DIMENSION_COMPONENTS[dimension]
     selectors = [(tex.src_swiz >> (2 * i)) & 3 for i in range(3)]
     if (
-        tex.opcode == FetchOpcode.TEX_FETCH
+        canary
+        and tex.opcode == FetchOpcode.TEX_FETCH
         and dimension is FetchDimension.D1
         and (selectors[1] != selectors[0] or selectors[2] != selectors[0])
     ):
-        count = 2  # 1D fetches may pass XY for a 2D fetch constant (Xenia)
+        count = 2  # a 1D fetch may pass XY for a 2D fetch constant (xenia-canary)
     pred = _PRED[bool(tex.pred_condition) if tex.pred_select else None]
     text = "   " + pred + info.xna + suffix + " "
     if info.has_result:

@@ -13,7 +13,7 @@ from ...errors import InputError
 from .. import isa
 from . import inputs
 from .config import EmulatorConfig
-from .control import ControlFlow
+from .control import ControlFlow, Observer
 from .inputs import Constants
 from .loader import load_shader
 from .results import Alloc, FragmentResult, ShaderResult, VertexResult
@@ -77,12 +77,15 @@ def _execute(
     config: EmulatorConfig,
     max_steps: object,
     result_type: type[ShaderResult],
+    observer: Observer | None = None,
 ) -> Any:
     shader = load_shader(words, config)
     steps = _max_steps(max_steps)
+    if observer is not None:
+        observer.start(state)
     if state.count:
         with np.errstate(all="ignore"):
-            ControlFlow(shader, state, config, steps).run()
+            ControlFlow(shader, state, config, steps, observer).run()
 
     def rows(bank: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
         return {n: np.ascontiguousarray(bank[n].T) for n in sorted(bank)}
@@ -136,6 +139,7 @@ def run_vertex(
     target: str = "adreno",
     config: EmulatorConfig | None = None,
     max_steps: int = DEFAULT_MAX_STEPS,
+    observer: Observer | None = None,
 ) -> VertexResult:
     """Run a vertex shader once per vertex, all vertices at once.
 
@@ -147,7 +151,8 @@ def run_vertex(
     key is the slot it is bound to).  ``float_constants`` are C0-C511 ((K, 4) array or
     index -> vec4), ``bool_constants`` b0-b255, ``loop_constants`` i0-i31
     (:class:`LoopConstant`, (count, start, step) or the register value).  ``target``
-    picks the :class:`EmulatorConfig` preset unless ``config`` is given.
+    picks the :class:`EmulatorConfig` preset unless ``config`` is given; ``observer``
+    is told of every clause and instruction (:mod:`.trace` uses it).
     """
     cfg = _config(target, config)
     n = _vertex_count(count, indices, registers)
@@ -166,7 +171,7 @@ def run_vertex(
     if n:
         state.temp(0)[0] = index.astype(np.float32)
     _load_registers(state, registers, "registers")
-    return _execute(words, state, cfg, max_steps, VertexResult)  # type: ignore[no-any-return]
+    return _execute(words, state, cfg, max_steps, VertexResult, observer)  # type: ignore[no-any-return]
 
 
 def _interpolant_map(interpolants: object) -> tuple[int, dict[Any, npt.ArrayLike]]:
@@ -202,6 +207,7 @@ def run_fragment(
     target: str = "adreno",
     config: EmulatorConfig | None = None,
     max_steps: int = DEFAULT_MAX_STEPS,
+    observer: Observer | None = None,
 ) -> FragmentResult:
     """Run a pixel shader once per fragment, all fragments at once.
 
@@ -223,4 +229,4 @@ def run_fragment(
     )
     state = BatchState(n, constants)
     _load_registers(state, registers, "interpolants")
-    return _execute(words, state, cfg, max_steps, FragmentResult)  # type: ignore[no-any-return]
+    return _execute(words, state, cfg, max_steps, FragmentResult, observer)  # type: ignore[no-any-return]

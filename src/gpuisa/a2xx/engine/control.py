@@ -20,6 +20,7 @@ loops), clamped to [-256, 256].
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 import numpy as np
 
@@ -61,6 +62,14 @@ class Flow:
         return replace(self, counters=tuple(counters))
 
 
+class Observer(Protocol):
+    """Told of every CF clause a group starts and every instruction it runs (a trace)."""
+
+    def start(self, state: BatchState) -> None: ...
+    def clause(self, pc: int, lanes: np.ndarray) -> None: ...
+    def instruction(self, slot: int, lanes: np.ndarray, active: np.ndarray) -> None: ...
+
+
 @dataclass(slots=True)
 class Group:
     flow: Flow
@@ -72,12 +81,18 @@ class ControlFlow:
     """Runs a loaded shader on every invocation of a :class:`BatchState`."""
 
     def __init__(
-        self, shader: LoadedShader, state: BatchState, config: EmulatorConfig, max_steps: int
+        self,
+        shader: LoadedShader,
+        state: BatchState,
+        config: EmulatorConfig,
+        max_steps: int,
+        observer: Observer | None = None,
     ):
         self.shader = shader
         self.state = state
         self.config = config
         self.max_steps = max_steps
+        self.observer = observer
         # Counters of finished loops only matter to a LOOP_START with is_repeat; without
         # one they are reset on exit so that invocations leaving a loop at different
         # iterations can merge again.
@@ -113,6 +128,8 @@ class ControlFlow:
             )
         group.steps += 1
         clause = clauses[pc]
+        if self.observer is not None:
+            self.observer.clause(pc, group.lanes)
         if isinstance(clause, CfExec):
             return self._exec(group, clause)
         if isinstance(clause, CfLoop):
@@ -224,6 +241,8 @@ class ControlFlow:
             if instr.pred_select:
                 active = lanes[state.p0[lanes] == bool(instr.pred_condition)]
                 if not len(active):
+                    if self.observer is not None:
+                        self.observer.instruction(step.slot, lanes, active)
                     continue
             selector: Lanes = ALL if len(active) == state.count else active
             if isinstance(instr, AluInstruction):
@@ -242,3 +261,5 @@ class ControlFlow:
                         loop_address,
                         value,
                     )
+            if self.observer is not None:
+                self.observer.instruction(step.slot, lanes, active)

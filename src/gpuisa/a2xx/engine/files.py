@@ -14,7 +14,8 @@ Inputs (``.npy``, ``.npz`` or ``.json``):
 
 Constants (``.json`` or ``.npz``):
 
-* ``.json``: ``{"float": {"C4": [x, y, z, w]} or [[...], ...], "bool": {"b3": true} or
+* ``.json``: ``{"float": {"C4": [x, y, z, w], "mvp": [[...], ...]} or [[...], ...],
+  "bool": {"b3": true} or
   [...], "loop": {"i0": [count, start, step] or REGISTER}, "fetch": {"12": "pos" or
   {"buffer": "pos", "offset": BYTES, "size": BYTES, "endian": 0-3}}}``.
 * ``.npz``: ``float`` (K, 4), ``bool`` (up to 256), ``loop`` (up to 32 register values or
@@ -26,6 +27,7 @@ Non-finite numbers may be written "inf", "-inf" and "nan" in JSON.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -182,9 +184,30 @@ def _fetch_constant(value: object, where: str) -> VertexFetchConstant:
         raise InputError(f"{where}: {error}") from None
 
 
-def load_constants(path: str) -> dict[str, Any]:
+def _named_floats(
+    key: str, value: object, names: Mapping[str, tuple[int, int]], where: str
+) -> dict[int, np.ndarray]:
+    """A float constant given by its constant-table name: one vec4 per register it
+    occupies (``mvp``: four rows for c4-c7)."""
+    first, count = names[key]
+    rows = _array(value, where)
+    if rows.shape == (4,):
+        rows = rows[None]
+    if rows.ndim != 2 or rows.shape[1] != 4 or not 1 <= len(rows) <= count:
+        raise InputError(
+            f"{where}: {key} occupies {count} register(s) from c{first}: give one vec4 "
+            f"or up to {count} rows of 4, not shape {rows.shape}"
+        )
+    return {first + i: row for i, row in enumerate(rows)}
+
+
+def load_constants(
+    path: str, names: Mapping[str, tuple[int, int]] | None = None
+) -> dict[str, Any]:
     """Keyword arguments ``float_constants``, ``bool_constants``, ``loop_constants`` and
-    ``fetch_constants`` read from ``path``."""
+    ``fetch_constants`` read from ``path``.  ``names`` maps a float constant's name in a
+    container's constant table to its first register and register count, so that a JSON
+    file may set ``"mvp"`` instead of ``"C4"``-``"C7"``."""
     suffix = _suffix(path, (".json", ".npz"), "constants")
     if suffix == ".npz":
         arrays = _npz(path)
@@ -208,10 +231,13 @@ def load_constants(path: str) -> dict[str, Any]:
     if "float" in data:
         value = data["float"]
         if isinstance(value, dict):
-            out["float_constants"] = {
-                _index(k, "c", f"{path}: float"): _array(v, f"{path}: float.{k}")
-                for k, v in value.items()
-            }
+            floats: dict[int, np.ndarray] = {}
+            for k, v in value.items():
+                if names and k in names:
+                    floats |= _named_floats(k, v, names, f"{path}: float.{k}")
+                else:
+                    floats[_index(k, "c", f"{path}: float")] = _array(v, f"{path}: float.{k}")
+            out["float_constants"] = floats
         else:
             out["float_constants"] = _array(value, f"{path}: float")
     if "bool" in data:

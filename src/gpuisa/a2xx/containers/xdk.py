@@ -1,0 +1,339 @@
+"""The Xbox 360 XDK's compiled shader container (a2xx-formats.md#xdk-container).
+
+The XDK's shader compiler writes a big-endian file: a header whose first word is the
+magic ``0x102A1100`` (pixel) or ``0x102A1101`` (vertex), a D3DX-style constant table
+(names, register sets, register ranges, types), a table of the literal constants the
+shader defines, a shader header with the microcode's offset and size, and the microcode
+and literal values in the file's "physical" part.  Every offset is
+checked against the file; a problem names its byte offset and field.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+from ..errors import ContainerError
+
+MAGIC = 0x102A1100
+MAGIC_MASK = 0xFFFFFF00
+HEADER_FIELDS = (
+    "flags", "virtual_size", "physical_size", "field_0c", "constant_table_offset",
+    "definition_table_offset", "shader_offset", "field_1c", "field_20",
+)
+HEADER_SIZE = 4 * len(HEADER_FIELDS)
+CTAB_FIELDS = ("size", "creator", "version", "constants", "constant_info", "flags", "target")
+CONSTANT_INFO_SIZE = 20
+TYPE_INFO_SIZE = 16
+SHADER_HEADER_SIZE = 8  # physical offset and size of the microcode, in bytes
+DEFINITION_HEADER_WORDS = 5  # words before the definitions (the last is their size)
+# D3DXREGISTER_SET and D3DXPARAMETER_CLASS / _TYPE, in their numeric order.
+REGISTER_SETS = ("bool", "int4", "float4", "sampler")
+PARAMETER_CLASSES = ("scalar", "vector", "matrix_rows", "matrix_columns", "object", "struct")
+PARAMETER_TYPES = (
+    "void", "bool", "int", "float", "string", "texture", "texture1D", "texture2D",
+    "texture3D", "textureCUBE", "sampler", "sampler1D", "sampler2D", "sampler3D",
+    "samplerCUBE", "pixelshader", "vertexshader", "pixelfragment", "vertexfragment",
+)
+REGISTER_PREFIX = {"bool": "b", "int4": "i", "float4": "c", "sampler": "s"}
+
+
+@dataclass(frozen=True, slots=True)
+class Constant:
+    """One entry of a container's constant table: ``name`` lives in ``count`` registers of
+    ``register_set`` from ``index`` on (``c4``-``c7`` for a float4x4 at c4)."""
+
+    name: str
+    register_set: str  # "bool", "int4", "float4" or "sampler"
+    index: int
+    count: int
+    parameter_class: str
+    parameter_type: str
+    rows: int
+    columns: int
+    elements: int
+
+    @property
+    def register(self) -> str:
+        """The first register, as HLSL listings name it (``c4``, ``s0``, ``b2``, ``i1``)."""
+        return f"{REGISTER_PREFIX[self.register_set]}{self.index}"
+
+
+@dataclass(frozen=True, slots=True)
+class Literal:
+    """A float constant the shader defines itself (HLSL ``def``): ``values`` go to
+    ``c<register>`` before it runs."""
+
+    register: int
+    values: tuple[float, float, float, float]
+
+
+USAGES = (
+    "POSITION", "BLENDWEIGHT", "BLENDINDICES", "NORMAL", "PSIZE", "TEXCOORD", "TANGENT",
+    "BINORMAL", "TESSFACTOR", "POSITIONT", "COLOR", "FOG", "DEPTH", "SAMPLE",
+)  # D3DDECLUSAGE, in its numeric order
+SHADER_HEADER_WORDS = 6  # microcode offset and size, three unknown words, interpolator info
+VERTEX_HEADER_WORDS = 3  # words skipped before the elements, element count, unknown
+
+
+@dataclass(frozen=True, slots=True)
+class Semantic:
+    """A declaration of the shader header: the vertex fetch at ``slot`` reads this
+    usage (vertex elements), or temp/export ``register`` carries it (interpolators)."""
+
+    usage: str  # "POSITION", "TEXCOORD", ...
+    index: int
+    slot: int = -1  # vertex elements: the fetch instruction's slot
+    register: int = -1  # interpolators: the register
+
+    @property
+    def name(self) -> str:
+        return f"{self.usage}{self.index}"
+
+
+@dataclass(frozen=True, slots=True)
+class XdkContainer:
+    """The parts of an XDK shader container that gpuisa uses."""
+
+    shader_type: str  # "vertex" or "fragment", from bit 0 of the magic word
+    words: tuple[int, ...]  # the microcode, in the order the GPU reads it
+    microcode_offset: int  # byte offset of the microcode in the file
+    constants: tuple[Constant, ...]
+    creator: str  # the compiler's name, from the constant table ("" without one)
+    target: str  # the profile, for example "xvs_3_0" ("" without a constant table)
+    literals: tuple[Literal, ...] = ()
+    vertex_elements: tuple[Semantic, ...] = ()
+    interpolators: tuple[Semantic, ...] = ()
+
+
+def is_xdk_container(data: bytes) -> bool:
+    return len(data) >= 4 and struct.unpack_from(">I", data)[0] & MAGIC_MASK == MAGIC
+
+
+class _Reader:
+    """Big-endian reads that report the field and byte offset of a read past the end."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+
+    def need(self, offset: int, size: int, field: str) -> None:
+        if offset < 0 or offset + size > len(self.data):
+            raise ContainerError(
+                f"needs {size} bytes but the file ends at 0x{len(self.data):X} "
+                f"({len(self.data)} bytes)",
+                offset=offset,
+                field=field,
+            )
+
+    def words(self, offset: int, count: int, field: str) -> tuple[int, ...]:
+        self.need(offset, 4 * count, field)
+        return struct.unpack_from(f">{count}I", self.data, offset)
+
+    def halves(self, offset: int, count: int, field: str) -> tuple[int, ...]:
+        self.need(offset, 2 * count, field)
+        return struct.unpack_from(f">{count}H", self.data, offset)
+
+    def cstring(self, offset: int, field: str) -> str:
+        self.need(offset, 1, field)
+        end = self.data.find(b"\0", offset)
+        if end < 0:
+            raise ContainerError("string has no terminating NUL byte", offset=offset, field=field)
+        return self.data[offset:end].decode("latin-1")
+
+
+def read_xdk_container(data: bytes) -> XdkContainer:
+    """Parse an XDK shader container (the caller has checked the magic)."""
+    reader = _Reader(data)
+    header = dict(zip(HEADER_FIELDS, reader.words(0, len(HEADER_FIELDS), "header"), strict=True))
+    flags = header["flags"]
+    if flags & MAGIC_MASK != MAGIC:
+        raise ContainerError(
+            f"0x{flags:08X} is not an XDK shader container's magic (0x{MAGIC:08X} pixel, "
+            f"0x{MAGIC | 1:08X} vertex)",
+            offset=0,
+            field="flags",
+        )
+    physical = header["virtual_size"]
+    if physical > len(data):
+        raise ContainerError(
+            f"the physical part would start at 0x{physical:X}, past the end of the file "
+            f"(0x{len(data):X})",
+            offset=4,
+            field="virtual_size",
+        )
+    shader_at = header["shader_offset"]
+    if not shader_at:
+        raise ContainerError("is 0: the container has no shader header", offset=24,
+                             field="shader_offset")
+    ucode_offset, size = reader.words(shader_at, 2, "shader header (shader_offset)")
+    start = physical + ucode_offset
+    if size % 12:
+        raise ContainerError(
+            f"microcode size {size} is not a whole number of 12-byte instruction slots",
+            offset=shader_at + 4,
+            field="shader.size",
+        )
+    if not size:
+        raise ContainerError("microcode size is 0", offset=shader_at + 4, field="shader.size")
+    words = reader.words(start, size // 4, "microcode (virtual_size + shader.physical_offset)")
+    constants: tuple[Constant, ...] = ()
+    creator = target = ""
+    if header["constant_table_offset"]:
+        constants, creator, target = _constant_table(reader, header["constant_table_offset"])
+    shader_type = "vertex" if flags & 1 else "fragment"
+    literals: tuple[Literal, ...] = ()
+    if header["definition_table_offset"]:
+        literals = _literals(reader, header["definition_table_offset"], physical, shader_type)
+    try:
+        elements, interpolators = _semantics(reader, shader_at, shader_type)
+    except ContainerError:
+        # The declarations only name things; a container whose declarations gpuisa
+        # cannot read (one source describes them) is still read, without the names.
+        elements, interpolators = (), ()
+    return XdkContainer(
+        shader_type, words, start, constants, creator, target, literals, elements,
+        interpolators,
+    )
+
+
+def _usage(value: int, field: str, offset: int) -> str:
+    if value >= len(USAGES):
+        raise ContainerError(f"declaration usage {value} is not a D3DDECLUSAGE", offset=offset,
+                             field=field)
+    return USAGES[value]
+
+
+def _semantics(
+    reader: _Reader, shader_at: int, shader_type: str
+) -> tuple[tuple[Semantic, ...], tuple[Semantic, ...]]:
+    """The vertex elements (vertex shaders) and interpolators of the shader header: each
+    a 32-bit word; an element's bits 0-11 are its fetch's slot, 12-15 its usage, 16-19
+    its usage index; an interpolator's bits 0-3 are its usage index, 4-7 its usage, 8-11
+    its register (a2xx-formats.md#xdk-container)."""
+    header = reader.words(shader_at, SHADER_HEADER_WORDS, "shader header")
+    count = (header[5] >> 5) & 0x1F
+    at = shader_at + 4 * SHADER_HEADER_WORDS
+    elements: list[Semantic] = []
+    if shader_type == "vertex":
+        skip, element_count, _ = reader.words(at, VERTEX_HEADER_WORDS, "vertex shader header")
+        at += 4 * (VERTEX_HEADER_WORDS + skip)
+        for i, word in enumerate(reader.words(at, element_count, "vertex elements")):
+            usage = _usage((word >> 12) & 0xF, f"vertex_element[{i}]", at + 4 * i)
+            elements.append(Semantic(usage, (word >> 16) & 0xF, slot=word & 0xFFF))
+        at += 4 * element_count
+    else:
+        at += 4 * 2  # two words before a pixel shader's interpolators: unknown, outputs
+    interpolators = []
+    for i, word in enumerate(reader.words(at, count, "interpolators")):
+        usage = _usage((word >> 4) & 0xF, f"interpolator[{i}]", at + 4 * i)
+        interpolators.append(Semantic(usage, word & 0xF, register=(word >> 8) & 0xF))
+    return tuple(elements), tuple(interpolators)
+
+
+def _literals(reader: _Reader, offset: int, physical: int, shader_type: str) -> tuple[Literal, ...]:
+    """The float4 definitions of the definition table at ``offset``: after five header
+    words, pairs (first register << 16 | number of floats, offset of the values in the
+    physical part) up to a zero word.  Pixel shaders number their float constants from
+    256 here (a2xx-formats.md#xdk-container)."""
+    base = 256 if shader_type == "fragment" else 0
+    at = offset + 4 * DEFINITION_HEADER_WORDS
+    literals = []
+    while True:
+        field = f"definition_table@0x{at:X}"
+        (head,) = reader.words(at, 1, field)
+        if not head:
+            return tuple(literals)
+        (values_at,) = reader.words(at + 4, 1, field)
+        register, floats = head >> 16, head & 0xFFFF
+        if register < base:
+            raise ContainerError(
+                f"float definition for c{register} below this shader type's first register "
+                f"(c{base})",
+                offset=at,
+                field=field,
+            )
+        vectors = (floats + 3) // 4
+        raw = reader.words(physical + values_at, 4 * vectors, f"{field} values")
+        for i in range(vectors):
+            values = struct.unpack(">4f", struct.pack(">4I", *raw[4 * i : 4 * i + 4]))
+            literals.append(Literal(register - base + i, values))  # type: ignore[arg-type]
+        at += 8
+
+
+def _constant_table(reader: _Reader, offset: int) -> tuple[tuple[Constant, ...], str, str]:
+    """The D3DX constant table at ``offset`` (a size word, then the table, whose offsets
+    count from the table's start)."""
+    base = offset + 4
+    ctab = dict(zip(CTAB_FIELDS, reader.words(base, len(CTAB_FIELDS), "constant table"),
+                    strict=True))
+    end = base + ctab["size"]
+    if ctab["size"] < 4 * len(CTAB_FIELDS) or end > len(reader.data):
+        raise ContainerError(
+            f"constant table size {ctab['size']} does not fit the file "
+            f"(the table starts at 0x{base:X}, the file ends at 0x{len(reader.data):X})",
+            offset=base,
+            field="constant_table.size",
+        )
+    creator = reader.cstring(base + ctab["creator"], "constant_table.creator")
+    target = reader.cstring(base + ctab["target"], "constant_table.target")
+    constants = []
+    for i in range(ctab["constants"]):
+        at = base + ctab["constant_info"] + CONSTANT_INFO_SIZE * i
+        field = f"constant_info[{i}]"
+        name_at, = reader.words(at, 1, field)
+        register_set, index, count, _ = reader.halves(at + 4, 4, field)
+        type_at, _default = reader.words(at + 12, 2, field)
+        if register_set >= len(REGISTER_SETS):
+            raise ContainerError(
+                f"register set {register_set} is none of {', '.join(REGISTER_SETS)}",
+                offset=at + 4,
+                field=f"{field}.register_set",
+            )
+        cls, kind, rows, columns, elements = reader.halves(
+            base + type_at, 5, f"{field}.type_info"
+        )
+        constants.append(
+            Constant(
+                reader.cstring(base + name_at, f"{field}.name"),
+                REGISTER_SETS[register_set],
+                index,
+                count,
+                PARAMETER_CLASSES[cls] if cls < len(PARAMETER_CLASSES) else f"class{cls}",
+                PARAMETER_TYPES[kind] if kind < len(PARAMETER_TYPES) else f"type{kind}",
+                rows,
+                columns,
+                elements,
+            )
+        )
+    return tuple(constants), creator, target
+
+
+def constant_table_lines(constants: tuple[Constant, ...]) -> list[str]:
+    """The constant table as aligned lines: name, registers, set, class, type and shape
+    (``mvp    c4-c7     float4  matrix_rows float 4x4``)."""
+    if not constants:
+        return []
+    width = max(len(c.name) for c in constants)
+    lines = []
+    for c in constants:
+        last = f"-{REGISTER_PREFIX[c.register_set]}{c.index + c.count - 1}"
+        registers = c.register + (last if c.count > 1 else "")
+        shape = f"{c.rows}x{c.columns}" + (f"[{c.elements}]" if c.elements > 1 else "")
+        lines.append(
+            f"{c.name:<{width}}  {registers:<9} {c.register_set:<7} "
+            f"{c.parameter_class} {c.parameter_type} {shape}"
+        )
+    return lines
+
+
+def literal_line(literal: Literal) -> str:
+    """``def c252 = 0, 1, 0.5, 2``."""
+    return f"def c{literal.register} = " + ", ".join(f"{v:g}" for v in literal.values)
+
+
+def semantic_lines(
+    elements: tuple[Semantic, ...], interpolators: tuple[Semantic, ...]
+) -> list[str]:
+    """``vfetch at slot 2 reads POSITION0`` and ``interpolator r1 is TEXCOORD0`` lines."""
+    lines = [f"vfetch at slot {e.slot} reads {e.name}" for e in elements]
+    return lines + [f"interpolator r{i.register} is {i.name}" for i in interpolators]
