@@ -1,8 +1,11 @@
-"""``pica vectors -o DIR`` and ``pica vectors --check RESULTS [--mode f32]``."""
+"""``pica vectors -o DIR``, ``pica vectors --check RESULTS [--mode f32]`` and
+``pica vectors --adapter COMMAND [--results FILE]`` (docs/adapter-protocol.md)."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import shlex
 import sys
 
 from ...errors import InputError
@@ -21,6 +24,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--check", metavar="RESULTS", help="JSON Lines results to check")
     parser.add_argument("--mode", choices=("f24", "f32"), default="f24",
                         help="which expectations --check compares with (default f24)")
+    parser.add_argument("--adapter", metavar="COMMAND",
+                        help="run the suite on an emulator through this adapter command "
+                        "(docs/adapter-protocol.md) and check its results")
+    parser.add_argument("--results", metavar="FILE",
+                        help="--adapter: also write the results (JSON Lines) to FILE")
+    parser.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
+                        help="--adapter: time limit for one case (default 10)")
+    parser.add_argument("--batch", type=int, default=256, metavar="N",
+                        help="--adapter: cases per adapter process (default 256)")
     parser.add_argument("--no-disasm", action="store_true",
                         help="--check: leave out the disassembly of diverging cases")
     parser.set_defaults(handler=_run)
@@ -45,16 +57,38 @@ class _Progress:
 
 
 def _run(args: argparse.Namespace) -> int:
-    if not args.output and not args.check:
-        raise InputError("vectors: give -o DIR to write the suite or --check RESULTS")
+    if not args.output and not args.check and not args.adapter:
+        raise InputError("vectors: give -o DIR to write the suite, --check RESULTS or "
+                         "--adapter COMMAND")
+    if args.check and args.adapter:
+        raise InputError("vectors: --check and --adapter both name results; give one")
+    if args.timeout <= 0 or args.batch < 1:
+        raise InputError("vectors: --timeout must be positive and --batch at least 1")
     progress = _Progress("building the suite")
     cases = vectors.build_suite(progress)
     progress.finish()
     if args.output:
         vectors.write_suite(args.output, cases)
         print(f"pica vectors: wrote {len(cases)} cases to {args.output}", file=sys.stderr)
-    if not args.check:
+    if args.adapter:
+        results = _adapter_results(args, cases)
+        report = vectors.check(cases, results, args.mode, "adapter")
+    elif args.check:
+        report = vectors.check(cases, vectors.read_results(args.check), args.mode, args.check)
+    else:
         return 0
-    report = vectors.check(cases, vectors.read_results(args.check), args.mode, args.check)
     sys.stdout.write(vectors.render(report, disassemble=not args.no_disasm))
     return 1 if report.divergences else 0
+
+
+def _adapter_results(args: argparse.Namespace, cases: list) -> list:
+    from ..vectors.adapter import run_cases
+
+    progress = _Progress(f"running the suite on {args.adapter}")
+    records = list(run_cases(shlex.split(args.adapter), cases, args.mode,
+                             timeout=args.timeout, batch=args.batch, progress=progress))
+    progress.finish()
+    if args.results:
+        with open(args.results, "w", encoding="utf-8") as handle:
+            handle.writelines(json.dumps(r) + "\n" for r in records)
+    return list(enumerate(records, 1))

@@ -26,6 +26,10 @@ PROVENANCE_KINDS = (HARDWARE, SEED, CHOICE, MODEL)
 MODES = ("f24", "f32")
 #: Case outcomes: the run ended at END, hung (the hardware would hang), or faulted.
 STATUSES = ("ok", "hang", "fault")
+#: What an adapter driver records for a case the emulator under test did not answer: it
+#: crashed, or gave no result within the time limit; or the adapter says it cannot run the
+#: case (docs/adapter-protocol.md).
+ADAPTER_STATUSES = ("crash", "timeout", "unsupported")
 
 F24_SIGN = 1 << 23
 F24_EXP_ALL = 0x7F << 16
