@@ -14,7 +14,7 @@
  * Deliberately wrong builds, used by gpuisa's tests of `pica fuzz`:
  *   -DMUTANT_RCP_NEG_ZERO   RCP(-0) = -inf (IEEE) instead of +inf
  *   -DMUTANT_IF_NO_POP      the IF stack is never popped
- *   -DMUTANT_LOOP_AL_EARLY  aL is restored when a nested LOOP's last iteration starts
+ *   -DMUTANT_LOOP_AL_EARLY  aL is restored when a LOOP's last iteration starts, not at its end
  *   -DCRASH_ON_OPCODE=N     SIGSEGV when opcode N runs;  -DHANG_ON_OPCODE=N  never returns
  */
 #define PICA_VECTORS_IMPLEMENTATION
@@ -282,7 +282,7 @@ static int next_pc(machine *m, int pc, int jump, int breaking) {
                 top->count--;
                 loop_pc = top->body;
 #ifdef MUTANT_LOOP_AL_EARLY
-                if (top->count == 0 && m->n_loop > 1) m->a[2] = top->saved_al;
+                if (top->count == 0) m->a[2] = top->saved_al;
 #endif
             }
         }

@@ -10,6 +10,7 @@ import sys
 
 from ...errors import InputError
 from .. import vectors
+from .common import add_adapter_options
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -29,10 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "(docs/adapter-protocol.md) and check its results")
     parser.add_argument("--results", metavar="FILE",
                         help="--adapter: also write the results (JSON Lines) to FILE")
-    parser.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
-                        help="--adapter: time limit for one case (default 10)")
-    parser.add_argument("--batch", type=int, default=256, metavar="N",
-                        help="--adapter: cases per adapter process (default 256)")
+    add_adapter_options(parser, "case", 256)
     parser.add_argument("--no-disasm", action="store_true",
                         help="--check: leave out the disassembly of diverging cases")
     parser.set_defaults(handler=_run)

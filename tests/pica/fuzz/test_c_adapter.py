@@ -11,30 +11,14 @@ one unit in the last place, and by nothing else."""
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
+from adapters import build
 
 from gpuisa.pica import vectors
 from gpuisa.pica.vectors.adapter import run_cases
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
-COMPILER = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
 SPECIAL = re.compile(r"^\s*(ex2|lg2)\b", re.M)
-
-
-def build(directory: Path, *defines: str) -> Path:
-    """The adapter compiled with ``defines`` (the deliberately wrong builds of pica_adapter.c)."""
-    if COMPILER is None:
-        pytest.skip("no C compiler on this machine")
-    binary = directory / ("pica-adapter" + "".join(d.replace("=", "") for d in defines))
-    subprocess.run([COMPILER, "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O1",
-                    *defines, "-I", str(EXAMPLES / "vectors-reader"), "-o", str(binary),
-                    str(EXAMPLES / "adapter" / "pica_adapter.c"), "-lm"],
-                   check=True, timeout=120)
-    return binary
 
 
 @pytest.fixture(scope="module")
