@@ -31,6 +31,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--results", metavar="FILE",
                         help="--adapter: also write the results (JSON Lines) to FILE")
     add_adapter_options(parser, "case", 256)
+    parser.add_argument("--emit", choices=("catch2",),
+                        help="write the suite as a C++ Catch2 test file calling your "
+                        "run_case (to -o FILE, or standard output)")
+    parser.add_argument("--cases", metavar="CASES_JSONL",
+                        help="--emit: the cases to write instead of the suite (a fuzz "
+                        "campaign's cases/*.jsonl, or cases.jsonl)")
     parser.add_argument("--no-disasm", action="store_true",
                         help="--check: leave out the disassembly of diverging cases")
     parser.set_defaults(handler=_run)
@@ -55,6 +61,8 @@ class _Progress:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.emit:
+        return _emit(args)
     if not args.output and not args.check and not args.adapter:
         raise InputError("vectors: give -o DIR to write the suite, --check RESULTS or "
                          "--adapter COMMAND")
@@ -90,3 +98,16 @@ def _adapter_results(args: argparse.Namespace, cases: list) -> list:
         with open(args.results, "w", encoding="utf-8") as handle:
             handle.writelines(json.dumps(r) + "\n" for r in records)
     return list(enumerate(records, 1))
+
+
+def _emit(args: argparse.Namespace) -> int:
+    from ...fileio import write_output
+    from ..vectors.catch2 import emit_catch2
+    from ..vectors.suite_io import read_cases
+
+    if args.check or args.adapter:
+        raise InputError("vectors: --emit writes tests; give it without --check/--adapter")
+    cases = list(read_cases(args.cases)) if args.cases else vectors.build_suite()
+    chunks = emit_catch2(cases, vectors.SUITE_VERSION, len(cases))
+    write_output(args.output or "-", (chunk.encode("utf-8") for chunk in chunks))
+    return 0
