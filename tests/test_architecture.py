@@ -34,7 +34,7 @@ LAYERS = (
       "*.disasm", "*.disasm.*", "*.xna", "*.syntax", "*.analysis", "*.analysis.*")),
     ("engines", ("*.engine", "*.engine.*")),
     ("tools", ("*.check", "*.check.*", "*.render", "*.render.*", "*.vectors", "*.vectors.*",
-               "*.lsp", "*.lsp.*", "*.isadoc")),
+               "*.lsp", "*.lsp.*", "*.isadoc", "*.fuzz", "*.fuzz.*")),
     ("command lines and facades", ("gpuisa.cli_support", "gpuisa.__main__", "*.cli",
                                    "*.cli.*", "*.__main__", "gpuisa.pica", "gpuisa.a2xx")),
 )

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuisa.pica.vectors.model import HARDWARE, SEED
+from gpuisa.pica.vectors.model import HARDWARE, MODEL, SEED
 
 FP_TABLE = Path(__file__).parent / "data" / "3dbrew-floating-point-behavior.txt"
 INF, NINF, ZERO = 0x7F0000, 0xFF0000, 0x000000
@@ -91,48 +91,48 @@ COMPARE = "pica-emulation.md#compare"
 MOVA = "pica-emulation.md#flr-mov-mova"
 RELATIVE = "pica-emulation.md#relative"
 
-# (case id, register, float24 x component derived by hand, its rule in pica-emulation.md)
-HARDWARE_VALUES = [
+# (case id, register, float24 x component derived by hand, its rule in pica-emulation.md);
+# whether each is a hardware case is audited in test_provenance.py
+FACT_VALUES = [
     ("hw/mul/inf-times-0", "o0", ZERO, MUL),
-    ("hw/mul/0-times-minus-inf", "o0", ZERO, MUL),
-    ("hw/mul/inf-times-minus-inf", "o0", NINF, MUL),
+    ("model/mul/0-times-minus-inf", "o0", ZERO, MUL),
+    ("model/mul/inf-times-minus-inf", "o0", NINF, MUL),
     ("hw/mul/nan-times-0", "o0", NAN, MUL),
-    ("hw/dp4/inf-times-0-lane-x", "o0", f24(3.0), MUL),
+    ("model/dp4/inf-times-0-lane-x", "o0", f24(3.0), MUL),
     ("hw/mad/inf-times-0-plus-1", "o0", f24(1.0), MUL),
     ("hw/max/0-ninf", "o0", ZERO, MIN_MAX),
     ("hw/max/nan-0", "o0", ZERO, MIN_MAX),
     ("hw/max/0-nan", "o0", NAN, MIN_MAX),
     ("hw/min/0-ninf", "o0", NINF, MIN_MAX),
-    ("hw/max/subnormal-0", "o0", 0x00FFFF, MIN_MAX),
+    ("model/max/subnormal-0", "o0", 0x00FFFF, MIN_MAX),
     ("hw/rcp/pinf", "o0", ZERO, SCALAR),
-    ("hw/rsq/minus-0", "o0", INF, SCALAR),
-    ("hw/rcp-x-only/swizzled-x", "o0", f24(0.5), SCALAR),  # x after .yxzw is 2.0
-    ("hw/ex2/ninf", "o0", ZERO, SCALAR),
-    ("hw/ex2/overflow", "o0", INF, SCALAR),  # ex2(64) = 2^64 is above the float24 range
-    ("hw/lg2/n0", "o0", NINF, SCALAR),
-    ("hw/lg2/negative", "o0", NAN, SCALAR),
-    ("hw/sge/nan-1", "o0", ZERO, COMPARE),
-    ("hw/slti/1-nan", "o0", ZERO, COMPARE),
-    ("hw/dph/w-replaced", "o0", f24(1 + 2 + 3 + 4.0), MUL),
-    ("hw/litp/clamps-y-high", "o0", f24(2.0), COMPARE),
+    ("hw/rsq/0", "o0", INF, SCALAR),
+    ("hw/rcp-tests/use-only-first-component", "o0", f24(1.0), SCALAR),  # x is 1.0
+    ("seed/ex2/ninf", "o0", ZERO, SCALAR),
+    ("seed/ex2/overflow", "o0", INF, SCALAR),  # ex2(64) = 2^64 is above the float24 range
+    ("seed/lg2/n0", "o0", NINF, SCALAR),
+    ("seed/lg2/negative", "o0", NAN, SCALAR),
+    ("hw/sge/nan-0", "o0", ZERO, COMPARE),
+    ("hw/slti/0-nan", "o0", ZERO, COMPARE),
+    ("model/dphi/w-replaced", "o0", f24(1 + 2 + 3 + 4.0), MUL),
+    ("model/litp/clamps-y-high", "o0", f24(2.0), COMPARE),
     ("hw/mova/0.9-truncates-to-0", "o0", f24(1.0), MOVA),  # c0 = 1.0, c1 = 2.0
-    ("hw/relative/in-range", "o0", f24(13.0), RELATIVE),  # c[10 + 3]
-    ("hw/relative/in-range", "o1", f24(6.0), RELATIVE),  # c[10 - 4]
-    ("hw/relative/below-minus-128-is-0", "o0", f24(10.0), RELATIVE),
-    ("hw/relative/above-127-is-0", "o0", f24(10.0), RELATIVE),
-    ("hw/relative/wraps-to-c0", "o0", ZERO, RELATIVE),  # (10 + 118) & 0x7F = 0
-    ("hw/relative/beyond-c95-reads-1.0", "o0", f24(1.0), RELATIVE),  # c96
-    ("hw/relative/edge-127", "o0", f24(9.0), RELATIVE),  # (10 + 127) & 0x7F = 9
-    ("hw/relative/edge-127", "o1", f24(10.0), RELATIVE),  # (10 - 128) & 0x7F = 10
-    ("hw/mad-encoding/relative-wide-operand", "o0", f24(2.0 * 6 + 3), RELATIVE),  # c5 = 6
-    ("hw/mad-encoding/relative-wide-operand", "o1", f24(2.0 * 3 + 6), RELATIVE),
+    ("model/relative/in-range", "o0", f24(13.0), RELATIVE),  # c[10 + 3]
+    ("model/relative/in-range", "o1", f24(6.0), RELATIVE),  # c[10 - 4]
+    ("model/relative/below-minus-128-is-0", "o0", f24(10.0), RELATIVE),
+    ("model/relative/above-127-is-0", "o0", f24(10.0), RELATIVE),
+    ("model/relative/wraps-to-c0", "o0", ZERO, RELATIVE),  # (10 + 118) & 0x7F = 0
+    ("model/relative/beyond-c95-reads-1.0", "o0", f24(1.0), RELATIVE),  # c96
+    ("model/relative/edge-127", "o0", f24(9.0), RELATIVE),  # (10 + 127) & 0x7F = 9
+    ("model/relative/edge-127", "o1", f24(10.0), RELATIVE),  # (10 - 128) & 0x7F = 10
+    ("model/mad-encoding/relative-wide-operand", "o0", f24(2.0 * 6 + 3), RELATIVE),  # c5 = 6
+    ("model/mad-encoding/relative-wide-operand", "o1", f24(2.0 * 3 + 6), RELATIVE),
 ]
 
 
-@pytest.mark.parametrize("ident,register,value,rule", HARDWARE_VALUES)
-def test_hardware_cases_match_the_reference_page(by_id, ident, register, value, rule):
+@pytest.mark.parametrize("ident,register,value,rule", FACT_VALUES)
+def test_fact_cases_match_the_reference_page(by_id, ident, register, value, rule):
     case = by_id[ident]
-    assert case.provenance.kind == HARDWARE
     assert rule in case.provenance.source
     x = dict(case.expected["f24"].outputs)[register][0]
     if value == NAN:
@@ -142,26 +142,31 @@ def test_hardware_cases_match_the_reference_page(by_id, ident, register, value, 
 
 
 def test_litp_clamps_to_0x7fff_over_256_and_sets_flags(by_id):
-    out = dict(by_id["hw/litp/clamps-y-low"].expected["f24"].outputs)
+    out = dict(by_id["model/litp/clamps-y-low"].expected["f24"].outputs)
     # (-2, -200, 5, -3) -> (max(x, 0), clamp(y), 0, max(w, 0)); cmp.x = x >= 0, cmp.y = w >= 0
     assert out["o0"] == (0, f24(-0x7FFF / 0x100), 0, 0)
     assert out["o1"] == (0,) * 4 and out["o2"] == (0,) * 4
-    assert by_id["hw/litp/clamps-y-high"].expected["f24"].cmp == (True, True)
+    assert by_id["model/litp/clamps-y-high"].expected["f24"].cmp == (True, True)
 
 
 def test_output_banking_third_emit_sees_the_first_value(by_id):
-    vertices = by_id["hw/gs-banking/third-emit-sees-first-value"].expected["f24"].vertices
+    vertices = by_id["model/gs-banking/third-emit-sees-first-value"].expected["f24"].vertices
     assert [v[0][0] for v in vertices] == [f24(1.0), f24(2.0), f24(1.0)]
 
 
-#: Every hardware fact of pica-emulation.md (by rule) and the source it cites.
+#: Every hardware fact of pica-emulation.md (by rule) and the test program its cases cite.
 HARDWARE_FACTS = [
     ("pica-emulation.md#mul", "fp-tests"), ("pica-emulation.md#min-max", "fp-tests"),
-    ("pica-emulation.md#scalar-units", "rcp/rsq"), ("pica-emulation.md#scalar-units", "ex2/lg2"),
-    ("pica-emulation.md#compare", "sge/slt"), ("pica-emulation.md#compare", "PICA_LITP"),
-    ("pica-emulation.md#flr-mov-mova", "mova"),
+    ("pica-emulation.md#scalar-units", "rcp-tests"),
+    ("pica-emulation.md#scalar-units", "ex2-tests"),
+    ("pica-emulation.md#compare", "fp-tests"), ("pica-emulation.md#compare", "PICA_LITP"),
+    ("pica-emulation.md#flr-mov-mova", "mova-tests"), ("pica-emulation.md#mul", "dph-tests"),
+]
+#: Facts reported as hardware-verified with no public program feeding the cases' inputs:
+#: model cases that cite the rule and the report.
+REPORTED_FACTS = [
     ("pica-emulation.md#relative", "relative addressing"),
-    ("pica-emulation.md#relative", "mad-encoding"), ("pica-emulation.md#mul", "dph/dphi"),
+    ("pica-emulation.md#relative", "mad-encoding"),
     ("pica-emulation.md#output-banks", "Azahar PR #2338"),
     ("pica-emulation.md#initial-state", "Citra PR #3787"),
     ("pica-emulation.md#gs-input", "picasso manual"),
@@ -175,13 +180,19 @@ def test_every_hardware_fact_of_the_reference_page_is_a_hardware_case(suite, rul
                and source in c.provenance.source for c in suite)
 
 
-def test_every_hardware_case_names_a_public_test_or_report(suite):
-    sources = ("aroulin/3ds-gpu-tests", "Panda3DS", "Azahar PR", "JayFoxRox", "3dbrew",
-               "Citra PR", "picasso manual", "Azahar output_vertex.cpp")
+@pytest.mark.parametrize("rule,source", REPORTED_FACTS)
+def test_every_reported_fact_is_a_model_case_naming_the_report(suite, rule, source):
+    assert any(c.provenance.kind == MODEL and rule in c.provenance.source
+               and source in c.provenance.source for c in suite)
+
+
+def test_every_hardware_case_names_a_test_program(suite):
     for case in suite:
         if case.provenance.kind == HARDWARE:
-            assert any(s in case.provenance.source for s in sources), case.id
-            assert not case.unknowns or case.unknowns == ("f32-to-f24-conversion",), case.id
+            assert any(s in case.provenance.source for s in (
+                "aroulin/3ds-gpu-tests ", "Panda3DS tests/")), case.id
+            assert set(case.unknowns) <= {"f32-to-f24-conversion",
+                                          "special-function-precision"}, case.id
 
 
 def test_unmapped_semantic_slots_read_one(by_id):
@@ -189,7 +200,7 @@ def test_unmapped_semantic_slots_read_one(by_id):
     feeds only color.xy, so color.zw, texcoord0 and view read 1.0.  Patterns by hand: 1.0
     is 0x3F0000 in float24 (exponent bias 63) and 0x3F800000 in float32; 0.125 = 2^-3 is
     0x3C0000 / 0x3E000000, 0.375 = 1.5 * 2^-2 is 0x3D8000 / 0x3EC00000."""
-    case = by_id["hw/output-map/unmapped-slots-read-one"]
+    case = by_id["model/output-map/unmapped-slots-read-one"]
     one = {"f24": 0x3F0000, "f32": 0x3F800000}
     colour = {"f24": (0x3C0000, 0x3D8000), "f32": (0x3E000000, 0x3EC00000)}
     for mode in ("f24", "f32"):

@@ -7,7 +7,7 @@ import struct
 import pytest
 
 from gpuisa.pica import cli, vectors
-from gpuisa.pica.vectors import catalog_facts, generate, suite_io
+from gpuisa.pica.vectors import catalog_facts, catalog_hardware, generate, suite_io
 from gpuisa.pica.vectors.model import MODES, exact_f24
 from gpuisa.pica.vectors.replay import rerun
 
@@ -65,7 +65,7 @@ def test_size_and_coverage(suite):
 
 def test_the_suite_is_deterministic(suite, written, tmp_path):
     again = list(generate.build([*catalog_facts.seed_groups(),
-                                 *catalog_facts.hardware_groups()]))
+                                 *catalog_hardware.hardware_groups()]))
     assert [suite_io.case_json(c) for c in again] == [suite_io.case_json(c)
                                                       for c in suite[:len(again)]]
     vectors.write_suite(str(tmp_path / "b"), suite)
@@ -171,7 +171,7 @@ def test_cli_needs_an_action_and_a_writable_target(tmp_path, capsys):
 def test_check_compares_semantic_attributes_when_results_give_them(suite, tmp_path, capsys):
     """An emulator filling unmapped slots with 0 instead of 1.0 (pica-emulation.md#output-map) is
     found when its results include the attributes after the output map."""
-    target = "hw/output-map/unmapped-slots-read-one"
+    target = "model/output-map/unmapped-slots-read-one"
     cases = [case for case in suite if case.id == target]
 
     def zero_fill(case, record):

@@ -17,7 +17,7 @@ from ...cli_support import dispatch
 
 PROG = "pica"
 #: Subcommand modules, in the order their commands are listed by ``pica --help``.
-_COMMAND_MODULES = ("asm", "disasm", "run", "check", "render", "vectors", "lsp")
+_COMMAND_MODULES = ("asm", "disasm", "run", "check", "render", "vectors", "fuzz", "lsp")
 
 
 def build_parser() -> argparse.ArgumentParser:

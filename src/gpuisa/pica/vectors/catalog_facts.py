@@ -1,12 +1,13 @@
-"""Cases for facts: every row of 3dbrew's floating-point table (``seed``), every
-hardware result pica-emulation.md reports (``hardware``, naming the test), and one case
-per OPEN point pica-emulation.md leaves to a documented choice (pica-emulation.md#evidence)."""
+"""Cases for facts: every row of 3dbrew's floating-point table and the special cases of
+its scalar units (``seed``), and one case per OPEN point pica-emulation.md leaves to a
+documented choice (pica-emulation.md#evidence).  The hardware facts are in
+catalog_hardware."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .model import CHOICE, HARDWARE, ROUNDING_CHOICES, SEED, Provenance
+from .model import CHOICE, ROUNDING_CHOICES, SEED, Provenance
 from .spec import F24, Group, vs
 
 ZERO, NZERO = F24(0x000000), F24(0x800000)
@@ -17,7 +18,6 @@ S_MAX = F24(0x00FFFF)  # the largest subnormal pattern (3dbrew's "s")
 N_MIN = F24(0x010000)  # the smallest positive normal (3dbrew's "n")
 
 SEED_PAGE = "3dbrew GPU/Shader Instruction Set, Floating-Point Behavior"
-FP_TESTS = "aroulin/3ds-gpu-tests fp-tests (Citra PR #1065)"
 
 #: Programs by shape: one operand in v0 (x component used), two operands v0 and v1.
 UNARY = "{op} o0, v0"
@@ -81,7 +81,8 @@ SEED_ROWS: tuple[tuple[str, str, str, dict, tuple[str, ...]], ...] = (
 )
 
 #: 3dbrew rows that hardware tests contradict: the expectation follows the hardware.
-SEED_OVERRIDDEN = {"max(0, -inf)": f"{FP_TESTS}: max(0, -inf) = 0 (pica-emulation.md#min-max)"}
+SEED_OVERRIDDEN = {"max(0, -inf)": "aroulin/3ds-gpu-tests fp-tests/source/main.cpp tests[10]: "
+                                   "max(0, -inf) = 0 (pica-emulation.md#min-max)"}
 
 
 def seed_row_name(row: str) -> str:
@@ -115,131 +116,24 @@ def seed_groups() -> Iterator[Group]:
         group.add(f"halve-1.0-{times}-times", {"v0": [splat(ONE)]},
                   ("op:mul", "op:loop", "special:f24-range-edge"), Provenance(SEED, sentence))
         yield group
+    yield from _scalar_unit_groups()
 
 
-def _fmt(body: str, op: str) -> str:
-    return body.format(op=op)
+#: The special cases of EX2 and LG2 that 3dbrew states and no public test program feeds
+#: (RCP's and RSQ's are rows of its table above).
+SCALAR_SPECIALS = (("ex2", "ninf", NINF), ("ex2", "pinf", INF), ("ex2", "nan", NAN),
+                   ("ex2", "overflow", F24(0x450000)), ("lg2", "p0", ZERO),
+                   ("lg2", "n0", NZERO), ("lg2", "negative", F24(0xBF0000)),
+                   ("lg2", "pinf", INF), ("lg2", "nan", NAN))
 
 
-def _hw(family: str, op: str, body: str, cases: list[tuple[str, dict]], source: str,
-        tags: tuple[str, ...], uniforms: dict | None = None) -> Group:
-    group = Group(family, vs(_fmt(body, op)), uniforms=uniforms or {})
-    for name, inputs in cases:
-        group.add(name, {k: [v] for k, v in inputs.items()}, (f"op:{op}", *tags),
-                  Provenance(HARDWARE, source))
-    return group
-
-
-def _pairs(values: list[tuple[str, object, object]]) -> list[tuple[str, dict]]:
-    return [(n, {"v0": splat(a), "v1": splat(b)}) for n, a, b in values]
-
-
-def hardware_groups() -> Iterator[Group]:
-    """One group per hardware fact of pica-emulation.md (its anchor in the source text)."""
-    mul_cases = _pairs([("inf-times-0", INF, ZERO), ("0-times-inf", ZERO, INF),
-                        ("minus-inf-times-0", NINF, ZERO), ("0-times-minus-inf", ZERO, NINF),
-                        ("inf-times-minus-0", INF, NZERO), ("nan-times-0", NAN, ZERO),
-                        ("inf-times-inf", INF, INF), ("inf-times-minus-inf", INF, NINF)])
-    src = f"{FP_TESTS}; 3dbrew table: inf * 0 = 0 (non-IEEE multiply, pica-emulation.md#mul)"
-    yield _hw("hw/mul", "mul", BINARY, mul_cases, src, ("special:inf",))
-    for op in ("dp3", "dp4", "dph"):
-        cases = [("inf-times-0-lane-x", {"v0": (INF, ONE, ONE, ONE), "v1": (ZERO, ONE, ONE, ONE)}),
-                 ("0-times-minus-inf-lane-y", {"v0": (ONE, ZERO, ONE, ONE),
-                                               "v1": (ONE, NINF, ONE, ONE)})]
-        yield _hw(f"hw/{op}", op, BINARY, cases, src, ("special:inf",))
-    yield _hw("hw/mad", "mad", MAD, [("inf-times-0-plus-1", {"v0": splat(INF), "v1": splat(ZERO),
-                                                            "v2": splat(ONE)})],
-              src, ("special:inf",))
-    minmax = (f"{FP_TESTS} (pica-emulation.md#min-max: hardware contradicts the 3dbrew row "
-              "max(0, -inf))")
-    for op in ("max", "min"):
-        yield _hw(f"hw/{op}", op, BINARY, _pairs([
-            ("0-pinf", ZERO, INF), ("0-ninf", ZERO, NINF), ("0-nan", ZERO, NAN),
-            ("nan-0", NAN, ZERO), ("ninf-pinf", NINF, INF), ("pinf-ninf", INF, NINF),
-            ("subnormal-0", S_MAX, ZERO)]), minmax, ("special:inf", "special:nan"))
-    rcp = "aroulin/3ds-gpu-tests rcp/rsq tests; 3dbrew table (pica-emulation.md#scalar-units)"
-    yield _hw("hw/rcp", "rcp", UNARY, [("pinf", {"v0": splat(INF)}),
-                                       ("minus-0", {"v0": splat(NZERO)})], rcp, ())
-    yield _hw("hw/rsq", "rsq", UNARY, [("minus-0", {"v0": splat(NZERO)}),
-                                       ("minus-2", {"v0": splat(F24(0xC00000))})], rcp, ())
-    only_x = ("aroulin/3ds-gpu-tests rcp/rsq/ex2/lg2 tests: only SRC1.x is read "
-              "(pica-emulation.md#scalar-units)")
-    for op in ("rcp", "rsq", "ex2", "lg2"):
-        yield _hw(f"hw/{op}-x-only", op, f"{op} o0, v0.yxzw", [
-            ("swizzled-x", {"v0": (F24(0x3F0000), F24(0x400000), NAN, NINF)})],
-            only_x, ("form:swizzle",))
-    ex2 = "aroulin/3ds-gpu-tests ex2/lg2 tests (pica-emulation.md#scalar-units)"
-    yield _hw("hw/ex2", "ex2", UNARY, [("ninf", {"v0": splat(NINF)}), ("pinf", {"v0": splat(INF)}),
-                                       ("nan", {"v0": splat(NAN)}),
-                                       ("overflow", {"v0": splat(F24(0x450000))})], ex2,
-              ("special:inf",))
-    yield _hw("hw/lg2", "lg2", UNARY, [("p0", {"v0": splat(ZERO)}), ("n0", {"v0": splat(NZERO)}),
-                                       ("negative", {"v0": splat(F24(0xBF0000))}),
-                                       ("pinf", {"v0": splat(INF)}), ("nan", {"v0": splat(NAN)})],
-              ex2, ("special:inf",))
-    sge = ("aroulin/3ds-gpu-tests sge/slt tests: any NaN operand gives 0.0 "
-           "(pica-emulation.md#compare)")
-    for op in ("sge", "slt", "sgei", "slti"):
-        yield _hw(f"hw/{op}", op, BINARY, _pairs([("nan-1", NAN, ONE), ("1-nan", ONE, NAN),
-                                                  ("nan-nan", NAN, NAN)]), sge, ("special:nan",))
-    dph = ("aroulin/3ds-gpu-tests dph/dphi tests: DPH is DP4 with SRC1.w = 1 "
-           "(pica-emulation.md#mul)")
-    for op in ("dph", "dphi"):
-        yield _hw(f"hw/{op}", op, BINARY, [("w-replaced", {
-            "v0": (ONE, TWO, F24(0x408000), F24(0x458000)), "v1": (ONE, ONE, ONE, F24(0x410000))})],
-            dph, ())
-    mova = ("aroulin/3ds-gpu-tests mova test: 0.9 -> 0 (truncation, "
-            "pica-emulation.md#flr-mov-mova)")
-    group = Group("hw/mova", vs("mova a0.x, v0\nmov o0, c0[a0.x]"),
-                  uniforms={"c0": splat(1.0), "c1": splat(2.0)})
-    group.add("0.9-truncates-to-0", {"v0": [(0.9, 0.0, 0.0, 0.0)]}, ("op:mova", "form:relative"),
-              Provenance(HARDWARE, mova), unknowns=("f32-to-f24-conversion",))
-    group.add("1.0-is-1", {"v0": [(1.0, 0.0, 0.0, 0.0)]}, ("op:mova", "form:relative"),
-              Provenance(HARDWARE, mova))
-    yield group
-    litp = "Panda3DS tests/PICA_LITP (hardware); 3dbrew LITP (pica-emulation.md#compare)"
-    group = Group("hw/litp", vs("litp r0, v0\nmov o0, r0\nifc cmp.x\n    mov o1, c0\n.else\n"
-                                "    mov o1, c1\n.end\nifc cmp.y\n    mov o2, c0\n.else\n"
-                                "    mov o2, c1\n.end"), uniforms=FLAG_UNIFORMS)
-    for name, row in (("clamps-y-high", (2.0, 200.0, 5.0, 3.0)),
-                      ("clamps-y-low", (-2.0, -200.0, 5.0, -3.0)),
-                      ("in-range", (0.5, 1.5, 7.0, 0.25))):
-        group.add(name, {"v0": [row]}, ("op:litp",), Provenance(HARDWARE, litp))
-    yield group
-    rel = "3dbrew relative addressing, hardware-verified (pica-emulation.md#relative)"
-    group = Group("hw/relative", vs("mova a0.xy, v0\nmov o0, c10[a0.x]\nmov o1, c10[a0.y]"),
-                  uniforms={f"c{n}": splat(float(n)) for n in range(96)})
-    for name, x, y in (("in-range", 3, -4), ("below-minus-128-is-0", -129, 0),
-                       ("above-127-is-0", 128, 0), ("wraps-to-c0", 118, -10),
-                       ("beyond-c95-reads-1.0", 86, 100), ("edge-127", 127, -128)):
-        group.add(name, {"v0": [(float(x), float(y), 0.0, 0.0)]}, ("op:mova", "form:relative",
-                  "form:out-of-range-index"), Provenance(HARDWARE, rel))
-    yield group
-    mad = ("JayFoxRox/3ds-tests mad-encoding: MAD's wide operand is SRC2, MADI's SRC3 "
-           "(pica-emulation.md#relative)")
-    group = Group("hw/mad-encoding", vs("mova a0.x, v2\nmov r1, v1\nmad o0, v0, c0[a0.x], r1\n"
-                                        "mad o1, v0, r1, c0[a0.x]"),
-                  uniforms={f"c{n}": splat(float(n + 1)) for n in range(8)})
-    group.add("relative-wide-operand", {"v0": [splat(2.0)], "v1": [splat(3.0)],
-                                        "v2": [(5.0, 0.0, 0.0, 0.0)]},
-              ("op:mad", "op:madi", "form:relative"), Provenance(HARDWARE, mad))
-    yield group
-    bank = "Azahar PR #2338 (hardware-verified output banking, pica-emulation.md#output-banks)"
-    group = Group("hw/gs-banking", ".gsh point c0\n.out - position o0\n.proc main\n"
-                  "    setemit 0\n    mov o0, v0\n    emit\n    mov o0, v1\n    emit\n"
-                  "    emit\n    end\n.end\n", tags=("geometry",))
-    group.add("third-emit-sees-first-value", {"v0": [splat(1.0)], "v1": [splat(2.0)]},
-              ("op:emit", "quirk:output-banking"), Provenance(HARDWARE, bank))
-    yield group
-    slots = ("pica-emulation.md#output-map: semantic slots no output component maps read 1.0 "
-             "(Azahar output_vertex.cpp, citing hardware tests)")
-    group = Group("hw/output-map", ".out - position o0\n.out - color o1.xy\n.proc main\n"
-                  "    mov o0, v0\n    mov o1, v1\n    end\n.end\n",
-                  semantics=("position", "color", "texcoord0", "view"))
-    group.add("unmapped-slots-read-one", {"v0": [(0.5, -0.25, 0.75, 1.0)],
-                                          "v1": [(0.125, 0.375, 0.0, 0.0)]},
-              ("quirk:unmapped-slots-read-one",), Provenance(HARDWARE, slots))
-    yield group
+def _scalar_unit_groups() -> Iterator[Group]:
+    source = (f"{SEED_PAGE.split(',')[0]}: the special cases of RCP, RSQ, EX2 and LG2 "
+              "(pica-emulation.md#scalar-units: 3dbrew only, no public test feeds them)")
+    for op, name, value in SCALAR_SPECIALS:
+        special = "special:nan" if value is NAN else "special:inf"
+        yield _one(f"seed/{op}", UNARY.format(op=op), name, {"v0": splat(value)},
+                   (f"op:{op}", special), Provenance(SEED, source))
 
 
 def choice_groups() -> Iterator[Group]:

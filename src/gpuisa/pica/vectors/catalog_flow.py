@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from ..isa import BY_MNEMONIC
 from .catalog_facts import splat
 from .catalog_ops import BINARY, MASKS, REFERENCE, SWIZZLES, TERNARY, UNARY, _random_value
-from .model import CHOICE, HARDWARE, SEED, Provenance
+from .model import CHOICE, MODEL, SEED, Provenance
 from .spec import Group, vs
 
 FLOW = "3dbrew GPU/Shader Instruction Set, Control Flow"
@@ -190,18 +190,19 @@ def geometry_groups() -> Iterator[Group]:
     group.add("two-invocations", {"v0": [splat(1.0), splat(5.0)], "v1": [splat(2.0),
                                                                           splat(6.0)]},
               ("op:setemit", "op:emit", "quirk:b15", "quirk:buffer-not-cleared"),
-              Provenance(HARDWARE, "pica-emulation.md#gs-input: b15 set after every invocation "
-                                   "(picasso manual; Azahar); buffer entries not cleared "
-                                   f"({source})"))
+              Provenance(MODEL, "pica-emulation.md#gs-input: b15 set after every invocation "
+                                "(picasso manual; Azahar); buffer entries not cleared "
+                                f"({source}); no public test program feeds these inputs"))
     yield group
     persist = (".gsh point c0\n.out - position o0\n.proc main\n    add r0, c0, r0\n"
                "    setemit 0\n    mov o0, r0\n    emit\n    end\n.end\n")
     group = Group("gs/registers-persist", persist, uniforms={"c0": splat(1.0)},
                   tags=("geometry",))
     group.add("three-invocations", {"v0": [splat(0.0)] * 3}, ("quirk:registers-persist",),
-              Provenance(HARDWARE, "pica-emulation.md#initial-state: registers persist between "
-                                   "invocations on one unit, which geometry shaders rely on "
-                                   "(Citra PR #3787)"))
+              Provenance(MODEL, "pica-emulation.md#initial-state: registers persist between "
+                                "invocations on one unit, which geometry shaders rely on "
+                                "(Citra PR #3787; no public test program feeds these "
+                                "inputs)"))
     yield group
     yield from _pipelines()
 

@@ -30,6 +30,10 @@ ROUNDING_CHOICES = {"nearest-even": "round to nearest even after every operation
                     "truncate": "truncate toward zero after every operation (Citra PR #7372)"}
 #: Case outcomes: the run ended at END, hung (the hardware would hang), or faulted.
 STATUSES = ("ok", "hang", "fault")
+#: What an adapter driver records for a case the emulator under test did not answer: it
+#: crashed, or gave no result within the time limit; or the adapter says it cannot run the
+#: case (docs/adapter-protocol.md).
+ADAPTER_STATUSES = ("crash", "timeout", "unsupported")
 
 F24_SIGN = 1 << 23
 F24_EXP_ALL = 0x7F << 16

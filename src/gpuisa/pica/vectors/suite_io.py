@@ -19,7 +19,16 @@ from typing import Any
 from ... import __version__
 from ...datafiles import parse_json, read_lines
 from ...errors import InputError
-from .model import MODES, PROVENANCE_KINDS, STATUSES, Case, Expected, Provenance, Register
+from .model import (
+    ADAPTER_STATUSES,
+    MODES,
+    PROVENANCE_KINDS,
+    STATUSES,
+    Case,
+    Expected,
+    Provenance,
+    Register,
+)
 
 FORMAT = "gpuisa-pica-vectors"
 MAGIC = b"PICAVEC1"
@@ -232,8 +241,9 @@ def parse_result(record: Mapping[str, Any], mode: str, where: str,
     if not isinstance(record, Mapping):
         raise InputError(f"{where}: a result must be a JSON object")
     status = record.get("status", "ok")
-    if not isinstance(status, str) or status not in STATUSES:
-        raise InputError(f"{where}: status must be one of {', '.join(STATUSES)}, got "
+    if not isinstance(status, str) or status not in STATUSES + ADAPTER_STATUSES:
+        raise InputError(f"{where}: status must be one of "
+                         f"{', '.join(STATUSES + ADAPTER_STATUSES)}, got "
                          f"{_shown(status)}")
     if status != "ok":
         pc = _integer(record["pc"], f"{where}: pc", 0, MAX_PC) if "pc" in record else -1
@@ -328,3 +338,46 @@ def read_results(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
 def provenance_of(record: Mapping[str, Any]) -> Provenance:
     p = record["provenance"]
     return Provenance(p["kind"], p["source"], p.get("choice", ""))
+
+
+def _register_of(name: str, value: Mapping[str, Any], where: str) -> Register:
+    rows = {mode: tuple(_bits(row, mode, f"{where}.{name}") for row in _list(value[mode], where))
+            for mode in MODES}
+    return Register(name, rows["f32"], rows["f24"])  # type: ignore[arg-type]
+
+
+def case_from_json(record: Mapping[str, Any], where: str = "case") -> Case:
+    """The :class:`Case` of one line of ``cases.jsonl`` (the inverse of :func:`case_json`)."""
+    try:
+        program, uniforms = record["program"], record["uniforms"]
+        outputs = tuple(record["expected"]["f24"].get("outputs", {}))
+        expected = {mode: parse_result(record["expected"][mode], mode, f"{where}: {mode}",
+                                       outputs) for mode in MODES}
+        for mode, exp in expected.items():  # parse_result reads pc only for failures
+            if exp.status == "ok":
+                continue
+            expected[mode] = Expected(exp.status, (), (False, False), (0, 0, 0), pc=exp.pc)
+        return Case(
+            id=record["id"], tags=tuple(record["tags"]), provenance=provenance_of(record),
+            unknowns=tuple(record["unknowns"]), note=record.get("note", ""),
+            source=program["source"], shbin=base64.b64decode(program["shbin"]),
+            code=tuple(int(w, 16) for w in program["code"]),
+            opdescs=tuple(int(w, 16) for w in program["opdescs"]), dvle=program["dvle"],
+            entry=program["entry"], geometry=program["geometry"],
+            pipeline=program["pipeline"] or "",
+            inputs=tuple(_register_of(n, v, where) for n, v in record["inputs"].items()),
+            float_uniforms=tuple(_register_of(n, {m: [v[m]] for m in MODES}, where)
+                                 for n, v in uniforms["float"].items()),
+            int_uniforms=tuple((n, tuple(v)) for n, v in uniforms["int"].items()),
+            bool_uniforms=uniforms["bool"],
+            cmp=tuple(record["initial"]["cmp"]), address=tuple(record["initial"]["address"]),
+            expected=expected)  # type: ignore[arg-type]
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise InputError(f"{where}: not a case of the suite ({error!r})") from None
+
+
+def read_cases(path: str) -> Iterator[Case]:
+    """Every case of a ``cases.jsonl`` file, in order."""
+    for number, line in read_lines(path, limit=MAX_RESULT_LINE):
+        if line.strip():
+            yield case_from_json(parse_json(line, f"{path}:{number}"), f"{path}:{number}")
