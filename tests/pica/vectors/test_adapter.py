@@ -83,13 +83,13 @@ def test_gpuisas_adapter_agrees_with_the_suite(sample):
 
 
 def test_the_cli_names_an_adapter_that_cannot_start(sample, tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(vectors, "build_suite", lambda progress=None: sample)
+    monkeypatch.setattr(vectors, "build_suite", lambda progress=None, rounding=None: sample)
     assert cli.main(["vectors", "--adapter", str(tmp_path / "missing")]) == 1
     assert "cannot start" in capsys.readouterr().err
 
 
 def test_the_cli_writes_the_results_it_checked(sample, echo, tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(vectors, "build_suite", lambda progress=None: sample)
+    monkeypatch.setattr(vectors, "build_suite", lambda progress=None, rounding=None: sample)
     path = tmp_path / "results.jsonl"
     command = " ".join(echo)
     assert cli.main(["vectors", "--adapter", command, "--results", str(path),

@@ -77,7 +77,7 @@ def test_the_emitted_tests_compile_and_check_each_case(sample, tmp_path, monkeyp
     compiler = shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
     if compiler is None:
         pytest.skip("no C++ compiler on this machine")
-    monkeypatch.setattr(vectors, "build_suite", lambda progress=None: sample)
+    monkeypatch.setattr(vectors, "build_suite", lambda progress=None, rounding=None: sample)
     assert cli.main(["vectors", "--emit", "catch2", "-o", str(tmp_path / "tests.cpp")]) == 0
     (tmp_path / "catch2").mkdir()
     (tmp_path / "catch2" / "catch_test_macros.hpp").write_text(STUB)

@@ -35,7 +35,7 @@ def test_the_readme_commands_run_as_written(suite, tmp_path, monkeypatch, capsys
         pytest.skip("no C compiler named cc on this machine")
     (tmp_path / "examples").symlink_to(ROOT / "examples")
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(vectors, "build_suite", lambda progress=None: suite)
+    monkeypatch.setattr(vectors, "build_suite", lambda progress=None, rounding=None: suite)
     for command in commands():
         words = shlex.split(command)
         if words[0] != "pica":

@@ -63,11 +63,15 @@ def test_inputs_given_as_numbers_are_converted_by_the_mode(suite, truncating_sui
     assert differing > 0
 
 
-def test_truncating_cases_rerun_from_their_stored_data(truncating_suite):
+def test_truncating_cases_rerun_from_their_stored_data(suite, truncating_suite):
+    # Rerun from its stored patterns, a case gives its expectation in its own rounding;
+    # the tag says the suite made in the other rounding (its inputs converted by that
+    # rounding too) expects other bits.
+    nearest = {case.id: case for case in suite}
     sample = [c for c in truncating_suite if ROUNDING_DEPENDENT in c.tags][::7]
     for case in sample:
         assert rerun(case, "f24", rounding="truncate") == case.expected["f24"], case.id
-        assert rerun(case, "f24") != case.expected["f24"], case.id
+        assert nearest[case.id].expected["f24"] != case.expected["f24"], case.id
 
 
 def _results(cases, path):

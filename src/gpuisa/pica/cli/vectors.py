@@ -104,7 +104,8 @@ def _adapter_results(args: argparse.Namespace, cases: list) -> list:
 
     progress = _Progress(f"running the suite on {args.adapter}")
     records = list(run_cases(shlex.split(args.adapter), cases, args.mode,
-                             timeout=args.timeout, batch=args.batch, progress=progress))
+                             timeout=args.timeout, batch=args.batch, progress=progress,
+                             rounding=args.rounding))
     progress.finish()
     if args.results:
         with open(args.results, "w", encoding="utf-8") as handle:

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from ...errors import GpuIsaError
+from ..engine.loading import DEFAULT_ROUNDING
 from .model import Case
 from .suite_io import write_suite
 
@@ -39,26 +40,29 @@ class AdapterError(GpuIsaError):
 
 def run_cases(command: Sequence[str], cases: Sequence[Case], mode: str, *,
               timeout: float = 10.0, batch: int = 256,
-              progress: Callable[[int], None] | None = None) -> Iterator[dict[str, Any]]:
+              progress: Callable[[int], None] | None = None,
+              rounding: str = DEFAULT_ROUNDING) -> Iterator[dict[str, Any]]:
     """One result record per case, in order: the adapter's (the ``--check`` format) or the
-    driver's ``{"id", "status": "crash" | "timeout", "detail"}``."""
+    driver's ``{"id", "status": "crash" | "timeout", "detail"}``; ``rounding`` is the f24
+    rounding the cases were made with (the batches' manifests record it)."""
     if not command:
         raise AdapterError("adapter: the command is empty (--adapter 'PROGRAM ARGS...')")
     for start in range(0, len(cases), max(1, batch)):
-        for record in _batch(command, list(cases[start:start + batch]), mode, timeout):
+        for record in _batch(command, list(cases[start:start + batch]), mode, timeout,
+                             rounding):
             if progress is not None:
                 progress(1)
             yield record
 
 
-def _batch(command: Sequence[str], pending: list[Case], mode: str,
-           timeout: float) -> Iterator[dict[str, Any]]:
+def _batch(command: Sequence[str], pending: list[Case], mode: str, timeout: float,
+           rounding: str) -> Iterator[dict[str, Any]]:
     from .catalog import SUITE_VERSION
 
     while pending:
         with tempfile.TemporaryDirectory(prefix="pica-adapter-") as work:
             directory = os.path.join(work, "batch")
-            write_suite(directory, pending, SUITE_VERSION)
+            write_suite(directory, pending, SUITE_VERSION, rounding)
             answered, failure = yield from _one_process(command, pending, mode, directory,
                                                         timeout)
         if failure is not None:
