@@ -123,17 +123,18 @@ def _cheapest(run: Run, lanes: int) -> str:
     engine (with what it already cost for this program) needs longer than the compiled
     engine's best case."""
     jit = sys.modules.get(COMPILED[1])
-    if (jit is not None and COMPILED[0] in ENGINES and not run.geometry
-            and jit.compiled(run.program, run.state, run.entry, run.precision)):
+    if (jit is not None and COMPILED[0] in ENGINES
+            and jit.compiled(run.program, run.state, run.entry, run.precision,
+                             run.geometry)):
         return COMPILED[0]
     steps = choice.estimated_steps(run.program, run.entry, run.state.uniforms)
     key = (run.program.program, run.geometry)
     spent = choice.spent(key)
     reference = choice.reference_cost(lanes, steps, run.geometry)
-    if not run.geometry and _compiled_engine() is not None and _compiled_engine().NATIVE:
+    if _compiled_engine() is not None and _compiled_engine().NATIVE:
         # LLVM kernels: compiled in this process, no interpreter, no disk cache
         compiled = choice.native_cost(lanes, steps, len(run.program), False,
-                                      "llvmlite.binding" in sys.modules)
+                                      "llvmlite.binding" in sys.modules, run.geometry)
         name = COMPILED[0] if compiled < reference + spent else "reference"
         if name == "reference":
             choice.record(key, reference)

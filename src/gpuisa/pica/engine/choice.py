@@ -83,16 +83,22 @@ LLVM_IMPORT = 0.05
 NATIVE_COMPILE = 0.02
 NATIVE_PER_WORD = 0.003
 NATIVE_STEP = 1.5e-9
+#: Seconds per instruction of a geometry shader invocation on its LLVM kernel (one
+#: thread, invocations in order: 40-75 ns on the 25-word quad shader of
+#: ``tests/pica/engine/test_jit_geometry.py``, f24 and f32, 10^5 invocations; its quick
+#: compile 70-84 ms), measured 2026-11-27 on the machine above.
+GEOMETRY_NATIVE_STEP = 75e-9
 
 
 def native_cost(lanes: int, steps: float, words: int, compiled: bool,
-                imported: bool) -> float:
+                imported: bool, geometry: bool = False) -> float:
     """Estimated seconds the compiled engine needs on the LLVM kernels: importing LLVM,
     compiling the program's kernel unless it is ``compiled`` in this process, and
-    running."""
+    running ``lanes`` lanes (``geometry``: invocations of a geometry shader)."""
     start = 0.0 if imported or compiled else LLVM_IMPORT
     get = 0.0 if compiled else NATIVE_COMPILE + NATIVE_PER_WORD * words
-    return start + get + lanes * steps * NATIVE_STEP
+    step = GEOMETRY_NATIVE_STEP if geometry else NATIVE_STEP
+    return start + get + lanes * steps * step
 
 
 class Kept(Enum):

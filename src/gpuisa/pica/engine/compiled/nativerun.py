@@ -100,6 +100,21 @@ def kernel(program: DecodedProgram, entry: int, precision: Precision,
     the optimising code generator once runs on it have taken :data:`UPGRADE_AFTER`
     seconds; each made once per process."""
     key = (program.program, entry, precision, missing, bounded)
+
+    def make(level: int) -> NativeKernel:
+        the_plan = plan(program, _analysis(program), entry)
+        module = native.build_module(the_plan, entry, precision, missing,
+                                     bounded=bounded)
+        return NativeKernel(compile_kernel(module, level=level),
+                            _static_steps(the_plan, entry), key, level)
+
+    return tiered(key, make)
+
+
+def tiered(key: tuple, make: Callable[[int], object]) -> object:
+    """The kernel ``make(level)`` for ``key``: at level :data:`.llvmjit.QUICK` the first
+    time, at :data:`.llvmjit.OPTIMISED` once runs on it have taken :data:`UPGRADE_AFTER`
+    seconds (:func:`record`); each made once per process."""
     found = _kernels.get((*key, OPTIMISED))
     if found is not None:
         return found
@@ -109,24 +124,16 @@ def kernel(program: DecodedProgram, entry: int, precision: Precision,
     found = _kernels.get((*key, level))
     if found is not None:
         return found
-
-    def make() -> NativeKernel:
-        the_plan = plan(program, _analysis(program), entry)
-        module = native.build_module(the_plan, entry, precision, missing,
-                                     bounded=bounded)
-        return NativeKernel(compile_kernel(module, level=level),
-                            _static_steps(the_plan, entry), key, level)
-
     with _compile_lock:  # two threads asking at once compile once
-        return _kernels.make((*key, level), make)
+        return _kernels.make((*key, level), lambda: make(level))
 
 
-def _record(found: NativeKernel, seconds: float) -> None:
-    """Add a run's seconds to its quickly compiled kernel's tally."""
-    if found.level == OPTIMISED:
+def record(key: tuple, level: int, seconds: float) -> None:
+    """Add a run's seconds to the tally of the quickly compiled kernel of ``key``."""
+    if level == OPTIMISED:
         return
     with _lock:
-        _spent[found.key] = _spent.pop(found.key, 0.0) + seconds
+        _spent[key] = _spent.pop(key, 0.0) + seconds
         while len(_spent) > _SPENT_KERNELS:
             _spent.popitem(last=False)
 
@@ -192,5 +199,5 @@ def launch(found: NativeKernel, program: DecodedProgram, state: ShaderState,
     function, table = found.compiled.function, _address(args)
     started = time.perf_counter()
     parallel(lambda lo, hi: function(lo, hi, table), lanes, MIN_LANES_PER_THREAD)
-    _record(found, time.perf_counter() - started)
+    record(found.key, found.level, time.perf_counter() - started)
     return status, steps

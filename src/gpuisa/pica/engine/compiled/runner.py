@@ -38,6 +38,7 @@ import functools
 import importlib.util
 import itertools
 import os
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -284,12 +285,18 @@ def interpreted(program: DecodedProgram, state: ShaderState, entry: int,
 
 
 def compiled(program: DecodedProgram, state: ShaderState, entry: int,
-             precision: Precision) -> bool:
+             precision: Precision, geometry: bool = False) -> bool:
     """Whether this process has already compiled the kernel that runs ``state`` (what
     ``engine="auto"`` asks before choosing the JIT for a small input: loading a kernel
-    from the disk cache takes longer than the reference engine needs for a few lanes).
-    Cheap, and imports no Numba: programs the JIT hands to the reference engine never
-    have a kernel in the cache."""
+    from the disk cache takes longer than the reference engine needs for a few lanes;
+    ``geometry``: a geometry shader's kernel, run by the unit ``state``).  Cheap, and
+    imports no Numba: programs the JIT hands to the reference engine never have a
+    kernel in the cache."""
+    if geometry:
+        # with Numba's kernels, the geometry engine decides itself what to compile
+        geometryrun = sys.modules.get(f"{__package__}.geometryrun")
+        return NATIVE and geometryrun is not None and geometryrun.compiled(
+            program, entry, precision)
     if NATIVE:
         from . import nativerun
 
@@ -505,7 +512,20 @@ def load_jit(values: np.ndarray, precision: Precision, out: np.ndarray) -> None:
     load(values, precision, out, in_parallel)
 
 
-if AVAILABLE:
-    from .geometry import run_geometry_jit
+def run_geometry(program: DecodedProgram, unit: ShaderState, entry: int,
+                 registers: tuple[int, ...], feed, *, precision: Precision, max_steps: int):
+    """The engine's geometry shader run (see :data:`.api.GEOMETRY_ENGINES`): on the LLVM
+    kernels (:mod:`.geometryrun`), or with Numba's kernels :mod:`.geometry`."""
+    if NATIVE:
+        if _native_reference(program):
+            from ..reference.geometry import reference_geometry as run
+        else:
+            from .geometryrun import run_geometry_native as run
+    else:
+        from .geometry import run_geometry_jit as run
+    return run(program, unit, entry, registers, feed, precision=precision,
+               max_steps=max_steps)
 
-    register_engine("jit", run_lanes_jit, geometry=run_geometry_jit, loader=load_jit)
+
+if AVAILABLE:
+    register_engine("jit", run_lanes_jit, geometry=run_geometry, loader=load_jit)
