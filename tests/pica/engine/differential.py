@@ -7,11 +7,11 @@ Programs (:class:`Generator`): random ALU opcodes, operand descriptors, swizzles
 negations and masks; nested IF/LOOP/CALL with random conditions, BREAKC/BREAK in loops,
 forward JMPC/JMPU, MOVA and relative addressing through a0.x, a0.y and aL; now and then
 a word that hangs or faults; geometry shaders add SETEMIT/EMIT.  A *profile* restricts
-the shape, so that every kind of compiled kernel is reached: "mixed" (anything; the
-lane-by-lane and ordered geometry kernels), "straight" (ALU only, no relative uniform
-reads: the block-of-lanes and vectorized geometry kernels), "forward" (IF and forward
-jumps only: the divergent-block kernels) and "uniform" (branches on uniforms only: the
-kernels of uniform control).
+the shape, so that every way a compiled kernel runs a program is reached: "mixed"
+(anything: lanes that part and rejoin, stacks that overflow, hangs and faults),
+"straight" (ALU only, no relative uniform reads: one block from entry to END),
+"forward" (IF and forward jumps only: lanes parting on their flags) and "uniform"
+(branches on uniforms only: one control state for all lanes).
 
 Inputs (:func:`case`) include infinities, NaNs with payloads, +-0, float24 subnormal
 patterns, float32 denormals and the bounds of the bounded arithmetic; uniforms are
@@ -105,8 +105,8 @@ class Generator:
         self.hazard = rng.random() < 0.08
         if profile != "mixed":
             self.hazard = False
-            # Few basic blocks (the divergent-block kernels take at most 8); short
-            # geometry shaders (their kernels take long to compile).
+            # Few basic blocks for "forward", short geometry shaders (the seeds of
+            # these profiles keep the programs they were made with).
             short = profile == "forward" or geometry
             self.budget = int(rng.integers(4, 12 if short else 30))
         #: Output registers every EMIT sends (geometry), written before each in "straight".
@@ -666,53 +666,3 @@ def reproducer(found: Case, what: Difference | None, note: str = "") -> str:
             f"cmp={found.cmp} address={found.address}\nint/bool uniforms: {ints}\n"
             f"float uniforms (float bits, DVLE ranges 'low' = c0.., 'high'): {floats}\n"
             f"--- disassembly ---\n{text}")
-
-
-# -- which kernel runs a case ---------------------------------------------------------------
-
-
-class _Captured(Exception):
-    pass
-
-
-def kernel_source(found: Case) -> str | None:
-    """The text of the kernel the compiled engine would compile for ``found`` (nothing is
-    compiled); None if it would compile none (EX2/LG2 without NumPy's native loops)."""
-    import pytest
-
-    from gpuisa.pica.engine.compiled import geometry as jit_geometry
-    from gpuisa.pica.engine.compiled import runner as jit
-
-    def capture(source: str):
-        raise _Captured(source)
-
-    with pytest.MonkeyPatch.context() as patch:
-        if found.geometry:
-            patch.setattr(jit_geometry, "COMPILE_THRESHOLD", 0)
-            patch.setattr(jit_geometry, "_kernels", type(jit_geometry._kernels)())
-            patch.setattr(jit_geometry, "compile_source", capture)
-        else:
-            patch.setattr(jit, "KERNELS", "always")
-            patch.setattr(jit, "_cache", type(jit._cache)())
-            patch.setattr(jit, "_compile", capture)
-        try:
-            outcome(found, "jit")
-        except _Captured as captured:
-            return captured.args[0]
-    return None
-
-
-def kernel_kind(source: str | None) -> str:
-    """Which kind of compiled kernel ``source`` is (see docs/engine.md)."""
-    if source is None:
-        return "none"
-    if "def kernel(count, entry" in source:
-        return ("geometry vectorized" if "# invocations independent" in source
-                else "geometry ordered")
-    if "# uniform control" in source:
-        return "uniform control"
-    if "AT[j]" in source:
-        return "divergent blocks"
-    if "for lane in range(lo, hi)" in source:
-        return "lane by lane"
-    return "straight"

@@ -25,11 +25,6 @@ PROFILE_PROGRAMS = 30
 PER_TEST = 30
 
 
-@pytest.fixture(autouse=True)
-def llvm_kernels(monkeypatch):
-    monkeypatch.setattr(runner, "NATIVE", True)
-
-
 def check(found: D.Case) -> None:
     rng = np.random.default_rng(found.seed)
     lanes = rng.choice(found.lanes, size=int(rng.integers(native.WIDTH + 1,

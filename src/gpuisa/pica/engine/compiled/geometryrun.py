@@ -5,9 +5,10 @@ A kernel is made for each (program, entry, precision, missing registers, output 
 logged output registers), compiled in milliseconds the first time a process needs it
 and kept for the process.  A launch hands it copies of the unit's state (registers,
 uniforms, emission state), the feed and arrays for what it emits and logs; vertex and
-primitive arrays that fill up are made twice as large and the feed run again.  Feeds
-the kernel cannot finish exactly run again, whole, on the reference engine from the
-unit as it was, which gives the exact result or error.
+primitive arrays that fill up are made twice as large and the feed run again.  A feed
+first runs on the kernel that computes in range; where that gives up, on the exact
+kernel; where that gives up too, whole, on the reference engine from the unit as it
+was, which gives the exact result or error.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from ..loading import Precision
 from ..memory import lane_array
 from ..state import RegisterFile, ShaderState
 from . import nativegeometry
-from .kernels import analysis
+from .facts import analysis
 from .llvmjit import Compiled, compile_kernel
 from .nativeabi import ARG, DONE, FILE_BASE, FULL, GEOMETRY_ARG, GEOMETRY_ARG_COUNT
 from .nativerun import plan, record, tiered
@@ -47,14 +48,17 @@ class GeometryKernel:
 
 
 def kernel(program: DecodedProgram, entry: int, precision: Precision, missing: frozenset,
-           emitted: tuple[int, ...], logged: tuple[int, ...]) -> GeometryKernel:
-    """The kernel, compiled quickly first and with the optimising code generator once
-    runs on it have taken a while (:func:`.nativerun.tiered`)."""
-    key = ("geometry", program.program, entry, precision, missing, emitted, logged)
+           emitted: tuple[int, ...], logged: tuple[int, ...],
+           in_range: bool) -> GeometryKernel:
+    """The kernel (``in_range``: the one computing in range), compiled quickly first and
+    with the optimising code generator once runs on it have taken a while
+    (:func:`.nativerun.tiered`)."""
+    key = ("geometry", program.program, entry, precision, missing, emitted, logged,
+           in_range)
 
     def make(level: int) -> GeometryKernel:
         module = nativegeometry.build_module(plan(program, analysis(program), entry), entry,
-                                             precision, missing, emitted, logged)
+                                             precision, missing, emitted, logged, in_range)
         return GeometryKernel(compile_kernel(module, signature=SIGNATURE, level=level),
                               key, level)
 
@@ -100,8 +104,13 @@ def run_geometry_native(program: DecodedProgram, unit: ShaderState, entry: int,
     logged = tuple(sorted(written | {n for n in range(NUM_OUTPUTS)
                                      if unit.outputs[0].allocated(n)
                                      or unit.outputs[1].allocated(n)}))
-    found = kernel(program, entry, precision, missing, registers, logged)
-    outcome = _launch(found, program, unit, registers, feed, given["c"], max_steps, logged)
+    outcome = None
+    for in_range in (True, False):  # the exact kernel where the other gave up
+        found = kernel(program, entry, precision, missing, registers, logged, in_range)
+        outcome = _launch(found, program, unit, registers, feed, given["c"], max_steps,
+                          logged)
+        if outcome is not None:
+            break
     if outcome is None:
         return reference(program, unit, entry, registers, feed, precision=precision,
                          max_steps=max_steps)

@@ -19,7 +19,13 @@ swaps the two banks' slots.  Whatever it cannot finish exactly as the reference 
 would (a hang, a fault, a read of a register that was not given, the step limit) makes
 the function return :data:`.nativeabi.NEEDS_REFERENCE`; full vertex or primitive arrays
 return :data:`.nativeabi.FULL`.  It works on copies of the unit's state: the caller
-runs the whole feed again on the reference engine, or with larger arrays.
+runs the whole feed again, or with larger arrays.
+
+Two kernels can be made of a program: one computing ADD, MUL, MAD and the dot products
+in range as the vertex kernels' vector functions do (``compiled.alu``), which gives up
+at the END of an invocation that wrote a value that is not finite, and the exact one,
+which the caller runs the feed on where the first gave up (and the reference engine
+where that one did).
 
 The kernel is ``int8 run(int64 invocations, int64 *args)`` with the words of
 :data:`.nativeabi.ARGS` and :data:`.nativeabi.GEOMETRY_ARGS`.
@@ -35,6 +41,7 @@ from ..decode import Step
 from ..geometry import GS_DONE_BOOL
 from ..loading import Precision
 from . import emissionir
+from .alu import AluLowering
 from .lower import F32, I1, I8, I64
 from .native import Plan, _Unit
 from .nativeabi import (
@@ -59,8 +66,16 @@ class _GeometryUnit(_Unit):
     geometry = True
 
     def __init__(self, module: ir.Module, plan: Plan, entry: int, precision: Precision,
-                 missing: frozenset, emitted: tuple[int, ...], logged: tuple[int, ...]):
+                 missing: frozenset, emitted: tuple[int, ...], logged: tuple[int, ...],
+                 in_range: bool):
         super().__init__(module, plan, entry, precision, missing, 1, "run")
+        # every invocation runs here: the rules expanded where they are used; with
+        # ``in_range`` the arithmetic of the vector functions, whose results are checked
+        # at every END (the caller runs the feed again on the exact kernel if one was
+        # not finite)
+        self.L.outline = False
+        self.alu_ir = AluLowering(self.L, precision, in_range=in_range)
+        self.alu_ir.hoist = self.hoist_work
         self.function.linkage = ""  # the kernel itself
         self.invocations = self.base
         self.emitted = emitted
@@ -99,6 +114,7 @@ class _GeometryUnit(_Unit):
         self.vertex_count, self.primitive_count, counter = (b.alloca(I64) for _ in range(3))
         for slot in (self.vertex_count, self.primitive_count, counter):
             b.store(_i64(0), slot)
+        b.store(ir.Constant(I1, 0), self.out_of_range)
         b.branch(test)
         b.position_at_end(test)
         self.invocation = b.load(counter)
@@ -118,6 +134,7 @@ class _GeometryUnit(_Unit):
             b.position_at_end(self.blocks[leader])
             self.emit_block(leader)
         b.position_at_end(self.done_block)
+        self.fail_if(b.load(self.out_of_range))
         self.log()
         bools = arg_pointer(b, self.args, ARG["bools"], I8)
         b.store(ir.Constant(I8, 1), self.element(bools, _i64(GS_DONE_BOOL)))
@@ -270,12 +287,15 @@ class _GeometryUnit(_Unit):
 
 
 def build_module(plan: Plan, entry: int, precision: Precision, missing: frozenset,
-                 emitted: tuple[int, ...], logged: tuple[int, ...]) -> ir.Module:
+                 emitted: tuple[int, ...], logged: tuple[int, ...],
+                 in_range: bool = False) -> ir.Module:
     """The IR of the kernel ``run(invocations, args)`` for ``plan`` started at ``entry``:
     EMIT copies the output registers ``emitted``, each invocation's END records the
-    output registers ``logged``."""
+    output registers ``logged``; ``in_range``: ADD, MUL, MAD and the dot products
+    computed in range, the kernel giving up where a result is not finite."""
     module = ir.Module(name="gpuisa_pica_geometry_kernel")
-    _GeometryUnit(module, plan, entry, precision, missing, emitted, logged).build()
+    _GeometryUnit(module, plan, entry, precision, missing, emitted, logged,
+                  in_range).build()
     return module
 
 

@@ -26,9 +26,8 @@ from ..loading import Precision
 from ..memory import lane_array
 from ..state import ShaderState
 from . import native
-from .codegen import Analysis
-from .kernels import Memo
-from .kernels import analysis as _analysis
+from .facts import Analysis, Memo
+from .facts import analysis as _analysis
 from .llvmjit import OPTIMISED, QUICK, Compiled, compile_kernel
 from .numpyloops import NATIVE_LOOPS
 
