@@ -48,9 +48,10 @@ NATIVE_COMPILE = 0.02
 NATIVE_PER_WORD = 0.003
 NATIVE_STEP = 1.5e-9
 #: Seconds per instruction of a geometry shader invocation on its LLVM kernel (one
-#: thread, invocations in order: 40-75 ns on the 25-word quad shader of
-#: ``tests/pica/engine/test_jit_geometry.py``, f24 and f32, 10^5 invocations; its quick
-#: compile 70-84 ms), measured 2026-11-27 on the machine above.
+#: thread, invocations in order), the quickly compiled kernel's: 40-75 ns on the 25-word
+#: quad shader of ``tests/pica/engine/test_jit_geometry.py`` (f24 and f32, 10^5
+#: invocations; the optimised kernel of the point -> quad benchmark shader 6-12 ns),
+#: measured 2026-11-27 on the machine above.
 GEOMETRY_NATIVE_STEP = 75e-9
 
 
