@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..errors import InputError
 
@@ -29,7 +29,14 @@ class Program:
 
     code: tuple[int, ...]
     opdescs: tuple[int, ...] = ()
+    # Programs key the engines' caches, several lookups per run: hashing 512 words each
+    # time costs more than running a compiled shader on one vertex.
+    _hash: int = field(init=False, repr=False, compare=False)
 
     def __init__(self, code: Iterable[int], opdescs: Iterable[int] = ()):
         object.__setattr__(self, "code", _words("code", code))
         object.__setattr__(self, "opdescs", _words("opdescs", opdescs))
+        object.__setattr__(self, "_hash", hash((self.code, self.opdescs)))
+
+    def __hash__(self) -> int:
+        return self._hash

@@ -16,7 +16,7 @@ import pytest
 from engine_kit import Asm
 
 from gpuisa.pica.engine import run
-from gpuisa.pica.engine.compiled import nativerun, runner
+from gpuisa.pica.engine.compiled import nativerun
 from gpuisa.pica.isa import CompareOp, CondOp
 
 LANES = 3000
@@ -162,29 +162,3 @@ def test_the_uniforms_choose_the_kind_of_in_range_arithmetic(precision, extra, b
     assert kernels[-1][-1] == bounded
     for name, values in want.outputs.items():
         assert np.array_equal(got.outputs[name].view(np.uint32), values.view(np.uint32))
-
-
-@pytest.mark.parametrize("relative", [False, True], ids=["by-name", "through-a0"])
-def test_a_bounded_kernel_checks_its_uniforms_itself(relative, monkeypatch, kernels):
-    """A bounded kernel run with uniforms that are not bounded (as if the run's check of
-    its uniforms had answered wrongly) hands every lane reading them to the exact
-    function: the kernel checks the uniforms its bounded instructions read by name, and
-    the rows they read through an address register."""
-    a = Asm()
-    if relative:
-        a.op("mova", "a0.x", "c7")
-    a.op("mul", "o0", "c0", "v0", idx=1 if relative else 0)
-    a.op("dp4", "o1", "c1", "v0", idx=1 if relative else 0)
-    a.end()
-    program = a.program()
-    monkeypatch.setattr(runner, "_uniforms_bounded", lambda analysis, uniforms: True)
-    inputs = {"v0": np.array([[2.0**-30, 1.0, -3.0, 2.0**-29]] * 64, np.float32)}
-    # 2^-40 * 2^-30 rounds below 2^-62: +0 on the hardware, not with bounded arithmetic
-    uniforms = {"c0": [2.0**-40] * 4, "c1": [2.0**-40, 1.0, 1.0, 2.0**-40],
-                "c7": [0.0] * 4}
-    got, want = (run(program, inputs, uniforms=uniforms, engine=engine)
-                 for engine in ("jit", "reference"))
-    assert kernels[-1][-1]  # the bounded kernel ran
-    for name, values in want.outputs.items():
-        assert np.array_equal(got.outputs[name].view(np.uint32), values.view(np.uint32)), name
-    assert want.outputs["o0"][0, 0] == 0.0

@@ -24,6 +24,7 @@ from test_rules import f24_neighbours, round24_model, same_bits
 from gpuisa.pica.engine.compiled import llvmjit
 from gpuisa.pica.engine.compiled.lower import F32, F64, I1, I8, I32, I64, REALISES, Lowering
 from gpuisa.pica.engine.reference.values import narrow, widen
+from gpuisa.pica.engine.rules import libm32
 from gpuisa.pica.engine.rules import primitives as P
 
 WIDTHS = (1, 8)
@@ -189,6 +190,37 @@ def test_round24_equals_its_primitive_on_every_float24_pattern(offset, width):
 def test_round24_equals_its_primitive_on_random_float64_patterns(width):
     x = np.random.default_rng(2).integers(0, 2**64, 1 << 18, dtype=np.uint64).view(np.float64)
     same_bits(lowered("round24", (F64, F64), x, width=width), round24_model(x))
+
+
+def _near_boundaries() -> np.ndarray:
+    """float64 values at, around and away from float32 rounding boundaries: midpoints
+    of float32 neighbours (normal, subnormal, the largest), the overflow threshold,
+    each nudged by multiples of the tolerance, plus specials and random patterns."""
+    rng = np.random.default_rng(7)
+    with np.errstate(all="ignore"):  # NaN patterns cast, the largest float32's neighbour
+        return _around(rng)
+
+
+def _around(rng: np.random.Generator) -> np.ndarray:
+    rounded = np.concatenate([SPECIAL32, RANDOM32[:512]]).astype(np.float64)
+    rounded = rounded[np.isfinite(rounded)]
+    up = np.nextafter(rounded.astype(np.float32), np.float32(np.inf)).astype(np.float64)
+    middles = np.concatenate([(rounded + up) / 2, [libm32.OVERFLOW, -libm32.OVERFLOW,
+                                                   2.0**-150, 3 * 2.0**-150]])
+    middles = middles[np.isfinite(middles)]
+    scale = np.abs(middles) * libm32.TOLERANCE
+    values = [middles + k * scale for k in (-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0)]
+    return np.concatenate([*values, rounded, [0.0, -0.0, np.inf, -np.inf, np.nan],
+                           rng.integers(0, 2**64, 4096, dtype=np.uint64).view(np.float64)])
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_ambiguous32_equals_libm32s_rule(width):
+    values = _near_boundaries()
+    got = lowered("ambiguous32", (F64, I8), values, width=width)
+    want = np.array([libm32.ambiguous(float(v)) for v in values])
+    assert 100 < want.sum() < len(values) // 2  # both answers are exercised
+    assert np.array_equal(got.astype(bool), want)
 
 
 @pytest.mark.parametrize("width", WIDTHS)

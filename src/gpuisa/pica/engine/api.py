@@ -12,20 +12,19 @@ from functools import lru_cache
 import numpy as np
 
 from ...errors import InputError
-from ...floats import f24_to_f32
 from ..isa import NUM_GEOMETRY_OUTPUTS, NUM_OUTPUTS, NUM_TEMPORARIES
 from ..program import Program
-from ..shbin import ConstantKind, Dvle, ShaderType, Shbin
+from ..shbin import Dvle, ShaderType, Shbin
 from ..shbin.outmap import SEMANTIC_SLOTS, output_map
-from ..shbin.records import CONSTANT_BANK_SIZE
 from . import choice
 from .decode import DecodedProgram, decode_program
 from .geometry import Emission, GeometryFeed, InvocationLog, register_feed
 from .loading import Precision, check_precision, load_floats
 from .reference import run_lanes
 from .reference.geometry import reference_geometry
-from .state import RegisterFile, ShaderState, Uniforms
-from .values import Loader, uniform_values, vertex_arrays
+from .state import RegisterFile, ShaderState
+from .uniform_table import load_uniforms, shared_uniforms
+from .values import Loader, vertex_arrays
 
 #: An engine runs every lane of a state from ``entry`` (vertex shaders) and returns the
 #: instruction count of each lane: ``engine(program, state, entry, precision=...,
@@ -232,9 +231,9 @@ class RunResult:
     to get arrays to write into.
     """
 
-    outputs: dict[str, np.ndarray]
+    outputs: Mapping[str, np.ndarray]
     outputs_by_semantic: Mapping[str, np.ndarray]
-    temporaries: dict[str, np.ndarray] | None
+    temporaries: Mapping[str, np.ndarray] | None
     cmp: np.ndarray | None
     address: np.ndarray | None
     steps: np.ndarray | None
@@ -307,7 +306,7 @@ def run(shader: Shbin | Program, inputs: Mapping[str, object], *,
     exe = executable(shader, dvle, entry)
     state, name = _initial_state(exe, inputs, uniforms=uniforms, precision=precision,
                                  cmp=cmp, temporaries=temporaries, outputs=outputs,
-                                 address=address, engine=engine)
+                                 address=address, engine=engine, shared=True)
     if exe.geometry:
         log, emission = run_geometry_engine(
             engine, exe.program, state.lane(0), exe.entry, exe.output_registers,
@@ -342,9 +341,11 @@ def _initial_state(exe: Executable, inputs: Mapping[str, object], *,
                    uniforms: Mapping[str, object] | None, precision: Precision,
                    cmp: Sequence[bool], temporaries: Mapping[str, object] | None,
                    outputs: Mapping[str, object] | None, address: Sequence[int],
-                   engine: str) -> tuple[ShaderState, str]:
+                   engine: str, shared: bool = False) -> tuple[ShaderState, str]:
     """:func:`initial_state` and the engine chosen to run it (chosen once the state
-    knows which registers were given, before the inputs are converted)."""
+    knows which registers were given, before the inputs are converted); with
+    ``shared``, a vertex shader's uniforms may be a remembered read-only table
+    (:func:`.uniform_table.shared_uniforms`)."""
     lanes, values = vertex_arrays(inputs, "v", exe.dvle, "input")
     for given, bank, what in ((temporaries, "r", "temporary"), (outputs, "o", "output")):
         if given is not None:
@@ -353,7 +354,10 @@ def _initial_state(exe: Executable, inputs: Mapping[str, object], *,
                 raise InputError(f"initial {what} registers have {n} rows, the inputs "
                                  f"{lanes} vertices")
             values |= regs
-    state = ShaderState(lanes, load_uniforms(exe.dvle, uniforms or {}, precision))
+    # A vertex run never writes its uniforms: it may start from a shared table.
+    table = (load_uniforms(exe.dvle, uniforms or {}, precision) if exe.geometry or not shared
+             else shared_uniforms(exe.dvle, uniforms, precision))
+    state = ShaderState(lanes, table)
     for bank, number in values:
         if bank == "v":
             state.input_given[number] = True
@@ -405,43 +409,16 @@ def _address(address: object) -> tuple[int, int, int]:
     return tuple(int(v) for v in values)  # type: ignore[return-value]
 
 
-def load_uniforms(dvle: Dvle | None, given: Mapping[str, object],
-                  precision: Precision) -> Uniforms:
-    """The DVLE's constants (as libctru uploads them when the shader is bound), then the
-    user's values, which therefore override constants of the same register."""
-    table = Uniforms()
-    for i, constant in enumerate(dvle.constants if dvle is not None else ()):
-        kind, number = constant.kind, constant.register
-        limit = CONSTANT_BANK_SIZE[kind]
-        if not 0 <= number < limit:
-            raise InputError(f"DVLE constant {i} targets register {number} of a bank of "
-                             f"{limit}")
-        if kind == ConstantKind.FLOAT:
-            table.set_float(number, f24_to_f32(np.array(constant.f24)))
-        elif kind == ConstantKind.INT:
-            table.set_int(number, np.array(constant.ints))
-        else:
-            table.set_bool(number, constant.value)
-    for bank, number, value in uniform_values(given, dvle, precision):
-        if bank == "c":
-            table.set_float(number, value)
-        elif bank == "i":
-            table.set_int(number, value)
-        else:
-            table.set_bool(number, bool(value))
-    return table
-
-
 def build_result(exe: Executable, log: InvocationLog, precision: str,
                  emission: Emission | None, registers: bool = True) -> RunResult:
     # Registers are handed out as the (N, 4) storage of the register files when it is
     # lane-major (state.RegisterFile): results for 10^7 vertices are not copied.
-    outputs = {f"o{n}": _register(log.outputs, n) for n in range(NUM_OUTPUTS)}
+    outputs = RegisterValues(log.outputs, "o", NUM_OUTPUTS)
     result = dict(
         outputs=outputs,
         outputs_by_semantic=(by_semantic(exe.dvle, outputs, log.steps.shape[0])
                              if exe.dvle is not None else {}),
-        temporaries=({f"r{n}": _register(log.temporaries, n) for n in range(NUM_TEMPORARIES)}
+        temporaries=(RegisterValues(log.temporaries, "r", NUM_TEMPORARIES)
                      if registers else None),
         cmp=_lane_major(log.cmp) if registers else None,
         address=_lane_major(log.address) if registers else None,
@@ -451,6 +428,42 @@ def build_result(exe: Executable, log: InvocationLog, precision: str,
     if emission is not None:
         result.update(emission.fields())
     return RunResult(**result)
+
+
+class RegisterValues(Mapping[str, np.ndarray]):
+    """Register name ('o0', ...) -> ``(lanes, 4)`` float32 of a result, each looked up on
+    first access (building sixteen entries costs more than running a compiled shader on
+    one vertex)."""
+
+    __slots__ = ("_names", "_registers", "_values")
+
+    def __init__(self, registers: np.ndarray | RegisterFile, bank: str, count: int):
+        self._registers = registers
+        self._names = _NAMES[bank][:count]
+        self._values: dict[str, np.ndarray] = {}
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        value = self._values.get(name)
+        if value is None:
+            if name not in self._names:
+                raise KeyError(name)
+            value = _register(self._registers, int(name[1:]))
+            self._values[name] = value
+        return value
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+#: Each bank's register names, made once.
+_NAMES = {bank: tuple(f"{bank}{n}" for n in range(max(NUM_OUTPUTS, NUM_TEMPORARIES)))
+          for bank in "or"}
 
 
 def _register(registers: np.ndarray | RegisterFile, number: int) -> np.ndarray:

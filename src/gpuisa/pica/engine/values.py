@@ -88,8 +88,29 @@ class RegisterRange:
         return [f"{self.bank}{self.first + k}" for k in range(self.count)]
 
 
+#: (name, banks, id of the DVLE) -> (DVLE, range) of names resolved lately (kept with
+#: their DVLE, so that its id is not reused while the entry lives).
+_RESOLVED: dict[tuple, tuple[Dvle | None, RegisterRange]] = {}
+_RESOLVED_SIZE = 256
+
+
 def resolve(name: object, banks: str, dvle: Dvle | None, what: str) -> RegisterRange:
     """The registers called ``name`` among ``banks`` (register syntax or a DVLE name)."""
+    key = (name, banks, id(dvle))
+    try:
+        found = _RESOLVED.get(key)
+    except TypeError:  # an unhashable name: _resolve says what is wrong with it
+        found = None
+    if found is not None and found[0] is dvle:
+        return found[1]
+    reg = _resolve(name, banks, dvle, what)
+    if len(_RESOLVED) >= _RESOLVED_SIZE:
+        _RESOLVED.clear()
+    _RESOLVED[key] = (dvle, reg)
+    return reg
+
+
+def _resolve(name: object, banks: str, dvle: Dvle | None, what: str) -> RegisterRange:
     if not isinstance(name, str):
         raise InputError(f"{what} names must be strings, got {name!r}")
     match = _REGISTER.fullmatch(name)

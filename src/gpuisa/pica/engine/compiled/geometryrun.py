@@ -3,7 +3,8 @@ engine's geometry engine (``api.GEOMETRY_ENGINES``).
 
 A kernel is made for each (program, entry, precision, missing registers, output mask,
 logged output registers), compiled in milliseconds the first time a process needs it
-and kept for the process.  A launch hands it copies of the unit's state (registers,
+(or loaded from the machine-code cache, :func:`.llvmjit.compile_cached`) and kept for
+the process.  A launch hands it copies of the unit's state (registers,
 uniforms, emission state), the feed and arrays for what it emits and logs; vertex and
 primitive arrays that fill up are made twice as large and the feed run again.  A feed
 first runs on the kernel that computes in range; where that gives up, on the exact
@@ -29,7 +30,7 @@ from ..memory import lane_array
 from ..state import RegisterFile, ShaderState
 from . import nativegeometry
 from .facts import analysis
-from .llvmjit import Compiled, compile_kernel
+from .llvmjit import Compiled, compile_cached
 from .nativeabi import ARG, DONE, FILE_BASE, FULL, GEOMETRY_ARG, GEOMETRY_ARG_COUNT
 from .nativerun import plan, record, tiered
 from .numpyloops import NATIVE_LOOPS
@@ -57,10 +58,15 @@ def kernel(program: DecodedProgram, entry: int, precision: Precision, missing: f
            in_range)
 
     def make(level: int) -> GeometryKernel:
-        module = nativegeometry.build_module(plan(program, analysis(program), entry), entry,
-                                             precision, missing, emitted, logged, in_range)
-        return GeometryKernel(compile_kernel(module, signature=SIGNATURE, level=level),
-                              key, level)
+        def module():
+            return nativegeometry.build_module(plan(program, analysis(program), entry),
+                                               entry, precision, missing, emitted, logged,
+                                               in_range)
+
+        text = (f"pica geometry kernel\n{program.program.code}\n{program.program.opdescs}\n"
+                f"{entry} {precision} {sorted(missing)} {emitted} {logged} {in_range}")
+        return GeometryKernel(compile_cached(text, module, signature=SIGNATURE,
+                                             level=level), key, level)
 
     found = tiered(key, make)
     _made.add((program.program, entry, precision))

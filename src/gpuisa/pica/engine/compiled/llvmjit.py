@@ -2,9 +2,10 @@
 code generator, for this machine's CPU): a module in, the address of a function out.
 
 The machine code of a kernel refers to no address of this process (NumPy's EX2/LG2
-loops are an argument), so it could be kept between processes; compiling takes
-milliseconds, so it is not.  The compiled code lives as long as the :class:`Compiled`
-record that holds its execution engine.
+loops are an argument), so it is kept between processes (:func:`compile_cached`,
+:mod:`.objectcache`): a new process loads a shader's kernel in about a millisecond
+instead of building and compiling it in 20-130 ms.  The compiled code lives as long as
+the :class:`Compiled` record that holds its execution engine.
 """
 
 from __future__ import annotations
@@ -12,10 +13,14 @@ from __future__ import annotations
 import ctypes
 import functools
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import llvmlite.binding as llvm
+import numpy as np
 from llvmlite import ir
+
+from . import objectcache
 
 #: ``void run(int64 lo, int64 hi, int64 *args)``: ctypes releases the GIL for the call.
 KERNEL = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
@@ -85,8 +90,55 @@ def compile_kernel(module: ir.Module, name: str = "run", signature=KERNEL,
     return Compiled(signature(address), engine, address)
 
 
+def compile_cached(key: str, make: Callable[[], ir.Module], name: str = "run",
+                   signature=KERNEL, level: int = OPTIMISED) -> Compiled:
+    """``compile_kernel(make(), name, signature, level)``, its machine code kept on disk:
+    ``key`` names everything the module is built from (what this package's sources do
+    with it is in the hash :func:`.objectcache.name` adds).  Code any process compiled
+    before is loaded instead of built."""
+    _, cpu, features = _host()
+    file_name = objectcache.name(f"{key}\n{name}\n{level}",
+                                 f"{llvm.get_process_triple()} {cpu} {features}")
+    payload = objectcache.read(file_name)
+    if payload is not None:
+        try:
+            return _loaded(payload, name, signature, level)
+        except (RuntimeError, ValueError) as error:  # a file this LLVM cannot load
+            objectcache.discard(objectcache.folder() / file_name, str(error))
+    module = make()
+    with _lock:
+        machine = _target_machine(level)
+        payload = machine.emit_object(optimised(module, machine))
+    objectcache.write(file_name, payload)
+    return _loaded(payload, name, signature, level)
+
+
+def _loaded(payload: bytes, name: str, signature, level: int) -> Compiled:
+    """The function ``name`` of machine code ``payload`` (an object file) loaded here."""
+    with _lock:
+        machine = _target_machine(level)
+        empty = llvm.parse_assembly("")
+        empty.triple = machine.triple
+        engine = llvm.create_mcjit_compiler(empty, machine)
+        engine.add_object_file(llvm.ObjectFileRef.from_data(payload))
+        engine.finalize_object()
+        address = engine.get_function_address(name)
+    if not address:
+        raise ValueError(f"the code holds no function {name!r}")
+    return Compiled(signature(address), engine, address)
+
+
 def assembly(module: ir.Module) -> str:
     """The machine code of ``module`` as assembly text (for looking at kernels)."""
     with _lock:
         machine = _target_machine()
         return machine.emit_assembly(optimised(module, machine))
+
+
+def address(array: np.ndarray) -> int:
+    """The address of ``array``'s first element, for a kernel's argument table (a
+    writable buffer's through ctypes' ``from_buffer``: a third of the cost of
+    ``array.ctypes.data``, which a run of one vertex notices)."""
+    if array.flags.writeable:
+        return ctypes.addressof(ctypes.c_char.from_buffer(array))
+    return array.ctypes.data

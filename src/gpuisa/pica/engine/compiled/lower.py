@@ -23,11 +23,15 @@ Exactness notes (found by experiment, kept here):
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+
 import numpy as np
 from llvmlite import ir
 
 from ....floats import F24_MIN_NORMAL
 from ...isa import RELATIVE_INDEX_MASK, RELATIVE_OFFSET_RANGE
+from ..rules import libm32
 from ..rules import primitives as P
 
 F32 = ir.FloatType()
@@ -103,6 +107,10 @@ class Lowering:
         self.outline = outline and width == 1
         #: The table of NumPy inner loops (``i64*``), for EX2 and LG2.
         self.loops = loops
+        #: Called with the lanes (an ``i1`` value) whose result a rule cannot decide in
+        #: IR, which must then be computed elsewhere (the kernels give those lanes to
+        #: the reference engine); None: nobody asks, the IR's guess stands.
+        self.unresolved: Callable[[ir.Value], None] | None = None
         self.f32, self.f64, self.i1, self.i32, self.i64 = (
             self.lanes(t) for t in (F32, F64, I1, I32, I64))
 
@@ -403,12 +411,45 @@ class Lowering:
         return self.store24(self.round24(self._numpy_loop(LOG2_64, self.work24(x))))
 
     def ex2_32(self, x):
-        """``primitives.ex2_32``: NumPy's float32 exp2."""
-        return self._numpy_loop(EXP2_32, x)
+        """``primitives.ex2_32``: NumPy's float64 exp2 rounded once to float32, lanes
+        near a rounding boundary unresolved (``libm32.ex2_32``)."""
+        return self._correctly_rounded32(self._numpy_loop(EXP2_64, self.b.fpext(x, self.f64)))
 
     def lg2_32(self, x):
-        """``primitives.lg2_32``: NumPy's float32 log2, -0 read as +0."""
-        return self._numpy_loop(LOG2_32, self._positive_zero32(x))
+        """``primitives.lg2_32``: NumPy's float64 log2 of x (-0 read as +0) rounded once
+        to float32, lanes near a rounding boundary unresolved (``libm32.lg2_32``)."""
+        wide = self.b.fpext(self._positive_zero32(x), self.f64)
+        return self._correctly_rounded32(self._numpy_loop(LOG2_64, wide))
+
+    def _correctly_rounded32(self, wide: ir.Value) -> ir.Value:
+        if self.unresolved is not None:
+            self.unresolved(self.ambiguous32(wide))
+        return self.b.fptrunc(wide, self.f32)
+
+    def ambiguous32(self, wide: ir.Value) -> ir.Value:
+        """``libm32.ambiguous``: whether a float64 value lies within
+        ``libm32.TOLERANCE`` of a float32 rounding boundary (halfway to a neighbour of
+        its rounded value, or the overflow threshold)."""
+        b = self.b
+        size = b.call(self._intrinsic_function("fabs", wide.type), [wide])
+        bits = b.bitcast(b.fptrunc(size, self.f32), self.i32)
+        rounded = b.fpext(b.bitcast(bits, self.f32), self.f64)
+        limit = b.fmul(size, self.const(F64, libm32.TOLERANCE))
+
+        def near(boundary: ir.Value) -> ir.Value:
+            distance = b.call(self._intrinsic_function("fabs", wide.type),
+                              [b.fsub(size, boundary)])
+            return b.fcmp_ordered("<=", distance, limit)
+
+        out = near(self.const(F64, libm32.OVERFLOW))
+        for step in (1, -1):  # NaN where the neighbour's pattern is not a number
+            neighbour = b.fpext(b.bitcast(b.add(bits, self.const(I32, step)), self.f32),
+                                self.f64)
+            half = b.fmul(b.fadd(rounded, neighbour), self.const(F64, 0.5))
+            out = b.or_(out, near(half))
+        finite = b.fcmp_ordered("<", size, self.const(F64, math.inf))
+        nonzero = b.fcmp_ordered("!=", size, self.const(F64, 0.0))
+        return b.and_(out, b.and_(finite, nonzero))
 
     # -- addressing ------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ..decode import Operand, Step
+from ..rules import primitives as P
 from ..rules.tree import Source, operand_bounds, trace
 from .lower import F32, F64, I32, I64
 from .nativeabi import ARG, arg_pointer, arg_word
@@ -119,6 +120,11 @@ class AluMixin:
         b, L = self.b, self.L
         for item, k in bounds.items():
             operand = step.sources[item.index]
+            if operand.bank == "c" and k >= P.BOUND_UNIFORM:
+                # A bounded function runs only when every uniform row it can read
+                # (rows beyond c95 hold 1.0) was bounded24 with BOUND_UNIFORM at launch
+                # (runner._uniforms_bounded); rows not given fail the lane on reading.
+                continue
             component = int(operand.swizzle[item.component])
             if operand.relative is not None and operand.bank == "c":
                 out = L.unbounded24(self.read(operand, component), k)
@@ -200,3 +206,4 @@ class AluMixin:
                 if component < 2:
                     self.write(self.a0[component], b.sext(result.address[component],
                                                           self.L.i64))
+

@@ -14,26 +14,29 @@ dtypes, arrays that are not C-contiguous) goes to load_floats.
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Callable
 
 import numpy as np
 from llvmlite import ir
 
 from ..loading import Precision, load_floats
-from .llvmjit import Compiled, compile_kernel
+from .llvmjit import Compiled, address, compile_cached
 from .lower import F32, F64, I8, I32, I64, Lowering
 
 #: Elements converted per thread below which one thread does all the work.
 _MIN_PER_THREAD = 1 << 17
 _WIDTH = 8
-_lock = threading.Lock()
 
 
 @functools.cache
 def _kernel(dtype: np.dtype) -> Compiled:
     """``run(lo, hi, args)``: elements lo .. hi - 1 of ``args[0]`` (``dtype``) rounded
     to float24 into ``args[1]`` (float32); ``args[2]`` (a byte) set if one was NaN."""
+    return compile_cached(f"pica float24 loader\n{dtype.str}", lambda: _module(dtype))
+
+
+def _module(dtype: np.dtype) -> ir.Module:
+    """The IR of :func:`_kernel`."""
     source = F32 if dtype == np.float32 else F64
     module = ir.Module(name="gpuisa_pica_loader")
     run = ir.Function(module, ir.FunctionType(ir.VoidType(), [I64, I64, I64.as_pointer()]),
@@ -71,8 +74,7 @@ def _kernel(dtype: np.dtype) -> Compiled:
         b.branch(test)
         b.position_at_end(done)
     b.ret_void()
-    with _lock:
-        return compile_kernel(module)
+    return module
 
 
 def load(values: np.ndarray, precision: Precision, out: np.ndarray,
@@ -85,14 +87,15 @@ def load(values: np.ndarray, precision: Precision, out: np.ndarray,
         load_floats(values, precision, out)
         return
     kernel = _kernel(values.dtype)
-    flag = np.zeros(1, np.int8)
-    args = np.array([values.ctypes.data, out.ctypes.data, flag.ctypes.data], np.int64)
-    function, table = kernel.function, args.ctypes.data
+    args = np.zeros(4, np.int64)  # word 3 holds the NaN flag (one allocation, not two)
+    table = address(args)
+    args[:3] = address(values), address(out), table + 3 * args.itemsize
+    function = kernel.function
     count = values.size
-    if in_parallel is None:
+    if in_parallel is None or count < 2 * _MIN_PER_THREAD:
         function(0, count, table)
     else:
         in_parallel(lambda lo, hi: function(lo, hi, table), count, _MIN_PER_THREAD)
-    if flag[0]:
+    if args[3]:
         where = np.isnan(values)
         out[where] = load_floats(values[where], precision)

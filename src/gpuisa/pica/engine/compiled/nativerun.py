@@ -24,11 +24,12 @@ from ..api import RESULT_TEMPORARIES
 from ..decode import DecodedProgram
 from ..loading import Precision
 from ..memory import lane_array
-from ..state import ShaderState
+from ..state import ShaderState, Uniforms
 from . import native
 from .facts import Analysis, Memo
 from .facts import analysis as _analysis
-from .llvmjit import OPTIMISED, QUICK, Compiled, compile_kernel
+from .llvmjit import OPTIMISED, QUICK, Compiled, compile_cached
+from .llvmjit import address as _address
 from .numpyloops import NATIVE_LOOPS
 
 #: Lanes per thread below which one thread does all the work.
@@ -58,6 +59,9 @@ _SPENT_KERNELS = 256
 
 
 _kernels = Memo(256)
+#: Key -> the kernel runs take now (dropped when its quick kernel is due for the
+#: optimising code generator): one dictionary look-up per run.
+_current: dict[tuple, NativeKernel] = {}
 _compile_lock = threading.Lock()
 _lock = threading.Lock()
 
@@ -99,13 +103,24 @@ def kernel(program: DecodedProgram, entry: int, precision: Precision,
     the optimising code generator once runs on it have taken :data:`UPGRADE_AFTER`
     seconds; each made once per process."""
     key = (program.program, entry, precision, missing, bounded)
+    found = _current.get(key)
+    if found is None:
+        found = _kernel(program, key)
+        if len(_current) >= _SPENT_KERNELS:
+            _current.clear()
+        _current[key] = found
+    return found
+
+
+def _kernel(program: DecodedProgram, key: tuple) -> NativeKernel:
+    """:func:`kernel` for ``key`` when it has no current kernel."""
+    _, entry, precision, missing, bounded = key
 
     def make(level: int) -> NativeKernel:
         the_plan = plan(program, _analysis(program), entry)
-        module = native.build_module(the_plan, entry, precision, missing,
-                                     bounded=bounded)
-        return NativeKernel(compile_kernel(module, level=level),
-                            _static_steps(the_plan, entry), key, level)
+        code = compile_cached(_cache_key(key), lambda: native.build_module(
+            the_plan, entry, precision, missing, bounded=bounded), level=level)
+        return NativeKernel(code, _static_steps(the_plan, entry), key, level)
 
     return tiered(key, make)
 
@@ -127,12 +142,21 @@ def tiered(key: tuple, make: Callable[[int], object]) -> object:
         return _kernels.make((*key, level), lambda: make(level))
 
 
+def _cache_key(key: tuple) -> str:
+    """The text naming a kernel in the machine-code cache (:func:`.llvmjit.compile_cached`)."""
+    program, entry, precision, missing, bounded = key
+    return (f"pica vertex kernel\n{program.code}\n{program.opdescs}\n{entry} {precision} "
+            f"{sorted(missing)} {bounded}")
+
+
 def record(key: tuple, level: int, seconds: float) -> None:
     """Add a run's seconds to the tally of the quickly compiled kernel of ``key``."""
     if level == OPTIMISED:
         return
     with _lock:
-        _spent[key] = _spent.pop(key, 0.0) + seconds
+        spent = _spent[key] = _spent.pop(key, 0.0) + seconds
+        if spent >= UPGRADE_AFTER:  # the next run asks for the optimised kernel
+            _current.pop(key, None)
         while len(_spent) > _SPENT_KERNELS:
             _spent.popitem(last=False)
 
@@ -141,11 +165,38 @@ def compiled(program: DecodedProgram, entry: int, precision: Precision,
              missing: frozenset, bounded: bool = False) -> bool:
     """Whether this process has a kernel for the program already."""
     key = (program.program, entry, precision, missing, bounded)
-    return any(_kernels.get((*key, level)) is not None for level in (QUICK, OPTIMISED))
+    return key in _current or any(_kernels.get((*key, level)) is not None
+                                  for level in (QUICK, OPTIMISED))
 
 
-def _address(array: np.ndarray) -> int:
-    return array.ctypes.data
+#: The argument table's words that depend only on the uniforms, for the uniforms last
+#: launched with (kept with them: they hold the arrays the addresses point into).
+_last_uniforms: tuple = (None, None)
+
+
+def _uniform_words(uniforms: Uniforms) -> np.ndarray:
+    """An argument table holding only the words about ``uniforms`` (and NumPy's loops),
+    remembered for the uniforms last asked about: runs of a few vertices in a loop
+    usually share one read-only table (:func:`..uniform_table.shared_uniforms`)."""
+    global _last_uniforms
+    last = _last_uniforms
+    if last[0] is uniforms and not uniforms.floats.flags.writeable:
+        return last[1]
+    args = np.zeros(native.ARG_COUNT, np.int64)
+    kept = []
+    for name, array in (("floats", np.ascontiguousarray(uniforms.floats, np.float32)),
+                        ("ints", np.ascontiguousarray(uniforms.ints, np.int64)),
+                        ("bools", np.ascontiguousarray(uniforms.bools)),
+                        ("loops", NATIVE_LOOPS)):
+        kept.append(array)
+        args[native.ARG[name]] = array.ctypes.data
+    given = uniforms.float_given
+    args[native.ARG["rows_given"]] = bool(given.all())
+    bits = np.packbits(given, bitorder="little").view(np.int64)  # 128 rows: two words
+    args[native.ARG["given_low"]], args[native.ARG["given_high"]] = bits
+    args.flags.writeable = False
+    _last_uniforms = (uniforms, args, kept)
+    return args
 
 
 def launch(found: NativeKernel, program: DecodedProgram, state: ShaderState,
@@ -153,7 +204,7 @@ def launch(found: NativeKernel, program: DecodedProgram, state: ShaderState,
     """Run ``state``'s lanes: the lane status (non-zero: run again on the reference
     engine) and the steps (None: every lane ran ``found.steps``)."""
     lanes = state.lanes
-    args = np.zeros(native.ARG_COUNT, np.int64)
+    args = _uniform_words(state.uniforms).copy()
     analysis = _analysis(program)
     seen = RESULT_TEMPORARIES.get()
     files = {"v": state.inputs, "r": state.temporaries, "o": state.outputs[state.bank]}
@@ -168,7 +219,6 @@ def launch(found: NativeKernel, program: DecodedProgram, state: ShaderState,
             raise AssertionError(f"register {bank}{number} is not lane-major")
         args[native.FILE_BASE[bank] + number] = _address(array)
     holds_address, holds_flags = state.holds_control
-    kept = []
     for name, used, holds, get in (
             ("address", analysis.address, holds_address, lambda: state.address),
             ("flags", analysis.flags, holds_flags, lambda: state.cmp)):
@@ -177,17 +227,6 @@ def launch(found: NativeKernel, program: DecodedProgram, state: ShaderState,
             if not array.flags.c_contiguous:
                 raise AssertionError(f"the {name} array is not lane-major")
             args[native.ARG[name]] = _address(array)
-    uniforms = state.uniforms
-    for name, array in (("floats", np.ascontiguousarray(uniforms.floats, np.float32)),
-                        ("ints", np.ascontiguousarray(uniforms.ints, np.int64)),
-                        ("bools", np.ascontiguousarray(uniforms.bools)),
-                        ("loops", NATIVE_LOOPS)):
-        kept.append(array)
-        args[native.ARG[name]] = _address(array)
-    given = uniforms.float_given
-    args[native.ARG["rows_given"]] = bool(given.all())
-    bits = np.packbits(given, bitorder="little").view(np.int64)  # 128 rows: two words
-    args[native.ARG["given_low"]], args[native.ARG["given_high"]] = bits
     args[native.ARG["max_steps"]] = max_steps
     status = lane_array(lanes, 1, np.int8, fill=False).reshape(-1)
     args[native.ARG["status"]] = _address(status)
@@ -197,6 +236,9 @@ def launch(found: NativeKernel, program: DecodedProgram, state: ShaderState,
         args[native.ARG["steps"]] = _address(steps)
     function, table = found.compiled.function, _address(args)
     started = time.perf_counter()
-    parallel(lambda lo, hi: function(lo, hi, table), lanes, MIN_LANES_PER_THREAD)
+    if lanes < 2 * MIN_LANES_PER_THREAD:  # one thread: no closure, no split
+        function(0, lanes, table)
+    else:
+        parallel(lambda lo, hi: function(lo, hi, table), lanes, MIN_LANES_PER_THREAD)
     record(found.key, found.level, time.perf_counter() - started)
     return status, steps

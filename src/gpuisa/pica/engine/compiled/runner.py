@@ -43,16 +43,34 @@ _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
 
+#: The last answer of :func:`_missing` and what it depends on: a run asks twice (when
+#: its engine is chosen, then when it runs).
+_last_missing: tuple = (None, None, None, None)
+
+
 def _missing(reads: frozenset[tuple[str, int]], state: ShaderState) -> frozenset:
     """The registers the program reads by name that were not given."""
+    global _last_missing
+    uniforms, inputs = state.uniforms, state.input_given.tobytes()
+    last = _last_missing
+    # Remembered only for read-only uniform tables (uniform_table.shared_uniforms):
+    # another table could have been changed since.
+    if (last[0] is reads and last[1] is uniforms and last[2] == inputs
+            and not uniforms.float_given.flags.writeable):
+        return last[3]
+    missing = _missing_now(reads, state)
+    _last_missing = (reads, uniforms, inputs, missing)
+    return missing
+
+
+def _missing_now(reads: frozenset[tuple[str, int]], state: ShaderState) -> frozenset:
     given = {"v": state.input_given, "c": state.uniforms.float_given,
              "i": state.uniforms.int_given, "b": state.uniforms.bool_given}
     return frozenset(r for r in reads if not given[r[0]][r[1]])
 
 
 #: The uniforms last checked, the rows checked (None: every given one) and the answer: a
-#: run asks twice (``compiled`` when its engine is chosen, then ``run_lanes_jit``).  A
-#: stale answer could only cost speed: a bounded kernel checks its uniforms itself.
+#: run asks twice (``compiled`` when its engine is chosen, then ``run_lanes_jit``).
 _last_checked: tuple = (None, None, False)
 
 
@@ -62,7 +80,9 @@ def _uniforms_bounded(analysis, uniforms) -> bool:
     global _last_checked
     rows = None if analysis.relative_uniforms else analysis.uniform_rows
     last = _last_checked
-    if last[0] is uniforms and last[1] == rows:
+    # Remembered only for read-only tables (uniform_table.shared_uniforms): bounded
+    # kernels trust this answer for the uniforms they read.
+    if last[0] is uniforms and last[1] == rows and not uniforms.floats.flags.writeable:
         return last[2]
     floats = uniforms.floats
     bounded = bounded_values(floats[uniforms.float_given] if rows is None
@@ -170,6 +190,23 @@ def _native_reference(program: DecodedProgram) -> bool:
     return not LOOPS_OK
 
 
+@functools.cache
+def _nativerun():
+    """:mod:`.nativerun` (imported when first needed: it imports llvmlite; an import
+    statement per run costs more than a one-vertex kernel)."""
+    from . import nativerun
+
+    return nativerun
+
+
+@functools.cache
+def _nativeload():
+    """:func:`.nativeload.load` (imported when first needed, as :func:`_nativerun`)."""
+    from .nativeload import load
+
+    return load
+
+
 def run_lanes_jit(program: DecodedProgram, state: ShaderState, entry: int, *,
                   precision: Precision, max_steps: int) -> np.ndarray:
     """The engine entry point (same contract as :func:`.reference.run_lanes`): run
@@ -177,14 +214,13 @@ def run_lanes_jit(program: DecodedProgram, state: ShaderState, entry: int, *,
     engine."""
     if _native_reference(program):
         return run_lanes(program, state, entry, precision=precision, max_steps=max_steps)
-    from . import nativerun
-
+    nativerun = _nativerun()
     analysis = _analysis(program)
     missing = _missing(analysis.reads, state)
     bounded = precision == "f24" and _uniforms_bounded(analysis, state.uniforms)
     found = nativerun.kernel(program, entry, precision, missing, bounded)
     status, steps = nativerun.launch(found, program, state, max_steps, in_parallel)
-    again = np.flatnonzero(status)
+    again = status.nonzero()[0]
     if steps is None:
         if not again.size:
             return _same_steps(found.steps, state.lanes)
@@ -206,7 +242,7 @@ def _same_steps(count: int, lanes: int) -> np.ndarray:
 
 def load_jit(values: np.ndarray, precision: Precision, out: np.ndarray) -> None:
     """The engine's input loader (:mod:`.nativeload`): load_floats on every core."""
-    from .nativeload import load
+    load = _nativeload()
 
     load(values, precision, out, in_parallel)
 

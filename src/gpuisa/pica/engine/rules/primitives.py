@@ -31,6 +31,7 @@ import numpy as np
 
 from ....floats import F24_MIN_NORMAL
 from ...isa import RELATIVE_INDEX_MASK, RELATIVE_OFFSET_RANGE
+from . import libm32
 
 _F64 = struct.Struct("<d")
 _U64 = struct.Struct("<Q")
@@ -363,14 +364,15 @@ def lg2_24(x):
 
 
 def ex2_32(x):
-    """EX2 in f32: NumPy's float32 exp2.  Compiled: ``Lowering.ex2_32``."""
-    return _unit(np.exp2, np.float32(x))
+    """EX2 in f32: 2^x correctly rounded to float32 (pica-emulation.md#f32-ex2-lg2).
+    Compiled: ``Lowering.ex2_32``."""
+    return libm32.ex2_32(x)
 
 
 def lg2_32(x):
-    """LG2 in f32: NumPy's float32 log2 of x, -0 read as +0.  Compiled:
-    ``Lowering.lg2_32``."""
-    return _unit(np.log2, np.float32(0.0 if x == 0.0 else x))
+    """LG2 in f32: log2 of x (-0 read as +0) correctly rounded to float32
+    (pica-emulation.md#f32-ex2-lg2).  Compiled: ``Lowering.lg2_32``."""
+    return libm32.lg2_32(x)
 
 
 # -- addressing ------------------------------------------------------------------------------
