@@ -29,7 +29,7 @@ from benchmarks.shaders import PEER_LIGHTING_CODE, PEER_LIGHTING_OPDESCS, WORKLO
 from gpuisa.pica.engine import run
 from gpuisa.pica.engine.api import executable
 from gpuisa.pica.engine.compiled import nativerun
-from gpuisa.pica.engine.compiled.kernels import Memo
+from gpuisa.pica.engine.compiled.facts import Memo
 
 SHADERS = ("transform", "skinning", "lighting", "peer-lighting")
 GOALS = {"transform": 0.05, "skinning": 0.1, "peer-lighting": 0.15}

@@ -6,16 +6,15 @@ LOOP with relative addressing, a geometry shader expanding points to quads) thro
 ``gpuisa.pica.engine.run`` — from the caller's float32 arrays to the result,
 everything included — at N = 10^4 and 10^6 (``--quick``, the default) or also 10^7
 (``--full``), in f24 and f32 mode: with engine="auto" (what ``run()`` picks), on the
-compiled engine's LLVM kernels ("jit", the default for vertex shaders), on Numba's
-kernel of the program ("numba") and on Numba's interpreter kernel ("interpreter"; vertex
-shaders only).  Each figure is
-the best of several runs after one warm-up run; the reference engine is timed on a
+compiled engine's LLVM kernels ("jit") and on them compiled with the optimising code
+generator from the first run ("jit-optimised").  Each figure is the best of several
+runs after one warm-up run; the reference engine is timed on a
 few hundred vertices and extrapolated (its cost per vertex does not depend on N);
 "NumPy" is the same math written directly in NumPy (float32, no PICA rounding rules:
 the speed limit of array code).
 
 Prints a Markdown table (date, machine, NumPy version) for the README, then the speed
-goals (:data:`TARGETS`) with their status.  ``--engines auto,jit,numba,interpreter`` picks engines;
+goals (:data:`TARGETS`) with their status.  ``--engines auto,jit,jit-optimised`` picks engines;
 ``--workloads`` picks workloads; ``--memory`` adds the peak resident memory of each run
 (Linux).
 """
@@ -39,11 +38,6 @@ from gpuisa.pica.engine.api import engine_names
 
 #: Vertices the reference engine runs per workload (then extrapolated).
 REFERENCE_LANES = 200
-#: Benchmark "engines" that are the compiled engine with its kernels fixed: "jit" its
-#: LLVM kernels (the default for vertex shaders), "numba" Numba's kernel of the shader,
-#: "interpreter" Numba's interpreter kernel (runner.NATIVE, runner.KERNELS).
-KERNEL_POLICY = {"jit": (True, "always"), "numba": (False, "always"),
-                 "interpreter": (False, "never")}
 #: The LLVM kernels compiled with the optimising code generator from the first run (what
 #: "jit" and "auto" run once a shader's runs have taken nativerun.UPGRADE_AFTER seconds).
 OPTIMISED = "jit-optimised"
@@ -126,19 +120,6 @@ class Bench:
                     nativerun.UPGRADE_AFTER = saved
 
             return optimised
-        if engine in KERNEL_POLICY:
-            from gpuisa.pica.engine.compiled import runner as jit
-
-            def forced():
-                saved = jit.NATIVE, jit.KERNELS
-                jit.NATIVE, jit.KERNELS = KERNEL_POLICY[engine]
-                try:
-                    return run(shbin, inputs, uniforms=uniforms, precision=precision,
-                               engine="jit", max_steps=10_000)
-                finally:
-                    jit.NATIVE, jit.KERNELS = saved
-
-            return forced
         return lambda: run(shbin, inputs, uniforms=uniforms, precision=precision,
                            engine=engine, max_steps=10_000)
 
@@ -156,9 +137,6 @@ class Bench:
         row: dict[str, object] = dict(workload=workload.name, precision=precision, n=n,
                                       reference=reference, numpy=numpy_rate)
         for engine in self.engines:
-            if engine in ("interpreter", OPTIMISED) and workload.name == "geometry":
-                row[engine] = float("nan")  # vertex shaders only
-                continue
             function = self.runner(workload, inputs, uniforms, precision, engine)
             if n < 10**7:  # warm-up (compilation, caches); 10^7 follows 10^6
                 function()
@@ -243,8 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     size.add_argument("--quick", action="store_true", help="N = 10^4, 10^6 (default)")
     size.add_argument("--full", action="store_true", help="N = 10^4, 10^6, 10^7")
     parser.add_argument("--engines", default=None,
-                        help="comma-separated engines (default: auto, numba, "
-                             "interpreter; also jit, reference)")
+                        help="comma-separated engines (default: auto, jit, "
+                             "jit-optimised; also reference)")
     parser.add_argument("--workloads", default=",".join(WORKLOADS),
                         help=f"comma-separated subset of {', '.join(WORKLOADS)}")
     parser.add_argument("--memory", action="store_true",
@@ -252,8 +230,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sizes = [10**4, 10**6, 10**7] if args.full else [10**4, 10**6]
     engines = (args.engines.split(",") if args.engines
-               else ["auto", "numba", "interpreter"])
-    unknown = [e for e in engines if e not in (*engine_names(), *KERNEL_POLICY, OPTIMISED)]
+               else ["auto", "jit", OPTIMISED])
+    unknown = [e for e in engines if e not in (*engine_names(), OPTIMISED)]
     if unknown:
         parser.error(f"unknown engine(s) {', '.join(unknown)}; available: "
                      f"{', '.join(engine_names())}")

@@ -121,7 +121,7 @@ def test_scalar_uniform_from_pica_run_json(tmp_path, capsys):
 # -- 4: an empty destination mask runs on the JIT -----------------------------------------
 
 
-@pytest.mark.parametrize("lanes", [3, 70_000])  # the interpreter and a compiled kernel
+@pytest.mark.parametrize("lanes", [3, 70_000])  # the lane function, and vectors on threads
 def test_empty_destination_mask_on_every_engine(lanes):
     # mov r15, v0 with operand descriptor 0 (mask empty): 0x4FE00000 by 3dbrew's format 1
     # layout (pica-isa.md#format-1) (opcode 0x13 << 26, dst 0x1F << 21, src1 v0 = 0), then end

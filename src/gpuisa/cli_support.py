@@ -55,8 +55,8 @@ def dispatch(
 
 def _show_warning(prog: str, message: Warning | str, category: type[Warning], filename: str,
                   lineno: int, file: object = None, line: str | None = None) -> None:
-    """gpuisa's own warnings (a damaged compiled-code cache rebuilt, ...) as ``PROG:
-    warning: message``; those of libraries as Python shows them."""
+    """gpuisa's own warnings (of a category defined in gpuisa) as ``PROG: warning:
+    message``; those of libraries as Python shows them."""
     if category.__module__.split(".")[0] == "gpuisa":
         print(f"{prog}: warning: {message}", file=sys.stderr)
     else:

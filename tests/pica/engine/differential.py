@@ -2,10 +2,12 @@
 
 Shared by the differential tests (:mod:`test_differential`) and the compiled-kernel
 tests: the programs and inputs come from :mod:`gpuisa.pica.fuzz.generator` (the
-generator ``pica fuzz`` uses too); a *profile* restricts their shape so that every kind
-of compiled kernel is reached: "mixed" (the lane-by-lane and ordered geometry kernels),
-"straight" (the block-of-lanes and vectorized geometry kernels), "forward" (the
-divergent-block kernels) and "uniform" (the kernels of uniform control).
+generator ``pica fuzz`` uses too); a *profile* restricts their shape so that every way a
+compiled kernel runs a program is reached: "mixed" (anything: lanes that part and
+rejoin, stacks that overflow, hangs and faults), "straight" (ALU only, no relative
+uniform reads: one block from entry to END), "forward" (IF and forward jumps only: lanes
+parting on their flags) and "uniform" (branches on uniforms only: one control state for
+all lanes).
 
 Uniforms are ordinary or as wild, so that f24 runs get kernels of both kinds of in-range
 arithmetic.  Vertex shaders run on 64 lanes that repeat 8 distinct
@@ -326,52 +328,3 @@ def reproducer(found: Case, what: Difference | None, note: str = "") -> str:
             f"float uniforms (float bits, DVLE ranges 'low' = c0.., 'high'): {floats}\n"
             f"--- disassembly ---\n{text}")
 
-
-# -- which kernel runs a case ---------------------------------------------------------------
-
-
-class _Captured(Exception):
-    pass
-
-
-def kernel_source(found: Case) -> str | None:
-    """The text of the kernel the compiled engine would compile for ``found`` (nothing is
-    compiled); None if it would compile none (EX2/LG2 without NumPy's native loops)."""
-    import pytest
-
-    from gpuisa.pica.engine.compiled import geometry as jit_geometry
-    from gpuisa.pica.engine.compiled import runner as jit
-
-    def capture(source: str):
-        raise _Captured(source)
-
-    with pytest.MonkeyPatch.context() as patch:
-        if found.geometry:
-            patch.setattr(jit_geometry, "COMPILE_THRESHOLD", 0)
-            patch.setattr(jit_geometry, "_kernels", type(jit_geometry._kernels)())
-            patch.setattr(jit_geometry, "compile_source", capture)
-        else:
-            patch.setattr(jit, "KERNELS", "always")
-            patch.setattr(jit, "_cache", type(jit._cache)())
-            patch.setattr(jit, "_compile", capture)
-        try:
-            outcome(found, "jit")
-        except _Captured as captured:
-            return captured.args[0]
-    return None
-
-
-def kernel_kind(source: str | None) -> str:
-    """Which kind of compiled kernel ``source`` is (see docs/engine.md)."""
-    if source is None:
-        return "none"
-    if "def kernel(count, entry" in source:
-        return ("geometry vectorized" if "# invocations independent" in source
-                else "geometry ordered")
-    if "# uniform control" in source:
-        return "uniform control"
-    if "AT[j]" in source:
-        return "divergent blocks"
-    if "for lane in range(lo, hi)" in source:
-        return "lane by lane"
-    return "straight"

@@ -1,14 +1,10 @@
 """The stack machine and emission rules of engine/flow, values worked out by hand from
-3dbrew's "Control Flow" section and pica-emulation.md#flow, pica-emulation.md#geometry; and the same
-functions compiled by Numba (as the compiled engine uses them) agreeing with the plain Python
-run."""
+3dbrew's "Control Flow" section and pica-emulation.md#flow, pica-emulation.md#geometry (their
+realisations in LLVM IR are held to them by test_flowir.py and test_emissionir.py)."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from gpuisa.pica.flow import emission as E
 from gpuisa.pica.flow import stacks as S
@@ -152,99 +148,5 @@ def test_emission_banks_and_winding():
     assert E.emit(fresh_state, 0)[:2] == (E.FAULT, 0) and fresh_state[E.BANK] == 0
 
 
-# -- the same text compiled by Numba ---------------------------------------------------------
-
-_ops = st.lists(st.tuples(st.sampled_from(["if", "call", "loop", "check"]),
-                          st.integers(0, 12), st.integers(0, 12), st.booleans()),
-                max_size=40)
-
-
-@settings(max_examples=200, deadline=None)
-@given(_ops)
-def test_numba_compiled_stacks_agree_with_plain_python(ops):
-    from gpuisa.pica.engine.compiled.stacks import replay
-
-    def plain(ops):
-        ifs, calls, loops = S.new_stacks()
-        n_if = n_call = n_loop = 0
-        al = 0
-        trace = []
-        for kind, a, b, flag in ops:
-            if kind == "if":
-                n_if = S.push_if(ifs, n_if, a, b)
-            elif kind == "call":
-                n_call = S.push_call(calls, n_call, a, b)
-            elif kind == "loop":
-                n_loop = S.push_loop(loops, n_loop, a, b, a % 3, b % 4 - 1, al)
-            else:
-                pc, al, n_if, n_call, n_loop, hang = S.next_pc(
-                    ifs, n_if, calls, n_call, loops, n_loop, a, b if flag else S.NO_JUMP,
-                    flag and a % 2 == 0, al, True, True, True)
-                trace.append((pc, al, n_if, n_call, n_loop, hang))
-        return trace
-
-    kinds = {"if": 0, "call": 1, "loop": 2, "check": 3}
-    table = np.array([(kinds[k], a, b, int(f)) for k, a, b, f in ops] or
-                     np.zeros((0, 4)), dtype=np.int64).reshape(-1, 4)
-    compiled = [(*tuple(int(v) for v in row[:5]), bool(row[5])) for row in replay(table)]
-    assert compiled == plain(ops)
-
-
-def test_the_compiled_kernels_find_every_flow_kinds_effect():
-    """codegen calls ``S.<name>`` for an instruction's flow kind: compiled.stacks offers
-    each function of flow.stacks.EFFECTS under its name, and effect dispatches to them."""
-    pytest.importorskip("numba")
-    from gpuisa.pica.engine.compiled import stacks as compiled
-
-    for flow, function in S.EFFECTS.items():
-        assert getattr(compiled, function.__name__) is function, flow
+def test_every_flow_kind_with_an_effect_has_its_function():
     assert set(S.EFFECTS) == {f for f in Flow if f not in (Flow.NONE, Flow.END)}
-
-
-def test_compiling_the_flow_rules_into_kernels_raises_no_numba_warning():
-    """Kernels call stacks.taken (inlined by Numba) and each flow kind's effect at several
-    sites, in loops and branches; Numba's SSA pass must not warn (NumbaIRAssumptionWarning:
-    numba#7802, an inliner bug that also gives wrong results), with warnings as errors."""
-    pytest.importorskip("numba")
-    import warnings
-
-    from numba import njit
-
-    from gpuisa.pica.engine.compiled import stacks as C
-
-    # (effect, condition source, condop, refx, refy, bool uniform, pc, dst, num, guard):
-    # two call sites of each kind, the second under a branch
-    sites = [("jump", 3, 0, 0, 0, "cx", 15, 17, 1, None),
-             ("jump", 3, 0, 0, 0, "cy", 22, 25, 0, "jump < 0"),
-             ("if", 1, 2, 1, 1, "False", 8, 14, 0, None),
-             ("if", 1, 0, 1, 1, "False", 9, 15, 1, "i % 2"),
-             ("call", 1, 1, 1, 0, "False", 3, 20, 2, None),
-             ("call", 2, 1, 1, 0, "cy", 4, 21, 2, "i % 3"),
-             ("loop", 0, 0, 0, 0, "False", 5, 9, 0, None),
-             ("break", 1, 0, 1, 1, "False", 7, 0, 0, "i % 2")]
-    lines = ["def kernel(flags, n):",
-             "    ifs = np.zeros(C.IF_SIZE, np.int64)",
-             "    calls = np.zeros(C.CALL_SIZE, np.int64)",
-             "    loops = np.zeros(C.LOOP_SIZE, np.int64)",
-             "    n_if = n_call = n_loop = al = jump = 0",
-             "    brk = False",
-             "    for i in range(n):",
-             "        cx, cy = flags[i % 4], flags[(i + 1) % 4]"]
-    for kind, condition, condop, refx, refy, boolean, pc, dst, num, guard in sites:
-        indent = "        "
-        if guard:
-            lines.append(f"{indent}if {guard}:")
-            indent += "    "
-        lines.append(f"{indent}jump, brk, n_if, n_call, n_loop, al = C.effect_{kind}("
-                     f"C.taken({condition}, {condop}, {refx}, {refy}, cx, cy, {boolean}, "
-                     f"{num}), {pc}, {dst}, {num}, ifs, n_if, calls, n_call, loops, n_loop, "
-                     f"al, 3, 1, 1)")
-    lines.append("    return jump + n_if + n_call + n_loop + al + brk")
-    namespace = {"np": np, "C": C}
-    exec("\n".join(lines), namespace)
-    kernel = namespace["kernel"]
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        compiled = njit(kernel)
-        flags = np.array([True, False, False, True])
-        assert compiled(flags, 6) == kernel(flags, 6)

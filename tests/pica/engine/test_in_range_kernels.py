@@ -1,28 +1,24 @@
-"""Vertex kernels compute ADD, MUL, MAD and the dot products in range
-(``codegen.IN_RANGE``; f24 runs with bounded uniforms: those of inputs and uniforms
-bounded, ``codegen.BOUNDED``): lanes where a value leaves the range, or an operand the
-bounds, are run again by an exact engine (the interpreter kernel, or the reference engine
-for a few lanes).
+"""The LLVM vertex kernels' vector functions compute ADD, MUL, MAD and the dot products
+in range (``compiled.alu``; f24 runs whose uniforms are bounded: those of inputs and
+uniforms with the bounded arithmetic, ``primitives.bounded24``): vectors of lanes
+where a value leaves the range, or an operand the bounds, are run again lane by lane
+by the exact function of one lane (and the reference engine where that cannot finish).
 
-Each kind of kernel (straight-line, uniform control, divergent blocks, lane by lane) runs
-a program of those instructions over lanes of ordinary values mixed with lanes holding
-infinities, NaNs with payloads, magnitudes whose products pass 2^64 and ones whose
-products fall below 2^-62, and magnitudes at and beyond the bounded arithmetic's
-bounds; the results must equal the reference engine's bit for bit, whichever engine
-runs the lanes again."""
+Programs that run with one control state (straight-line, uniform control) and with
+lanes that part (divergent blocks, a conditional call) run over lanes of ordinary
+values mixed with lanes holding infinities, NaNs with payloads, magnitudes whose
+products pass 2^64 and ones whose products fall below 2^-62, and magnitudes at and
+beyond the bounded arithmetic's bounds; the results must equal the reference engine's
+bit for bit."""
 
 import numpy as np
 import pytest
-from conftest import JIT
-from differential import kernel_kind
 from engine_kit import Asm
 
 from gpuisa.pica.engine import run
-from gpuisa.pica.engine.compiled.codegen import analyse, generate
-from gpuisa.pica.engine.decode import decode_program
+from gpuisa.pica.engine.compiled import nativerun
 from gpuisa.pica.isa import CompareOp, CondOp
 
-pytestmark = [*JIT.marks, pytest.mark.usefixtures("numba_vertex_kernels")]
 LANES = 3000
 
 
@@ -76,9 +72,25 @@ def lane_by_lane():
     return a.program()
 
 
-KINDS = {"straight": (straight, "straight"), "uniform": (uniform, "uniform control"),
-         "divergent": (divergent, "divergent blocks"),
-         "lane by lane": (lane_by_lane, "lane by lane")}
+KINDS = {"straight": straight, "uniform": uniform, "divergent": divergent,
+         "lane by lane": lane_by_lane}
+
+
+@pytest.fixture
+def kernels(monkeypatch) -> list[tuple]:
+    """The arguments of every nativerun.kernel call (the last is ``bounded``)."""
+    made: list[tuple] = []
+    real = nativerun.kernel
+    monkeypatch.setattr(nativerun, "kernel", lambda *args: made.append(args) or real(*args))
+    return made
+
+
+def same_bits(got, want) -> None:
+    for registers in ("outputs", "temporaries"):
+        for name, values in getattr(want, registers).items():
+            assert np.array_equal(getattr(got, registers)[name].view(np.uint32),
+                                  values.view(np.uint32)), name
+    assert np.array_equal(got.steps, want.steps)
 
 
 def _inputs(rng):
@@ -92,72 +104,31 @@ def _inputs(rng):
     return {"v0": ordinary[0], "v1": ordinary[1]}
 
 
-@pytest.mark.parametrize("precision", ["f24", "f32"])
-@pytest.mark.parametrize("again", ["interpreter", "reference"])
-@pytest.mark.parametrize("kind", sorted(KINDS))
-def test_lanes_out_of_range_are_run_again_exactly(kind, again, precision, monkeypatch):
-    from gpuisa.pica.engine import choice
-    from gpuisa.pica.engine.compiled import runner
-
-    make, header = KINDS[kind]
-    program = make()
-    decoded = decode_program(program)
-    source = generate(decoded, analyse(decoded), (), precision, frozenset(), 0).source
-    assert kernel_kind(source) == header
-    exact = ("round24", "mul64", "add64") if precision == "f24" else ("mul32", "add32")
-    assert f"R.{exact[0]}_in_range(" in source and "R.nonfinite32(" in source
-    assert not any(f"R.{rule}(" in source for rule in exact)  # all of it in range
-    monkeypatch.setattr(runner, "KERNELS", "always")
-    monkeypatch.setattr(choice, "rerun_on_interpreter",
-                        lambda lanes, steps, interpreter: again == "interpreter")
-    interpreted, referenced = [], []
-    original_interpreter, original_lane = runner._interpreter, runner.run_lane
-    monkeypatch.setattr(runner, "_interpreter",
-                        lambda *args: interpreted.append(1) or original_interpreter(*args))
-    monkeypatch.setattr(runner, "run_lane",
-                        lambda *args, **kw: referenced.append(1) or original_lane(*args, **kw))
-    rng = np.random.default_rng(sorted(KINDS).index(kind))
-    inputs = _inputs(rng)
-    # c1.x puts every lane's x out of range (f24: products past 2^64; f32: infinite)
-    far = 1e20 if precision == "f24" else np.inf
-    uniforms = {"c0": [0.5, -1.25, 3.0, 1e-20], "c1": [far, 2.0, -0.75, 1.5],
-                "c2": [0.0, 0.0, 0.0, 0.0], "i0": [2, 0, 1, 0]}
-    got = run(program, inputs, uniforms=uniforms, engine="jit", registers=True,
-              precision=precision)
-    want = run(program, inputs, uniforms=uniforms, engine="reference", registers=True,
-               precision=precision)
-    for registers in ("outputs", "temporaries"):
-        for name, values in getattr(want, registers).items():
-            assert np.array_equal(getattr(got, registers)[name].view(np.uint32),
-                                  values.view(np.uint32)), name
-    assert np.array_equal(got.steps, want.steps)
-    assert (len(interpreted), len(referenced)) == ((1, 0) if again == "interpreter"
-                                                   else (0, LANES))
-
-
 #: Inputs at and beyond the bounds of the bounded arithmetic (primitives.bounded24): a
 #: factor times a uniform from 2^-30 on, an added value from 2^-39, every one below 2^30.
 EDGES = np.array([2.0**-30, -(2.0**-31), 2.0**-39, 2.0**-40, 2.0**-62, 1.5 * 2.0**-63,
                   2.0**30, -(2.0**30 - 2.0**13), 2.0**-23, 1e-12], np.float32)
 
 
-@pytest.mark.parametrize("again", ["interpreter", "reference"])
+@pytest.mark.parametrize("precision", ["f24", "f32"])
 @pytest.mark.parametrize("kind", sorted(KINDS))
-def test_bounded_kernels_run_lanes_out_of_bounds_again_exactly(kind, again, monkeypatch):
-    from gpuisa.pica.engine import choice
-    from gpuisa.pica.engine.compiled import runner
+def test_lanes_out_of_range_are_run_again_exactly(kind, precision, kernels):
+    program = KINDS[kind]()
+    rng = np.random.default_rng(sorted(KINDS).index(kind))
+    inputs = _inputs(rng)
+    # c1.x puts every lane's x out of range (f24: products past 2^64; f32: infinite)
+    far = 1e20 if precision == "f24" else np.inf
+    uniforms = {"c0": [0.5, -1.25, 3.0, 1e-20], "c1": [far, 2.0, -0.75, 1.5],
+                "c2": [0.0, 0.0, 0.0, 0.0], "i0": [2, 0, 1, 0]}
+    got, want = (run(program, inputs, uniforms=uniforms, engine=engine, registers=True,
+                     precision=precision) for engine in ("jit", "reference"))
+    same_bits(got, want)
+    assert kernels and not kernels[-1][-1]  # not the bounded arithmetic
 
-    program = KINDS[kind][0]()
-    monkeypatch.setattr(runner, "KERNELS", "always")
-    monkeypatch.setattr(runner, "_cache", type(runner._cache)())  # the kernel is made here
-    monkeypatch.setattr(choice, "rerun_on_interpreter",
-                        lambda lanes, steps, interpreter: again == "interpreter")
-    sources, referenced = [], []
-    original_compile, original_lane = runner._compile, runner.run_lane
-    monkeypatch.setattr(runner, "_compile",
-                        lambda text: sources.append(text) or original_compile(text))
-    monkeypatch.setattr(runner, "run_lane",
-                        lambda *args, **kw: referenced.append(1) or original_lane(*args, **kw))
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_bounded_kernels_run_lanes_out_of_bounds_again_exactly(kind, kernels):
+    program = KINDS[kind]()
     rng = np.random.default_rng(7 + sorted(KINDS).index(kind))
     inputs = _inputs(rng)
     lanes = rng.choice(LANES, LANES // 10, replace=False)
@@ -166,17 +137,10 @@ def test_bounded_kernels_run_lanes_out_of_bounds_again_exactly(kind, again, monk
     # bounded uniforms (from 2^-16 on, below 2^30), so the run gets a bounded kernel
     uniforms = {"c0": [0.5, -1.25, 3.0, 2.0**-16], "c1": [2.0**29, 2.0, -0.75, 1.5],
                 "c2": [0.0, 0.0, 0.0, 0.0], "i0": [2, 0, 1, 0]}
-    got = run(program, inputs, uniforms=uniforms, engine="jit", registers=True)
-    want = run(program, inputs, uniforms=uniforms, engine="reference", registers=True)
-    assert len(sources) == 1 and "R.round24_bounded(" in sources[0]
-    assert "R.unbounded24(" in sources[0]
-    for registers in ("outputs", "temporaries"):
-        for name, values in getattr(want, registers).items():
-            assert np.array_equal(getattr(got, registers)[name].view(np.uint32),
-                                  values.view(np.uint32)), name
-    assert np.array_equal(got.steps, want.steps)
-    if again == "reference":
-        assert 0 < len(referenced) < LANES // 2
+    got, want = (run(program, inputs, uniforms=uniforms, engine=engine, registers=True)
+                 for engine in ("jit", "reference"))
+    same_bits(got, want)
+    assert kernels and kernels[-1][-1]  # the bounded arithmetic
 
 
 @pytest.mark.parametrize(("precision", "extra", "bounded"), [
@@ -187,59 +151,14 @@ def test_bounded_kernels_run_lanes_out_of_bounds_again_exactly(kind, again, monk
     ("f32", {}, False),
 ], ids=["bounded", "tiny-read", "large-read", "unread", "f32"])
 def test_the_uniforms_choose_the_kind_of_in_range_arithmetic(precision, extra, bounded,
-                                                             monkeypatch):
-    """A run gets the bounded kernel (runner._run_key) only in f24 and when every uniform
-    the program can read is bounded (primitives.BOUND_UNIFORM); its results are exact
-    either way."""
-    from gpuisa.pica.engine.compiled import runner
-
-    monkeypatch.setattr(runner, "KERNELS", "always")
-    monkeypatch.setattr(runner, "_cache", type(runner._cache)())
-    sources = []
-    original_compile = runner._compile
-    monkeypatch.setattr(runner, "_compile",
-                        lambda text: sources.append(text) or original_compile(text))
+                                                             kernels):
+    """A run gets the bounded kernel only in f24 and when every uniform the program can
+    read is bounded (primitives.BOUND_UNIFORM); its results are exact either way."""
     uniforms = {"c0": [0.5, -1.25, 3.0, 2.0], "c1": [4.0, 2.0, -0.75, 1.5],
                 "c2": [0.0, 0.0, 0.0, 0.0], **extra}
     inputs = _inputs(np.random.default_rng(3))
-    got = run(straight(), inputs, uniforms=uniforms, engine="jit", precision=precision)
-    want = run(straight(), inputs, uniforms=uniforms, engine="reference",
-               precision=precision)
-    assert ("R.round24_bounded(" in sources[0]) == bounded
+    got, want = (run(straight(), inputs, uniforms=uniforms, engine=engine,
+                     precision=precision) for engine in ("jit", "reference"))
+    assert kernels[-1][-1] == bounded
     for name, values in want.outputs.items():
         assert np.array_equal(got.outputs[name].view(np.uint32), values.view(np.uint32))
-
-
-@pytest.mark.parametrize("relative", [False, True], ids=["by-name", "through-a0"])
-def test_a_bounded_kernel_checks_its_uniforms_itself(relative, monkeypatch):
-    """A bounded kernel run with uniforms that are not bounded (what a caller that
-    changes a state's uniforms in place after a run could get from the runner's memo)
-    hands every lane reading them to an exact engine: the kernel checks the uniforms its
-    bounded instructions read by name, and every given row when they read through an
-    address register."""
-    from gpuisa.pica.engine.compiled import runner
-
-    a = Asm()
-    if relative:
-        a.op("mova", "a0.x", "c7")
-    a.op("mul", "o0", "c0", "v0", idx=1 if relative else 0)
-    a.op("dp4", "o1", "c1", "v0", idx=1 if relative else 0)
-    a.end()
-    program = a.program()
-    monkeypatch.setattr(runner, "KERNELS", "always")
-    monkeypatch.setattr(runner, "_cache", type(runner._cache)())
-    monkeypatch.setattr(runner, "_uniforms_bounded", lambda analysis, uniforms: True)
-    sources = []
-    original_compile = runner._compile
-    monkeypatch.setattr(runner, "_compile",
-                        lambda text: sources.append(text) or original_compile(text))
-    inputs = {"v0": np.array([[2.0**-30, 1.0, -3.0, 2.0**-29]] * 64, np.float32)}
-    # 2^-40 * 2^-30 rounds below 2^-62: +0 on the hardware, not with bounded arithmetic
-    uniforms = {"c0": [2.0**-40] * 4, "c1": [2.0**-40, 1.0, 1.0, 2.0**-40],
-                "c7": [0.0] * 4}
-    got = run(program, inputs, uniforms=uniforms, engine="jit")
-    want = run(program, inputs, uniforms=uniforms, engine="reference")
-    assert "R.round24_bounded(" in sources[0] and "ub" in sources[0]
-    for name, values in want.outputs.items():
-        assert np.array_equal(got.outputs[name].view(np.uint32), values.view(np.uint32)), name
-    assert want.outputs["o0"][0, 0] == 0.0

@@ -145,7 +145,6 @@ def test_the_compiled_engine_hands_boundary_lanes_to_the_reference_engine(tmp_pa
     from gpuisa.pica.engine.compiled import nativerun, runner
 
     monkeypatch.setenv("GPUISA_JIT_CACHE", str(tmp_path))  # no kernel of another tolerance
-    monkeypatch.setattr(runner, "NATIVE", True)
     monkeypatch.setattr(nativerun, "_current", {})
     monkeypatch.setattr(nativerun._kernels, "_items", type(nativerun._kernels._items)())
     monkeypatch.setattr(libm32, "TOLERANCE", 1.0)

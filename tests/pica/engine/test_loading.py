@@ -1,5 +1,5 @@
-"""Loading the caller's values into registers: load_floats, the JIT's loader, and
-which engine's loader run() uses.
+"""Loading the caller's values into registers: load_floats, the JIT's loader (an LLVM
+kernel, compiled.nativeload), and which engine's loader run() uses.
 
 Expected float24 values come from an exact rounding of the rational value (17
 significant bits, ties to even, below 2^-62 -> +0, from 2^64 on -> infinity), written
@@ -111,10 +111,9 @@ def test_blocks_of_rows_and_strided_input_give_the_same_values():
 
 
 
-@pytest.mark.parametrize("contiguous", [True, False])  # jit_loader's two loops
+@pytest.mark.parametrize("contiguous", [True, False])  # the kernel, or load_floats
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_the_jit_loader_equals_load_floats_bit_for_bit(dtype, contiguous):
-    pytest.importorskip("numba")
     from gpuisa.pica.engine.compiled import runner as jit
 
     rng = np.random.default_rng(11)
@@ -158,10 +157,10 @@ def test_run_uses_the_loader_of_the_engine_it_picks(monkeypatch):
     assert calls == [(3, 4)]
 
 
-def test_the_compiled_engine_without_numba_says_how_to_get_it(monkeypatch):
+def test_the_compiled_engine_without_llvmlite_says_how_to_get_it(monkeypatch):
     monkeypatch.setattr(api, "COMPILED", ("turbo", "gpuisa.no_such_module"))
-    with pytest.raises(InputError, match=r"engine 'turbo' needs Numba, which is not "
-                                         r"installed \(pip install numba\)"):
+    with pytest.raises(InputError, match=r"engine 'turbo' needs llvmlite, which is not "
+                                         r"installed \(pip install llvmlite\)"):
         api.choose_engine("turbo", 10)
     with pytest.raises(InputError, match=r"unknown engine 'nope' \(available: auto, "
                                          r"reference"):
@@ -177,7 +176,6 @@ def test_loading_float64_values_rounds_once(values):
 
 
 def test_engine_jit_works_without_importing_its_module_first():
-    pytest.importorskip("numba")
     code = ("import numpy as np\n"
             "from gpuisa.pica import Program, run\n"
             "from gpuisa.pica.encoding import Instruction, encode\n"
@@ -189,16 +187,17 @@ def test_engine_jit_works_without_importing_its_module_first():
     assert done.stdout.strip() == "[1, 1]"
 
 
-def test_small_runs_do_not_import_numba():
+def test_small_runs_do_not_import_llvm():
     """engine="auto" on a few vertices asks whether the JIT already has the kernel; that
-    question must not import Numba (about 0.6 s of a 10-vertex `pica run`)."""
+    question must not import LLVM (llvmlite and setting LLVM up for this CPU cost more
+    than a 10-vertex run)."""
     import subprocess
     import sys
 
     code = ("import sys, numpy as np\n"
             "from gpuisa.pica import Program, run\n"
             "run(Program((0x4C000000, 0x88000000), (0x0006C36F,)), {'v0': np.ones((10, 4))})\n"
-            "print('numba' in sys.modules)\n")
+            "print('llvmlite' in sys.modules)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120, check=True)
     assert done.stdout.strip() == "False"

@@ -6,22 +6,23 @@ on one value or on ``WIDTH`` at a time) and compared with the plain-Python primi
 every pair of special values (signed zeros, subnormals, float24 limits, infinities,
 quiet and signalling NaNs with payloads, both signs) and random float32 patterns; the
 float24 rounding over every float24 pattern and half an ulp either side (ties, just
-above, just below), against the primitive's own text compiled by Numba (test_rules
-proves that equal to the plain-Python text).  A ``Lowering`` made with
-``rounding="truncate"`` is held to ``primitives.trunc24`` the same way, in its rounding
-rules and in every rule whose result f24 rounds (pica-emulation.md#f24-truncation).
+above, just below), against ``test_rules.round24_model``, a model of the rule on the
+bits (test_rules holds it equal to the plain-Python primitive).  A ``Lowering`` made with
+``rounding="truncate"`` is held to ``primitives.trunc24`` the same way (against
+``test_truncation.numpy_trunc24``, a derivation on the bits), in its rounding rules and
+in every rule whose result f24 rounds (pica-emulation.md#f24-truncation).
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 
 import numpy as np
 import pytest
 from llvmlite import ir
-from test_rules import f24_neighbours, same_bits
-from test_rules import run as run_numba
+from test_rules import f24_neighbours, numpy_trunc24, round24_model, same_bits
 
 from gpuisa.pica.engine.compiled import llvmjit
 from gpuisa.pica.engine.compiled.lower import (
@@ -64,26 +65,22 @@ PAIRS = _pairs()
 SINGLES = np.concatenate([SPECIAL32, RANDOM32])
 
 
-def counted_loop(b: ir.IRBuilder, n: ir.Value, step: int):
-    """Put ``b`` in the body of a loop of ``i`` = 0, step, ... while below ``n``; returns
-    ``i`` and ``close()``, which ends the body and the function (``ret void``)."""
-    function = b.function
+@contextlib.contextmanager
+def over_lanes(b: ir.IRBuilder, n: ir.Value, step: int = 1):
+    """A loop of the builder's function over i = 0, step, 2 step, ... below ``n``: the
+    body is built inside the ``with`` (i its value), the builder after it at the end."""
     counter = b.alloca(I64)
     b.store(ir.Constant(I64, 0), counter)
-    test, body, done = (function.append_basic_block(x) for x in ("test", "body", "done"))
+    test, body, done = (b.function.append_basic_block(x) for x in ("test", "body", "done"))
     b.branch(test)
     b.position_at_end(test)
     i = b.load(counter)
     b.cbranch(b.icmp_signed("<", i, n), body, done)
     b.position_at_end(body)
-
-    def close() -> None:
-        b.store(b.add(i, ir.Constant(I64, step)), counter)
-        b.branch(test)
-        b.position_at_end(done)
-        b.ret_void()
-
-    return i, close
+    yield i
+    b.store(b.add(i, ir.Constant(I64, step)), counter)
+    b.branch(test)
+    b.position_at_end(done)
 
 
 @functools.cache
@@ -108,22 +105,23 @@ def compiled(rule: str, kinds: tuple, width: int, extra: tuple = (),
                                                         ir.Constant(I32, k)]))
     L = Lowering(b, width, b.gep(loops, [ir.Constant(I32, 0), ir.Constant(I32, 0)]),
                  rounding=rounding)
-    i, close = counted_loop(b, n, width)
+    with over_lanes(b, n, width) as i:
 
-    def at(array, kind):
-        lane = L.lanes(kind)
-        return b.bitcast(b.gep(b.bitcast(array, kind.as_pointer()), [i]), lane.as_pointer())
+        def at(array, kind):
+            lane = L.lanes(kind)
+            return b.bitcast(b.gep(b.bitcast(array, kind.as_pointer()), [i]),
+                             lane.as_pointer())
 
-    values = [b.load(at(array, kind), align=1) for array, kind in zip(arrays, operands,
-                                                                       strict=False)]
-    if rule.endswith("_k"):  # a rule whose constant comes last (unbounded24(x, k))
-        value = getattr(L, rule[:-2])(*values, *extra)
-    else:
-        value = getattr(L, rule)(*extra, *values)
-    if result is I8:
-        value = b.zext(value, L.lanes(I8))
-    b.store(value, at(arrays[len(operands)], result), align=1)
-    close()
+        values = [b.load(at(array, kind), align=1) for array, kind in zip(arrays, operands,
+                                                                           strict=False)]
+        if rule.endswith("_k"):  # a rule whose constant comes last (unbounded24(x, k))
+            value = getattr(L, rule[:-2])(*values, *extra)
+        else:
+            value = getattr(L, rule)(*extra, *values)
+        if result is I8:
+            value = b.zext(value, L.lanes(I8))
+        b.store(value, at(arrays[len(operands)], result), align=1)
+    b.ret_void()
     return llvmjit.compile_kernel(module, signature=_SIGNATURE)
 
 
@@ -201,13 +199,13 @@ def test_working_arithmetic_equals_its_primitive(rule, width):
 @pytest.mark.parametrize("offset", ["exact", "tie", "above", "below"])
 def test_round24_equals_its_primitive_on_every_float24_pattern(offset, width):
     for x in f24_neighbours(offset):
-        same_bits(lowered("round24", (F64, F64), x, width=width), run_numba(P.round24, x))
+        same_bits(lowered("round24", (F64, F64), x, width=width), round24_model(x))
 
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_round24_equals_its_primitive_on_random_float64_patterns(width):
     x = np.random.default_rng(2).integers(0, 2**64, 1 << 18, dtype=np.uint64).view(np.float64)
-    same_bits(lowered("round24", (F64, F64), x, width=width), run_numba(P.round24, x))
+    same_bits(lowered("round24", (F64, F64), x, width=width), round24_model(x))
 
 
 def _near_boundaries() -> np.ndarray:
@@ -268,7 +266,7 @@ def test_round24_in_range_equals_round24_where_that_is_finite(offset, width):
     finite value is finite, and a NaN everywhere else (so the kernels' check of what an
     instruction writes catches it)."""
     for x in f24_neighbours(offset):
-        want = run_numba(P.round24, x)
+        want = round24_model(x)
         got = lowered("round24_in_range", (F64, F64), x, width=width)
         finite = np.isfinite(x) & np.isfinite(want)
         same_bits(got[finite], want[finite])
@@ -288,7 +286,7 @@ def test_round24_bounded_equals_round24_on_its_domain(offset, width):
     bits on the values that arithmetic rounds (primitives.bounded24's proof): 0, and
     finite values from 2^-62 on whose rounding is finite."""
     for x in f24_neighbours(offset):
-        want = run_numba(P.round24, x)
+        want = round24_model(x)
         got = lowered("round24_bounded", (F64, F64), x, width=width)
         with np.errstate(invalid="ignore"):
             domain = (x == 0) | ((np.abs(x) >= P.F24_MIN) & np.isfinite(want))
@@ -328,14 +326,14 @@ def test_every_rounding_lowering_is_the_rounding_of_its_mode():
 def test_truncating_round24_equals_trunc24_on_every_float24_pattern(offset, width):
     for x in f24_neighbours(offset):
         same_bits(lowered("round24", (F64, F64), x, width=width, rounding="truncate"),
-                  run_numba(P.trunc24, x))
+                  numpy_trunc24(x))
 
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_truncating_round24_equals_trunc24_on_random_float64_patterns(width):
     x = np.random.default_rng(5).integers(0, 2**64, 1 << 18, dtype=np.uint64).view(np.float64)
     same_bits(lowered("round24", (F64, F64), x, width=width, rounding="truncate"),
-              run_numba(P.trunc24, x))
+              numpy_trunc24(x))
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -346,7 +344,7 @@ def test_truncating_round24_in_range_equals_trunc24_where_that_is_finite(offset,
     everywhere else."""
     reached_largest = False
     for x in f24_neighbours(offset):
-        want = run_numba(P.trunc24, x)
+        want = numpy_trunc24(x)
         got = lowered("round24_in_range", (F64, F64), x, width=width, rounding="truncate")
         finite = np.isfinite(x) & np.isfinite(want)
         same_bits(got[finite], want[finite])
@@ -363,7 +361,7 @@ def test_truncating_round24_bounded_equals_trunc24_on_its_domain(offset, width):
     2^-62 on whose truncation is finite: the values bounded operands produce
     (primitives.bounded24)."""
     for x in f24_neighbours(offset):
-        want = run_numba(P.trunc24, x)
+        want = numpy_trunc24(x)
         got = lowered("round24_bounded", (F64, F64), x, width=width, rounding="truncate")
         with np.errstate(invalid="ignore"):
             domain = (x == 0) | ((np.abs(x) >= P.F24_MIN) & np.isfinite(want))

@@ -18,16 +18,11 @@ import differential as D
 import numpy as np
 import pytest
 
-from gpuisa.pica.engine.compiled import native, runner
+from gpuisa.pica.engine.compiled import native
 
 PROGRAMS = 150
 PROFILE_PROGRAMS = 30
 PER_TEST = 30
-
-
-@pytest.fixture(autouse=True)
-def llvm_kernels(monkeypatch):
-    monkeypatch.setattr(runner, "NATIVE", True)
 
 
 def check(found: D.Case) -> None:

@@ -16,7 +16,7 @@ import pytest
 
 from gpuisa.pica.asm import assemble
 from gpuisa.pica.engine import run
-from gpuisa.pica.engine.compiled import native, nativerun, objectcache, runner
+from gpuisa.pica.engine.compiled import native, nativerun, objectcache
 
 SOURCE = """
 .fvec m[4]
@@ -39,9 +39,8 @@ EXPECTED = np.array([[3.0, 1.0, -3.0, 1.0], [-7.0, 4.0, -0.25, 1.0]] * 20, np.fl
 
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
-    """An empty cache folder, LLVM kernels on, no kernel of this process remembered."""
+    """An empty cache folder, no kernel of this process remembered."""
     monkeypatch.setenv("GPUISA_JIT_CACHE", str(tmp_path))
-    monkeypatch.setattr(runner, "NATIVE", True)
     _forget()
     yield tmp_path / "llvm"
     _forget()
@@ -133,8 +132,6 @@ _CHILD = f"""
 import numpy as np
 from gpuisa.pica.asm import assemble
 from gpuisa.pica.engine import run
-from gpuisa.pica.engine.compiled import runner
-runner.NATIVE = True
 shbin = assemble([("cached.v.pica", {SOURCE!r})])
 positions = np.array({POSITIONS.tolist()!r}, np.float32)
 out = run(shbin, {{"pos": positions}}, uniforms={{"m": {MATRIX!r}}}, engine="jit")

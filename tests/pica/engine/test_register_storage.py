@@ -10,29 +10,13 @@ import threading
 
 import numpy as np
 import pytest
-from conftest import ENGINE_NAMES, JIT
 from engine_kit import Asm
 
 from gpuisa.pica.engine import api, memory, run
 from gpuisa.pica.engine.state import RegisterFile
 from gpuisa.pica.isa import CompareOp, CondOp
 
-#: These tests are about Numba's vertex kernels (conftest).
-pytestmark = pytest.mark.usefixtures("numba_vertex_kernels")
-
 LANES = 1000
-
-
-@pytest.fixture(params=[*ENGINE_NAMES, pytest.param("jit-compiled", marks=JIT.marks)])
-def engine(request, monkeypatch):
-    """Every engine; the JIT both on its interpreter and on a program's own kernel (the
-    straight-line kernel for :func:`copy_program`: no per-lane steps, no flags)."""
-    if request.param == "jit-compiled":
-        from gpuisa.pica.engine.compiled import runner as jit
-
-        monkeypatch.setattr(jit, "KERNELS", "always")
-        return "jit"
-    return request.param
 
 
 def copy_program():
@@ -173,16 +157,6 @@ def partial_writes_program():
     return a.program()
 
 
-def test_only_registers_written_whole_before_any_read_skip_the_zero_fill():
-    from gpuisa.pica.engine.compiled.codegen import analyse, generate
-    from gpuisa.pica.engine.decode import decode_program
-
-    program = decode_program(partial_writes_program())
-    source = generate(program, analyse(program), (0,), "f32", frozenset())
-    assert source.steps == 7
-    assert source.overwrites == {("o", 0), ("o", 2)}
-
-
 def test_registers_written_in_part_keep_zeros_in_the_rest(engine):
     v0 = positions()
     for _ in range(3):  # leave garbage in memory the allocator may hand out again
@@ -198,7 +172,7 @@ def test_registers_written_in_part_keep_zeros_in_the_rest(engine):
     assert result.outputs["o2"].tolist() == v0.tolist()
 
 
-@pytest.mark.parametrize("engine", ["reference", pytest.param("jit", marks=JIT.marks)])
+@pytest.mark.parametrize("engine", ["reference", "jit"])
 def test_recycled_memory_is_zero_where_a_run_does_not_write(engine):
     """Large registers come from recycled memory (engine.memory); blocks left full of
     NaNs by an earlier run must read as zeros where the next run writes nothing."""
@@ -235,62 +209,22 @@ def forward_branch_program():
     return a.program()
 
 
-def uniform_loop_program():
-    """r0 = v0, then i0.x + 1 times r0 += c1; o0 = r0."""
-    a = Asm()
-    a.op("mov", "r0", "v0")  # 0
-    a.flow("loop", dst=2, id=0)  # 1: the entry block ends here
-    a.op("add", "r0", "c1", "r0")  # 2: the body
-    a.op("mov", "o0", "r0")  # 3
-    a.end()  # 4
-    return a.program()
-
-
-@pytest.mark.parametrize("make", [forward_branch_program, uniform_loop_program])
-def test_kernels_over_blocks_load_nothing_their_entry_block_writes_first(make):
-    """r0 is written whole by the entry block, which every lane runs first: it is
-    neither loaded nor zero-filled, and optional; r2.x is written first there too and
-    r2.yzw never touched (optional, but zero-filled: a caller may see y, z, w).  Every
-    path writes o0 (and o1) before END, in the forward-only program and after the loop
-    (a LOOP's body always runs, and its end either repeats it or goes on): not loaded
-    either.  r1 is read (loaded).  Without an entry point every touched component is
-    loaded."""
-    from gpuisa.pica.engine.compiled.codegen import analyse, generate
-    from gpuisa.pica.engine.decode import decode_program
-
-    program = decode_program(make())
-    source = generate(program, analyse(program), (), "f24", frozenset(), 0)
-    forward = make is forward_branch_program
-    temporaries = {("r", 0), ("r", 2)} if forward else {("r", 0)}
-    assert source.overwrites == ({("r", 0), ("o", 0), ("o", 1)} if forward
-                                 else {("r", 0), ("o", 0)})
-    assert "= outputs[0][" not in source.source
-    assert "= temporaries[1][" in source.source or not forward
-    assert source.optional == temporaries
-    assert "= temporaries[0][" not in source.source  # r0 is never loaded
-    anywhere = generate(program, analyse(program), (), "f24", frozenset())
-    assert anywhere.overwrites == anywhere.optional == frozenset()
-
-
-@pytest.mark.parametrize("registers", [pytest.param(True, marks=JIT.marks),
-                                       pytest.param(False, marks=JIT.marks)])
+@pytest.mark.parametrize("registers", [True, False])
 def test_temporaries_nobody_sees_get_no_storage(registers, monkeypatch):
-    """run(registers=False): the kernel is handed a zero-length stand-in for each
-    temporary it never loads (and stores nothing there); registers=True: every one it
-    writes, with the values the program leaves.  The outputs are the same."""
-    from gpuisa.pica.engine.compiled import runner as jit
-    from gpuisa.pica.engine.compiled.kernels import UNUSED
+    """run(registers=False): the kernel is handed no storage for the temporaries the
+    caller did not give (it stores nothing there); registers=True: every one it writes,
+    with the values the program leaves.  The outputs are the same."""
+    from gpuisa.pica.engine.compiled import nativerun
 
-    monkeypatch.setattr(jit, "KERNELS", "always")
-    handed = {}
-    original = jit._registers
+    handed = []
+    original = nativerun.launch
 
-    def spy(registers_file, bank, used, overwritten=frozenset()):
-        arrays = original(registers_file, bank, used, overwritten)
-        handed[bank] = arrays
-        return arrays
+    def spy(found, program, state, max_steps, parallel):
+        outcome = original(found, program, state, max_steps, parallel)
+        handed.append([state.temporaries.allocated(n) for n in range(3)])
+        return outcome
 
-    monkeypatch.setattr(jit, "_registers", spy)
+    monkeypatch.setattr(nativerun, "launch", spy)
     v0 = np.array([[-1, 2, 3, 4], [5, 6, 7, 8], [-9, 1, 1, 1], [0, 0, 0, 0]] * 5, float)
     r1 = np.arange(len(v0) * 4, dtype=float).reshape(-1, 4)
     uniforms = {"c0": [0.0] * 4, "c1": [10.0] * 4}
@@ -299,9 +233,7 @@ def test_temporaries_nobody_sees_get_no_storage(registers, monkeypatch):
     r0 = v0 + np.where(v0[:, :1] < 0, 0, 10)
     assert result.outputs["o0"].tolist() == (r0 + r1).tolist()
     assert result.outputs["o1"].tolist() == r0.tolist()
-    assert (handed["r"][0] is UNUSED) is not registers
-    assert (handed["r"][2] is UNUSED) is not registers
-    assert handed["r"][1] is not UNUSED  # read: given values
+    assert handed == [[registers, True, registers]]  # r1: given
     if registers:
         assert result.temporaries["r0"].tolist() == r0.tolist()
         assert result.temporaries["r2"].tolist() == [[x, 0, 0, 0] for x in v0[:, 0]]
@@ -321,23 +253,16 @@ def addressing_loop_program():
     return a.program()
 
 
-@pytest.mark.parametrize("kernels", [pytest.param("always", marks=JIT.marks),
-                                     pytest.param("never", marks=JIT.marks)])
 @pytest.mark.parametrize("registers", [True, False])
-def test_address_registers_and_flags_nobody_sees_get_no_storage(kernels, registers,
-                                                                monkeypatch):
-    """run(registers=False) from zero address registers and false flags: neither the
-    program's own kernel nor the interpreter kernel gets (or allocates) storage for
-    them; registers=True: they hold what the program leaves (a0.x = v0.x, the flags
-    of the CMP, aL = 0 + (1 + 1) * 1 after a loop of two trips from y = 0 by z = 1).
-    Also from given, non-zero initial values (which are then loaded).  The outputs
-    are the same: r0 = 2 * c[1 + a0.x].  The stand-ins have the layout of the real
-    arrays: a kernel compiles once for all of these runs."""
-    from gpuisa.pica.engine.compiled import runner as jit
+def test_address_registers_and_flags_nobody_sees_get_no_storage(registers, monkeypatch):
+    """run(registers=False) from zero address registers and false flags: the kernel
+    gets (and allocates) no storage for them; registers=True: they hold what the
+    program leaves (a0.x = v0.x, the flags of the CMP, aL = 0 + (1 + 1) * 1 after a loop
+    of two trips from y = 0 by z = 1).  Also from given, non-zero initial values (which
+    are then loaded).  The outputs are the same: r0 = 2 * c[1 + a0.x]; a run of 1,200
+    lanes, then of one lane."""
     from gpuisa.pica.engine.state import ShaderState
 
-    monkeypatch.setattr(jit, "KERNELS", kernels)
-    monkeypatch.setattr(jit, "_cache", type(jit._cache)())  # this test's kernels only
     allocated = []
     original = ShaderState._allocate
 
@@ -349,11 +274,6 @@ def test_address_registers_and_flags_nobody_sees_get_no_storage(kernels, registe
     v0 = np.array([[0, 1, 0, 0], [1, 0, 0, 0], [2, 0, 0, 0], [1, 5, 0, 0]] * 300, float)
     uniforms = {"c0": [0.0] * 4, "c1": [1.0] * 4, "c2": [10.0] * 4, "c3": [100.0] * 4,
                 "i0": [1, 0, 1, 0]}
-    from gpuisa.pica.engine.compiled.interpreter import interpret
-
-    signatures = None
-    # A run of 1,200 lanes, then of one lane (whose (3, 1) and (2, 1) arrays are C- as
-    # well as F-contiguous: they must not compile a second signature).
     for rows, address in ((v0, (0, 0, 0)), (v0, (0, 7, 0)), (v0[2:3], (0, 0, 0)),
                           (v0[3:4], (0, 7, 0))):
         allocated.clear()
@@ -367,16 +287,3 @@ def test_address_registers_and_flags_nobody_sees_get_no_storage(kernels, registe
         if registers:
             assert result.address.tolist() == [[x, address[1], 2] for x in rows[:, 0]]
             assert result.cmp.tolist() == [[x < 0, y == 0] for x, y, _, _ in rows]
-        kernel = interpret if kernels == "never" else next(iter(jit._cache.values())).function
-        signatures = signatures or len(kernel.signatures)
-        assert len(kernel.signatures) == signatures
-    from numba import typeof
-
-    from gpuisa.pica.engine.compiled.kernels import ZERO_ADDRESS, ZERO_FLAGS
-
-    state = ShaderState(len(v0))
-    assert typeof(state.address) == typeof(ZERO_ADDRESS)
-    assert typeof(state.cmp) == typeof(ZERO_FLAGS)
-    if kernels == "always":
-        (kernel,) = jit._cache.values()
-        assert len(kernel.function.signatures) == 1

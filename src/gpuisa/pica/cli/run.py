@@ -44,7 +44,7 @@ from ...errors import GpuIsaError, InputError
 from ...fileio import STDOUT, write_output
 from ..engine import F24Bits, RunResult, run, run_pipeline
 from ..engine.api import engine_names, executable
-from ..engine.compiled import runner as _jit  # noqa: F401  (registers engine='jit' when numba is installed)
+from ..engine.compiled import runner as _jit  # noqa: F401  (registers engine='jit')
 from ..engine.loading import DEFAULT_ROUNDING, ROUNDINGS
 from ..engine.trace import Trace, TraceStep, number, trace, trace_primitive
 from ..isa import NUM_INPUTS

@@ -4,8 +4,8 @@
 shader followed by a geometry shader of the same SHBIN, as the PICA does.  The math of
 every opcode is in :mod:`.rules` (primitive rules and one recipe per opcode), control
 flow in :mod:`..flow`.  The reference engine (:mod:`.reference`) executes one invocation
-at a time in plain Python; the compiled engine (:mod:`.compiled.runner`) compiles each program with
-Numba.  ``engine="auto"`` (the default) picks the one expected to finish first
+at a time in plain Python; the compiled engine (:mod:`.compiled.runner`) compiles each program to
+machine code with LLVM.  ``engine="auto"`` (the default) picks the one expected to finish first
 (:mod:`.choice`).
 """
 

@@ -55,7 +55,7 @@ GEOMETRY_ENGINES: dict[str, GeometryEngine] = {"reference": reference_geometry}
 #: The default engine name: the engine expected to finish first (:mod:`.choice`).
 AUTO = "auto"
 #: The compiled engine's name and the module that registers it (imported when the
-#: engine is asked for by name or chosen; importing it imports no Numba).
+#: engine is asked for by name or chosen; importing it imports no LLVM).
 COMPILED = ("jit", "gpuisa.pica.engine.compiled.runner")
 
 
@@ -113,8 +113,8 @@ def choose_engine(engine: str, lanes: int, run: Run | None = None) -> str:
     when it is asked for)."""
     if engine != AUTO:
         if engine == COMPILED[0] and engine not in ENGINES and not _compiled_engine():
-            raise InputError(f"engine {engine!r} needs Numba, which is not installed "
-                             f"(pip install numba)")
+            raise InputError(f"engine {engine!r} needs llvmlite, which is not installed "
+                             f"(pip install llvmlite)")
         if engine not in ENGINES:
             raise InputError(f"unknown engine {engine!r} (available: "
                              f"{', '.join(engine_names())})")
@@ -125,78 +125,34 @@ def choose_engine(engine: str, lanes: int, run: Run | None = None) -> str:
 
 
 def _cheapest(run: Run, lanes: int) -> str:
-    """The engine :mod:`.choice` expects to cost least for ``run``.  Asks the compiled
-    engine about its kernel only when it could win: a kernel compiled in this process
-    wins for any input (its module is then imported), otherwise only when the reference
-    engine (with what it already cost for this program) needs longer than the compiled
-    engine's best case."""
+    """The engine :mod:`.choice` expects to cost least for ``run``: the compiled engine
+    if this process has compiled the program's kernel (its module is then imported),
+    else by :func:`.choice.pick`."""
     jit = sys.modules.get(COMPILED[1])
-    if (jit is not None and COMPILED[0] in ENGINES and not run.geometry
-            and jit.compiled(run.program, run.state, run.entry, run.precision)):
+    if (jit is not None and COMPILED[0] in ENGINES
+            and jit.compiled(run.program, run.state, run.entry, run.precision,
+                             run.geometry)):
         return COMPILED[0]
+    if _compiled_engine() is None:
+        return "reference"
     steps = choice.estimated_steps(run.program, run.entry, run.state.uniforms)
     key = (run.program.program, run.geometry)
-    spent = choice.spent(key)
-    reference = choice.reference_cost(lanes, steps, run.geometry)
-    if not run.geometry and _compiled_engine() is not None and _compiled_engine().NATIVE:
-        # LLVM kernels: compiled in this process, no interpreter, no disk cache
-        compiled = choice.native_cost(lanes, steps, len(run.program), False,
-                                      "llvmlite.binding" in sys.modules)
-        name = COMPILED[0] if compiled < reference + spent else "reference"
-        if name == "reference":
-            choice.record(key, reference)
-        return name
-    bound = choice.best_case(lanes, steps, _numba_imported(), interpreter=not run.geometry)
-    name = "reference"
-    if reference + spent > bound and _compiled_engine() is not None:
-        if run.geometry:
-            # The geometry engine compiles, or hands feeds whose kernel is not compiled
-            # yet to the reference engine, itself (choice.compile_geometry).
-            name = COMPILED[0]
-        else:
-            name = choice.pick(lanes, steps, len(run.program), _readiness(run), spent)
-            if name == COMPILED[0] and _hands_to_reference(run.program):
-                name = "reference"
+    name = choice.pick(lanes, steps, len(run.program), "llvmlite.binding" in sys.modules,
+                       run.geometry, choice.spent(key))
     if name == "reference":
-        choice.record(key, reference)
+        choice.record(key, choice.reference_cost(lanes, steps, run.geometry))
     return name
 
 
-def _numba_imported() -> bool:
-    return "numba" in sys.modules
-
-
 def _compiled_engine():
-    """The compiled engine's module (registering it), or None if Numba is missing."""
+    """The compiled engine's module (registering it), or None if it cannot be imported
+    (a broken installation)."""
     name, module = COMPILED
     try:
         jit = importlib.import_module(module)
     except ImportError:
         return None
     return jit if name in ENGINES else None
-
-
-def _readiness(run: Run) -> choice.Readiness:
-    """What the (installed) compiled engine has to do before running ``run``.  Imports
-    no Numba."""
-    jit = _compiled_engine()
-    program, state = run.program, run.state
-    if jit.compiled(program, state, run.entry, run.precision):
-        kernel = choice.Kept.PROCESS
-    elif jit.ready(program, state, run.entry, run.precision):
-        kernel = choice.Kept.DISK
-    else:
-        kernel = choice.Kept.NONE
-    return choice.Readiness(_numba_imported(), kernel, choice.interpreter_kept(),
-                            jit.interpreted(program, state, run.entry, run.precision))
-
-
-def _hands_to_reference(program: DecodedProgram) -> bool:
-    """Whether the compiled engine would run ``program`` on the reference engine anyway
-    (asked only once it is chosen: the answer may import Numba)."""
-    from .compiled.kernels import needs_reference
-
-    return needs_reference(program)
 
 
 @lru_cache(maxsize=32)
@@ -357,7 +313,7 @@ def run(shader: Shbin | Program, inputs: Mapping[str, object], *,
     values beyond :data:`MAX_STEPS_LIMIT` mean that limit).
 
     ``engine`` is "auto" (the default: :func:`choose_engine` picks the engine expected
-    to finish first, :mod:`.choice`), "reference", "jit" (compiled by Numba) or another
+    to finish first, :mod:`.choice`), "reference", "jit" (compiled with LLVM) or another
     registered engine.  All give bit-identical results and raise identical errors: the
     error of the first vertex, in input order, that hangs or faults (the reference
     engine runs vertices in order), with its message and pc.

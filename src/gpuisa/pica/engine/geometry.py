@@ -5,7 +5,7 @@ registers are not reset, and geometry shaders rely on it, Citra PR #3787), and s
 emission state (the reference engine's :mod:`.reference.emitter`).  After every
 invocation the hardware sets b15 = true (picasso manual; Azahar
 ``GeometryPipeline::SubmitVertex``; pica-emulation.md#gs-input).  The reference engine's geometry
-runs are :mod:`.reference.geometry`, the compiled engine's :mod:`.compiled.geometry`.
+runs are :mod:`.reference.geometry`, the compiled engine's :mod:`.compiled.geometryrun`.
 
 Input modes (DVLE ``.gsh`` mode, pica-emulation.md#gs-input; layout as Azahar's
 ``geometry_pipeline.cpp`` loads it, the reference implementation):

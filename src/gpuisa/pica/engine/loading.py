@@ -116,7 +116,7 @@ def narrow_to_odd(x: np.ndarray) -> np.ndarray:
     (a float32 tie that the exact value does not have).  Rounding to odd keeps a sticky
     bit instead, so that :func:`~gpuisa.floats.round_f24` then rounds exactly as if it
     saw the float64 value: float32 keeps 7 bits more than float24, at least the 2 this
-    needs.  (The compiled engine's scalar form: ``compiled.intrinsics``' float64 rounding.)
+    needs.  (The compiled engine's form: ``compiled.lower.Lowering.round24``.)
     """
     with np.errstate(over="ignore", invalid="ignore"):
         f = x.astype(np.float32)

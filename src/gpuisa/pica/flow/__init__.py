@@ -4,8 +4,9 @@
 instruction pushes, the check after every instruction); :mod:`.emission` is the geometry
 unit's SETEMIT/EMIT state (vertex buffer, primitive emission, output banking).  Both are
 plain Python functions on flat integer sequences: the reference engine calls them as
-they are (on lists), the compiled engine has Numba compile these same functions (on
-int64 arrays), and the assembler's lint and ``pica check`` use them to follow paths.
+they are (on lists), the compiled engine's LLVM IR realises them a second time (tested
+against them: ``compiled.flowir``, ``compiled.emissionir``), and the assembler's lint
+and ``pica check`` use them to follow paths.
 That is why this package sits beside :mod:`..isa`, below the assembler, rather than in
 :mod:`..engine`.
 """

@@ -13,7 +13,7 @@ The state is one flat integer sequence (:func:`new_emission`); the buffer holds 
 index of the emitted vertex in each entry, or :data:`UNSET`.  Copying the output
 registers is the engine's business (it reads the bank :data:`BANK` names before calling
 :func:`emit`); the rules are here, as plain Python that the reference engine runs on a
-list and the compiled engine compiles with Numba (see :mod:`.stacks`).
+list; the compiled engine's IR (``engine.compiled.emissionir``) is tested against them.
 """
 
 from __future__ import annotations

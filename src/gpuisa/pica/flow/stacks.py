@@ -10,10 +10,9 @@ priority wins: LOOP > IF > CALL > pending jump > PC + 1.
 Representation.  A lane's stacks are three flat integer sequences and their entry
 counts: ``ifs`` holds [trigger, destination] per entry, ``calls`` [trigger, return
 address], ``loops`` [trigger, body, count, step, saved aL]; entry 0 is the oldest.  The
-functions take the counts and return the new ones (Numba functions cannot change an
-integer argument).  They are plain Python on purpose: the reference engine runs them on
-lists, and the compiled engine has Numba compile these same functions (``register_
-jitable``) for its int64 arrays, so there is one text of the stack machine.
+functions take the counts and return the new ones.  They are plain Python on purpose:
+the reference engine runs them on lists, the path explorer of ``pica check`` follows
+them, and the compiled engine's IR (``engine.compiled.flowir``) is tested against them.
 """
 
 from __future__ import annotations
@@ -37,8 +36,8 @@ TRIGGER, BODY, COUNT, STEP, SAVED_AL = range(LOOP_WIDTH)
 #: "No pending jump" / "this stage did not pop".
 NO_JUMP = -1
 
-# The flow effects and condition sources as plain integers (Numba compiles them as
-# constants); their meaning is the table in isa.py.
+# The flow effects and condition sources as plain integers; their meaning is the table
+# in isa.py.
 _JUMP, _IF, _CALL, _LOOP, _BREAK = (int(Flow.JUMP), int(Flow.IF), int(Flow.CALL),
                                     int(Flow.LOOP), int(Flow.BREAK))
 _FLAGS, _BOOL, _BOOLNUM = int(Condition.FLAGS), int(Condition.BOOL), int(Condition.BOOLNUM)

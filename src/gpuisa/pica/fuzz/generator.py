@@ -77,8 +77,8 @@ class Generator:
         self.hazard = rng.random() < 0.08
         if profile != "mixed":
             self.hazard = False
-            # Few basic blocks (the divergent-block kernels take at most 8); short
-            # geometry shaders (their kernels take long to compile).
+            # Few basic blocks for "forward", short geometry shaders (the seeds of
+            # these profiles keep the programs they were made with).
             short = profile == "forward" or geometry
             self.budget = int(rng.integers(4, 12 if short else 30))
         #: Output registers every EMIT sends (geometry), written before each in "straight".

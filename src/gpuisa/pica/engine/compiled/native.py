@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from llvmlite import ir
 
 from ...isa import Flow, Kind
-from ..decode import DecodedProgram
+from ..decode import DecodedProgram, Step
 from ..loading import Arithmetic, float24, rounding_of
 from ..state import UNIFORM_TABLE_ROWS as UNIFORM_ROWS
 from .alu import AluLowering
@@ -266,13 +266,7 @@ class _Unit(FlowMixin, AluMixin):
             word = arg_word(b, self.args, FILE_BASE[bank] + number)
             self._load_optional(word, slots, lambda w=word: self._load_rows(
                 b.inttoptr(w, F32.as_pointer()), 4, F32), L.const(F32, 0.0))
-        for number in self.plan.uniform_rows:
-            if ("c", number) in self.missing:
-                continue
-            floats = arg_pointer(b, self.args, ARG["floats"], F32)
-            for c in range(4):
-                value = b.load(b.gep(floats, [ir.Constant(I64, 4 * number + c)]))
-                self.uniforms[(number, c)] = L.splat(value)
+        self.load_uniforms()
         self.a0 = [b.alloca(L.i64) for _ in range(2)]
         self.flags = [b.alloca(L.i1) for _ in range(2)]
         none = ir.Constant(I64, 0)
@@ -295,6 +289,17 @@ class _Unit(FlowMixin, AluMixin):
         self._load_optional(flags, self.flags, lambda: [
             b.trunc(row, L.i1) for row in self._load_rows(
                 b.inttoptr(flags, I8.as_pointer()), 2, I8)], L.const(I1, 0))
+
+    def load_uniforms(self) -> None:
+        """The float uniforms the program reads by name, as values."""
+        b = self.b
+        floats = arg_pointer(b, self.args, ARG["floats"], F32)
+        for number in self.plan.uniform_rows:
+            if ("c", number) in self.missing:
+                continue
+            for c in range(4):
+                value = b.load(b.gep(floats, [ir.Constant(I64, 4 * number + c)]))
+                self.uniforms[(number, c)] = self.L.splat(value)
 
     def _load_optional(self, word: ir.Value, slots: list[ir.Value], load, zero) -> None:
         """Fill ``slots`` from ``load()`` if the address ``word`` is not 0, else with
@@ -351,6 +356,13 @@ class _Unit(FlowMixin, AluMixin):
 
     # -- blocks ----------------------------------------------------------------------------
 
+    #: Whether SETEMIT and EMIT run (geometry shaders, :mod:`.nativegeometry`); in a
+    #: vertex shader they fault, which the reference engine reports.
+    geometry = False
+
+    def emit_geometry(self, step: Step) -> None:
+        self.fail()
+
     def emit_block(self, leader: int) -> None:
         b, L = self.b, self.L
         steps = self.block_steps(leader)
@@ -366,12 +378,15 @@ class _Unit(FlowMixin, AluMixin):
         self.fail_if(b.icmp_signed(">", executed, limit))
         b.store(executed, self.executed)
         for step in steps:
-            if step.fault is not None or step.kind in (Kind.UNKNOWN, Kind.GEOMETRY):
+            if step.fault is not None or step.kind is Kind.UNKNOWN:
                 self.fail()
+            elif step.kind is Kind.GEOMETRY:
+                self.emit_geometry(step)
             elif step.kind in (Kind.ARITHMETIC, Kind.COMPARE):
                 self.emit_alu(step)
         last = steps[-1]
-        if last.fault is not None or last.kind in (Kind.UNKNOWN, Kind.GEOMETRY):
+        if last.fault is not None or last.kind is Kind.UNKNOWN or (
+                last.kind is Kind.GEOMETRY and not self.geometry):
             b.branch(self.give_up_block)
         elif last.info.flow is Flow.END:
             if self.masked:

@@ -26,9 +26,8 @@ from ..loading import Arithmetic
 from ..memory import lane_array
 from ..state import ShaderState, Uniforms
 from . import native
-from .codegen import Analysis
-from .kernels import Memo
-from .kernels import analysis as _analysis
+from .facts import Analysis, Memo
+from .facts import analysis as _analysis
 from .llvmjit import OPTIMISED, QUICK, Compiled, compile_cached
 from .llvmjit import address as _address
 from .numpyloops import NATIVE_LOOPS
@@ -116,6 +115,20 @@ def kernel(program: DecodedProgram, entry: int, precision: Arithmetic,
 def _kernel(program: DecodedProgram, key: tuple) -> NativeKernel:
     """:func:`kernel` for ``key`` when it has no current kernel."""
     _, entry, precision, missing, bounded = key
+
+    def make(level: int) -> NativeKernel:
+        the_plan = plan(program, _analysis(program), entry)
+        code = compile_cached(_cache_key(key), lambda: native.build_module(
+            the_plan, entry, precision, missing, bounded=bounded), level=level)
+        return NativeKernel(code, _static_steps(the_plan, entry), key, level)
+
+    return tiered(key, make)
+
+
+def tiered(key: tuple, make: Callable[[int], object]) -> object:
+    """The kernel ``make(level)`` for ``key``: at level :data:`.llvmjit.QUICK` the first
+    time, at :data:`.llvmjit.OPTIMISED` once runs on it have taken :data:`UPGRADE_AFTER`
+    seconds (:func:`record`); each made once per process."""
     found = _kernels.get((*key, OPTIMISED))
     if found is not None:
         return found
@@ -125,15 +138,8 @@ def _kernel(program: DecodedProgram, key: tuple) -> NativeKernel:
     found = _kernels.get((*key, level))
     if found is not None:
         return found
-
-    def make() -> NativeKernel:
-        the_plan = plan(program, _analysis(program), entry)
-        code = compile_cached(_cache_key(key), lambda: native.build_module(
-            the_plan, entry, precision, missing, bounded=bounded), level=level)
-        return NativeKernel(code, _static_steps(the_plan, entry), key, level)
-
     with _compile_lock:  # two threads asking at once compile once
-        return _kernels.make((*key, level), make)
+        return _kernels.make((*key, level), lambda: make(level))
 
 
 def _cache_key(key: tuple) -> str:
@@ -143,14 +149,14 @@ def _cache_key(key: tuple) -> str:
             f"{sorted(missing)} {bounded}")
 
 
-def _record(found: NativeKernel, seconds: float) -> None:
-    """Add a run's seconds to its quickly compiled kernel's tally."""
-    if found.level == OPTIMISED:
+def record(key: tuple, level: int, seconds: float) -> None:
+    """Add a run's seconds to the tally of the quickly compiled kernel of ``key``."""
+    if level == OPTIMISED:
         return
     with _lock:
-        spent = _spent[found.key] = _spent.pop(found.key, 0.0) + seconds
+        spent = _spent[key] = _spent.pop(key, 0.0) + seconds
         if spent >= UPGRADE_AFTER:  # the next run asks for the optimised kernel
-            _current.pop(found.key, None)
+            _current.pop(key, None)
         while len(_spent) > _SPENT_KERNELS:
             _spent.popitem(last=False)
 
@@ -234,5 +240,5 @@ def launch(found: NativeKernel, program: DecodedProgram, state: ShaderState,
         function(0, lanes, table)
     else:
         parallel(lambda lo, hi: function(lo, hi, table), lanes, MIN_LANES_PER_THREAD)
-    _record(found, time.perf_counter() - started)
+    record(found.key, found.level, time.perf_counter() - started)
     return status, steps

@@ -2,12 +2,11 @@
 
 Sources: 3dbrew "GPU/Shader Instruction Set" (its floating-point table:
 pica-emulation.md#fp-table) and the rules of pica-emulation.md, cited by anchor.  Each
-function names its compiled
-realisation in :mod:`..compiled.intrinsics` (the LLVM-IR intrinsic or Numba rule the kernels
-call), which names this function back; ``tests/pica/engine/test_rules.py`` proves the
-two identical (exhaustively over float24 patterns where feasible, by property tests
-elsewhere) and the rounding identical to :func:`gpuisa.floats.round_f24`, the array
-realisation that loads inputs.
+function names its compiled realisation, a method of :class:`..compiled.lower.Lowering`
+(the LLVM IR the kernels are made of), which names this function back;
+``tests/pica/engine/test_lowering.py`` proves the two identical (exhaustively over float24
+patterns where feasible, by property tests elsewhere) and ``test_rules.py`` the rounding
+identical to :func:`gpuisa.floats.round_f24`, the array realisation that loads inputs.
 
 Values.  A register component is a Python float holding a float32 value exactly; a NaN
 holds the float32 NaN's sign and payload widened (float32 mantissa bit ``i`` is float64
@@ -18,10 +17,8 @@ each operation in float64 and rounds it once to float32 (:func:`to_f32`): for
 +, *, / and sqrt of float32 operands that equals the float32 operation (53 >= 2 * 24 + 2
 bits, so the double rounding is innocuous).
 
-The functions are written so that Numba compiles the same text (the tests do): only the
-bit casts (:func:`f64_bits`, :func:`bits_f64`), :func:`to_f32` and the NumPy unit calls
-have compiled stand-ins, registered by :mod:`..compiled.intrinsics`.  Python raises where IEEE
-gives infinities or NaN (1 / 0, sqrt(-1)), so those cases are explicit.
+Python raises where IEEE gives infinities or NaN (1 / 0, sqrt(-1)), so those cases are
+explicit.
 """
 
 from __future__ import annotations
@@ -61,17 +58,17 @@ _OFFSET_LOW, _OFFSET_HIGH = RELATIVE_OFFSET_RANGE
 LITP_LIMIT = 0x7FFF / 0x100
 
 
-# -- bit casts and float32 (compiled stand-ins: compiled.intrinsics) -------------------------
+# -- bit casts and float32 -------------------------------------------------------------------
 
 
 def f64_bits(x):
-    """The IEEE bits of a float64 (compiled: ``intrinsics.f64_ibits``, the same bits as a
-    signed integer: the rules only mask and set bits 0-62)."""
+    """The IEEE bits of a float64 (compiled: an LLVM bitcast to a signed integer: the
+    rules only mask and set bits 0-62)."""
     return _U64.unpack(_F64.pack(x))[0]
 
 
 def bits_f64(u):
-    """The float64 with IEEE bits ``u`` (compiled: ``intrinsics.ibits_f64``)."""
+    """The float64 with IEEE bits ``u`` (compiled: an LLVM bitcast)."""
     return _F64.unpack(_U64.pack(u))[0]
 
 
@@ -103,10 +100,10 @@ def round24(x):
     keeps its sign and the 16 payload bits float24 has, quiet bit set.
 
     In range, Veltkamp's splitting (Dekker 1971) rounds: with c = x * (2^36 + 1),
-    c - (c - x) is x to nearest even at 17 bits.  Compiled: ``intrinsics.round24`` (the
+    c - (c - x) is x to nearest even at 17 bits.  Compiled: ``Lowering.round24`` (the
     same rounding on the bits), for finite x below 2^64 - 2^46 in magnitude
-    ``intrinsics.round24_in_range``, and for the values the arithmetic of
-    :func:`bounded24` operands rounds ``intrinsics.round24_bounded``; array realisation:
+    ``Lowering.round24_in_range``, and for the values the arithmetic of
+    :func:`bounded24` operands rounds ``Lowering.round24_bounded``; array realisation:
     :func:`gpuisa.floats.round_f24`.
     """
     c = x * VELTKAMP_SPLIT
@@ -152,7 +149,7 @@ def flush24(x):
     """A register value as an f24 arithmetic instruction sees it: subnormal patterns and
     -0 read as +0 (3dbrew: "input subnormals are flushed in arithmetic instructions",
     "mul(s, 2) = 0"; pica-emulation.md#flush); a NaN is quieted (the float32 -> float64 conversion
-    does).  Compiled: ``intrinsics.work24``."""
+    does).  Compiled: ``Lowering.work24``."""
     if -F24_MIN < x < F24_MIN:
         return 0.0
     if x != x:
@@ -174,12 +171,12 @@ BOUND_ADDEND = 39
 def bounded24(x, k):
     """Whether a register value is an operand of the bounded arithmetic with bound ``k``:
     one that :func:`flush24` makes +0, or a magnitude in [2^-k, 2^30) (no NaN, no
-    infinity).  Compiled: ``intrinsics.unbounded24`` (its negation).
+    infinity).  Compiled: ``Lowering.unbounded24`` (its negation).
 
     f24 vertex kernels compute ADD, MUL, MAD, DP3, DP4, DPH and DST of inputs and
     uniforms in range without :func:`round24`'s range cases (Veltkamp's splitting alone,
-    ``intrinsics.round24_bounded``), after checking every operand x with bounds chosen
-    by its role (``compiled.codegen.operand_bounds``): the two factors of each product
+    ``Lowering.round24_bounded``), after checking every operand x with bounds chosen
+    by its role (``rules.tree.operand_bounds``): the two factors of each product
     have bounds adding up to at most :data:`PRODUCT_BOUND`, and every other operand is
     bounded by :data:`BOUND_ADDEND`.  Then no value rounded is one that round24 flushes
     or overflows:
@@ -202,7 +199,7 @@ def bounded24(x, k):
 def negate24(x):
     """Operand negation in f24 mode: the sign flips, but -(+0) is +0 (float24 registers
     never hold -0; 3dbrew: the hardware "does not seem to have negative 0";
-    pica-emulation.md#flush); a NaN is quieted.  Compiled: ``intrinsics.negate24``."""
+    pica-emulation.md#flush); a NaN is quieted.  Compiled: ``Lowering.negate24``."""
     if x != x:
         return quiet(-x)
     if x == 0.0:
@@ -212,7 +209,7 @@ def negate24(x):
 
 def negate32(x):
     """Operand negation in f32 mode: the sign bit flips, nothing else changes (NaNs
-    included).  Compiled: ``intrinsics.negate32``."""
+    included).  Compiled: ``Lowering.negate32``."""
     return -x
 
 
@@ -224,9 +221,9 @@ def pica_mul(a, b):
     (pica-emulation.md#fp-table: "inf * 0 = 0 (including inside MUL, MAD, DP4, etc.)",
     "NaN * 0 = NaN"; pica-emulation.md#mul).  A NaN operand gives the first NaN operand, quieted
     (what an x86 FPU does; the hardware's NaN payloads are unknown).  Exact for f24 working values
-    and for float32 values.  Compiled: ``intrinsics.mul64`` (f24 working values, already
-    quiet) and the product inside ``intrinsics.mul32``; for finite operands also
-    ``intrinsics.mul64_in_range``."""
+    and for float32 values.  Compiled: ``Lowering.mul64`` (f24 working values, already
+    quiet) and the product inside ``Lowering.mul32``; for finite operands also the plain
+    product (``compiled.alu``'s in-range rules)."""
     p = a * b
     if p != p:
         if a != a:
@@ -239,8 +236,9 @@ def pica_mul(a, b):
 
 def pica_add(a, b):
     """IEEE addition; a NaN operand gives the first NaN operand, quieted (inf - inf gives
-    the FPU's default NaN).  Compiled: ``intrinsics.add64`` and the sum inside
-    ``intrinsics.add32``; for finite operands also ``intrinsics.add64_in_range``."""
+    the FPU's default NaN).  Compiled: ``Lowering.add64`` and the sum inside
+    ``Lowering.add32``; for finite operands also the plain sum (``compiled.alu``'s
+    in-range rules)."""
     s = a + b
     if s != s:
         if a != a:
@@ -252,12 +250,12 @@ def pica_add(a, b):
 
 def mul32(a, b):
     """The PICA multiply of float32 values, rounded to float32 (f32 mode).  Compiled:
-    ``intrinsics.mul32``."""
+    ``Lowering.mul32``."""
     return to_f32(pica_mul(a, b))
 
 
 def add32(a, b):
-    """Float32 addition with the NaN rule (f32 mode).  Compiled: ``intrinsics.add32``."""
+    """Float32 addition with the NaN rule (f32 mode).  Compiled: ``Lowering.add32``."""
     return to_f32(pica_add(a, b))
 
 
@@ -267,24 +265,24 @@ def add32(a, b):
 def pica_max(a, b):
     """MAX: ``a > b ? a : b``, which reproduces every hardware result (pica-emulation.md#min-max):
     3dbrew's max(0, -inf) = -inf is wrong on hardware; max(0, NaN) = NaN, max(NaN, 0) = 0;
-    no flushing (3dbrew: "max(s, 0) = s").  Compiled: ``intrinsics.pica_max``."""
+    no flushing (3dbrew: "max(s, 0) = s").  Compiled: ``Lowering.pica_max``."""
     return a if a > b else b
 
 
 def pica_min(a, b):
-    """MIN: ``a < b ? a : b`` (pica-emulation.md#min-max).  Compiled: ``intrinsics.pica_min``."""
+    """MIN: ``a < b ? a : b`` (pica-emulation.md#min-max).  Compiled: ``Lowering.pica_min``."""
     return a if a < b else b
 
 
 def sge(a, b):
     """SGE: 1.0 if a >= b else 0.0; NaN compares false (pica-emulation.md#compare).  Compiled:
-    ``intrinsics.sge``."""
+    ``Lowering.sge``."""
     return 1.0 if a >= b else 0.0
 
 
 def slt(a, b):
     """SLT: 1.0 if a < b else 0.0; NaN compares false (pica-emulation.md#compare).  Compiled:
-    ``intrinsics.slt``."""
+    ``Lowering.slt``."""
     return 1.0 if a < b else 0.0
 
 
@@ -292,7 +290,7 @@ def compare(operator, a, b):
     """One CMP comparison (pica-isa.md#compare-ops): EQ NE LT LE GT GE as IEEE
     comparisons (NaN compares false except for NE; pica-emulation.md#compare, OPEN for NE);
     operators 6 and 7 are always true; inputs are not flushed (3dbrew: "cmp(s, 0) = false").
-    Compiled: ``intrinsics.compare``."""
+    Compiled: ``Lowering.compare``."""
     if operator == 0:
         return a == b
     if operator == 1:
@@ -322,7 +320,7 @@ def rcp64(x):
 def rcp24(x):
     """RCP in f24: 1 / x of the flushed x, rounded: rcp(+-0) = +inf, rcp(+inf) = 0,
     rcp(NaN) = NaN (pica-emulation.md#fp-table, pica-emulation.md#scalar-units).  Compiled:
-    ``intrinsics.rcp24``."""
+    ``Lowering.rcp24``."""
     return round24(rcp64(x))
 
 
@@ -341,13 +339,13 @@ def rsq24(x):
     """RSQ in f24: 1 / sqrt(x) of the flushed x, rounded: rsq(+-0) = +inf, rsq(+inf) = 0,
     rsq(negative) = rsq(-inf) = NaN (pica-emulation.md#fp-table,
     pica-emulation.md#scalar-units).  Compiled:
-    ``intrinsics.rsq24``."""
+    ``Lowering.rsq24``."""
     return round24(rsq64(x))
 
 
 def rcp32(x):
     """RCP in f32: -0 reads as +0 (the PICA has no negative zero), a NaN is quieted, one
-    float32 division.  Compiled: ``intrinsics.rcp32``."""
+    float32 division.  Compiled: ``Lowering.rcp32``."""
     if x != x:
         return quiet(x)
     if x == 0.0:
@@ -357,7 +355,7 @@ def rcp32(x):
 
 def rsq32(x):
     """RSQ in f32: rounded twice (sqrt, then the division), as emulators compute it;
-    -0 reads as +0; a negative x gives the default NaN.  Compiled: ``intrinsics.rsq32``."""
+    -0 reads as +0; a negative x gives the default NaN.  Compiled: ``Lowering.rsq32``."""
     if x != x:
         return quiet(x)
     if x == 0.0:
@@ -382,12 +380,12 @@ def flr64(x):
 
 def flr24(x):
     """FLR in f24: the floor of the flushed x, rounded (a NaN quieted, with float24's
-    payload).  Compiled: ``intrinsics.flr24``."""
+    payload).  Compiled: ``Lowering.flr24``."""
     return round24(flr64(x))
 
 
 def flr32(x):
-    """FLR in f32: the floor; a NaN is quieted.  Compiled: ``intrinsics.flr32``."""
+    """FLR in f32: the floor; a NaN is quieted.  Compiled: ``Lowering.flr32``."""
     if x != x:
         return quiet(x)
     return floor(x)
@@ -407,7 +405,7 @@ def ex2_64(x):
 def ex2_24(x):
     """EX2 in f24: 2^x of the flushed x by NumPy's float64 exp2, rounded: ex2(-inf) = 0,
     ex2(+inf) = +inf, overflow to +inf (pica-emulation.md#scalar-units).  NumPy's own function,
-    because the compiled engine calls NumPy's inner loop (``intrinsics.ex2_24``): both give the same
+    because the compiled engine calls NumPy's inner loop (``Lowering.ex2_24``): both give the same
     bits even where NumPy's SVML code differs from libm in the last place."""
     return round24(ex2_64(x))
 
@@ -420,7 +418,7 @@ def lg2_64(x):
 def lg2_24(x):
     """LG2 in f24: log2 of the flushed x by NumPy's float64 log2, rounded: lg2(0) =
     -inf, lg2(negative) = NaN, lg2(+inf) = +inf (pica-emulation.md#scalar-units).  Compiled:
-    ``intrinsics.lg2_24``."""
+    ``Lowering.lg2_24``."""
     return round24(lg2_64(x))
 
 
@@ -443,7 +441,7 @@ def address_from_float(x):
     """MOVA's float -> address register conversion: truncation toward zero (3dbrew MOVA,
     pica-emulation.md#flr-mov-mova: "truncating the fractional part"; HW 0.9 -> 0); out of the
     int32 range saturates and NaN gives 0 (unknown on hardware, gpuisa's choice).  Compiled:
-    ``intrinsics.address_from_float``."""
+    ``Lowering.address_from_float``."""
     if x != x:
         return 0
     if x < _INT32_MIN:
@@ -456,7 +454,7 @@ def address_from_float(x):
 def relative_row(number, offset):
     """The uniform row ``c[number + offset]`` reads (pica-emulation.md#relative): an
     offset outside -128..127 is not applied; the sum is masked with 0x7F (rows 96-127
-    read (1, 1, 1, 1)).  Compiled: ``intrinsics.relative_row``."""
+    read (1, 1, 1, 1)).  Compiled: ``Lowering.relative_row``."""
     if offset < _OFFSET_LOW or offset > _OFFSET_HIGH:
         offset = 0
     return (number + offset) & RELATIVE_INDEX_MASK

@@ -5,8 +5,9 @@ swizzled and negated components of SRC1..SRC3 (None for a source the opcode does
 have), ``field(name)`` reads an instruction field (CMP's operators), and ``m`` is an
 arithmetic object that says what the primitive rules are made of.  The same text serves
 two interpreters: :mod:`.scalar` computes on Python floats (the reference engine) and
-:mod:`.source` writes Numba source text (the compiled engine).  Recipes therefore hold
-no control flow on values, only compositions of ``m``'s operations:
+:mod:`.tree` builds trees of the rules (lowered to LLVM IR by the compiled engine).
+Recipes therefore hold no control flow on values, only compositions of ``m``'s
+operations:
 
 Working values (f24: the exact float64 values of flushed operands, each result
 rounded; f32: float32 values):

@@ -45,10 +45,12 @@ class Rule:
     ``working`` whether its result is a working value (f24: an exact float64) rather
     than a register value, and ``finite_in_range`` whether, on finite operands whose
     results round to finite values, it is plain IEEE arithmetic (the in-range
-    realisations of the kernels apply)."""
+    realisations of the kernels apply), ``numpy`` whether it is defined by NumPy's
+    inner loops (EX2, LG2: compiled code calls them, :mod:`..compiled.numpyloops`)."""
 
     working: bool
     finite_in_range: bool = False
+    numpy: bool = False
 
 
 #: Every operation of the recipes' ``m`` (:mod:`.recipes` says what each means).
@@ -68,8 +70,8 @@ RULES: dict[str, Rule] = {
     "compare": Rule(working=False),
     "rcp": Rule(working=False),
     "rsq": Rule(working=False),
-    "ex2": Rule(working=False),
-    "lg2": Rule(working=False),
+    "ex2": Rule(working=False, numpy=True),
+    "lg2": Rule(working=False, numpy=True),
     "flr": Rule(working=False),
     "address": Rule(working=False),
 }
