@@ -33,7 +33,7 @@ def main() -> None:
 
     seeds = np.zeros((PARTICLES, 3))
     seeds[:, 0] = np.arange(PARTICLES) / PARTICLES * 7.3 + 0.01
-    points = {"position": seeds, "faces": [[0, 1, 2]]}
+    points = {"position": seeds}  # a point cloud: the geometry shader makes the quads
     result = compare(source("particles.v.pica", "particles.g.pica"), points, gsh=1,
                      attributes={"seed": "position"},
                      gs_uniforms={"time": [3.0, 0, 0, 0]})
