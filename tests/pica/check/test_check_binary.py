@@ -48,7 +48,18 @@ def test_limits_on_binaries():
     many = Dvle(main_offset=0, endmain_offset=1,
                 outputs=tuple(OutputEntry(0, r % 16) for r in range(17)))
     assert "PICA603" in ids(check(_shbin([END], dvle=many)))
-    assert "PICA604" in ids(check(_shbin([END])))
+    assert "PICA604" in ids(check(_shbin([END]), enable=["PICA604"]))
+
+
+def test_pica604_is_off_by_default_and_names_the_libctru_versions(capsys):
+    # libctru #535 was fixed in December 2023: a DVLE without constants is only a
+    # problem for libctru 2.2.2 and earlier, so the check is not run unless asked for.
+    assert "PICA604" not in ids(check(_shbin([END])))
+    assert main(["check", "--explain", "PICA604"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("PICA604 (warning (off by default: --enable PICA604)): DVLE "
+                          "without constants (libctru 2.2.2 and earlier)")
+    assert "libctru 2.2.2 (May 2023) and earlier" in out
 
 
 def test_a_program_within_limits_is_clean():

@@ -167,11 +167,16 @@ _CHECKS = (
               "More than 96 uniform or constant entries, more than 16 outputs, or a "
               "geometry shader output above o6.",
               "pica-assembly.md#directives, pica-assembly.md#uniform-table; 3dbrew 'Registers'"),
-    CheckInfo("PICA604", _W, "DVLE without constants",
-              "libctru's shaderInstanceInit leaves the float-uniform count uninitialised "
-              "when a DVLE has no constant table, which breaks citro3d's uniform handling "
-              "(and crashed on hardware, nihstro #20). Add any '.constf'.",
-              "devkitPro/libctru issue #535; neobrain/nihstro issue #20"),
+    CheckInfo("PICA604", _W, "DVLE without constants (libctru 2.2.2 and earlier)",
+              "libctru's shaderInstanceInit left the float-uniform count uninitialised when a "
+              "DVLE has no constant table, which breaks citro3d's uniform handling (and "
+              "crashed on hardware, nihstro #20). This concerns libctru 2.2.2 (May 2023) and "
+              "earlier: the bug was reported and fixed in December 2023 (libctru #535, "
+              "closed), so applications built with a current libctru are not affected and "
+              "the check is off by default. Enable it for an older toolchain; add any "
+              "'.constf' to silence it.",
+              "devkitPro/libctru issue #535 (closed 2023-12); neobrain/nihstro issue #20",
+              default=False),
 )
 
 #: Identifier -> check.
