@@ -167,12 +167,13 @@ _CHECKS = (
               "More than 96 uniform or constant entries, more than 16 outputs, or a "
               "geometry shader output above o6.",
               "pica-assembly.md#directives, pica-assembly.md#uniform-table; 3dbrew 'Registers'"),
-    CheckInfo("PICA604", _W, "DVLE without constants (libctru 2.2.2 and earlier)",
+    CheckInfo("PICA604", _W, "DVLE without constants (libctru before December 2023)",
               "libctru's shaderInstanceInit left the float-uniform count uninitialised when a "
               "DVLE has no constant table, which breaks citro3d's uniform handling (and "
-              "crashed on hardware, nihstro #20). This concerns libctru 2.2.2 (May 2023) and "
-              "earlier: the bug was reported and fixed in December 2023 (libctru #535, "
-              "closed), so applications built with a current libctru are not affected and "
+              "crashed on hardware, nihstro #20). This concerns the libctru releases made "
+              "before the bug was reported and fixed in December 2023 (libctru #535, "
+              "closed; 2.2.2 and earlier), so applications built with a current libctru "
+              "are not affected and "
               "the check is off by default. Enable it for an older toolchain; add any "
               "'.constf' to silence it.",
               "devkitPro/libctru issue #535 (closed 2023-12); neobrain/nihstro issue #20",

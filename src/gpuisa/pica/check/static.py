@@ -147,6 +147,7 @@ def limit_checks(code_words: int, opdescs: int, units: list[Unit]) -> Iterator[R
                               f"only o0-o{NUM_GEOMETRY_OUTPUTS - 1} leave a geometry shader",
                               ("dvle", unit.index))
         if not unit.dvle.constants:
-            yield Raw("PICA604", f"'{unit.name}' has no constant table: libctru 2.2.2 and "
-                      "earlier leave the float-uniform count uninitialised", ("dvle", unit.index),
+            yield Raw("PICA604", f"'{unit.name}' has no constant table: libctru releases "
+                      "before December 2023 leave the float-uniform count uninitialised",
+                      ("dvle", unit.index),
                       "add a '.constf' (any value) if you build with such a libctru")
