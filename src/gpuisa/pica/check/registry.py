@@ -124,7 +124,10 @@ _CHECKS = (
               "(after swizzle) and write that one result to every enabled component. A "
               "swizzle that puts a different component in a written lane (e.g. 'rcp r0, r1' "
               "or 'rsq r0.xy, r1.xy') suggests per-component evaluation the hardware does "
-              "not do; write 'rcp r0.y, r1.y' or replicate the component.",
+              "not do; write 'rcp r0.y, r1.y' or replicate the component. Not reported when "
+              "the components read all hold one value: the source was last written, in "
+              "straight-line code, by a dot product or scalar op to all of them (devkitPro's "
+              "'dp3 r2, r2, r2' then 'rsq r2, r2').",
               "pica-emulation.md#scalar-units (hardware-confirmed)"),
     CheckInfo("PICA402", _N, "scalar result written to several components",
               "RCP, RSQ, EX2 or LG2 writes its single result to more than one component. "
