@@ -95,14 +95,17 @@ def test_not_a_shbin_and_unknown_ids():
 
 # -- known-good shapes whose findings are real ------------------------------------------
 
-def test_stale_w_read_into_a_dead_component_is_reported():
+def test_stale_w_read_into_a_dead_component_is_not_reported():
     # 3ds-examples graphics/gpu/fragment_light/source/vshader.v.pica does
-    # "mul r5, half, r14" with only r14.xyz written: the hardware really reads the stale
-    # r14.w (into r5.w, which is never used afterwards); a real but harmless finding.
+    # "mul r5, half, r14" with only r14.xyz written: the hardware reads the stale r14.w
+    # into r5.w, which nothing reads afterwards, so no output can see it (issue 28).
     text = (".constf k(0.5, 0.5, 0.5, 0.5)\n.out p position\n.proc main\n"
             "    mov r14.xyz, v0\n    mul r5, k, r14\n    mov p.xy, r5\n    mov p.zw, k\n"
             "    end\n.end\n")
-    found = [(f.check, f.where.line, f.message) for f in check(text)]
+    assert check(text) == []
+    # The same stale w moved on into the output is reported, where it is read.
+    seen = text.replace("mov p.xy, r5\n    mov p.zw, k", "mov p, r5")
+    found = [(f.check, f.where.line, f.message) for f in check(seen)]
     assert found == [("PICA201", 5, "r14.w read before it is written on some path")]
 
 
@@ -157,6 +160,41 @@ def test_cli_json_and_sarif(files, tmp_path, capsys):
     assert result["level"] == "warning"
     region = result["locations"][0]["physicalLocation"]["region"]
     assert (region["startLine"], region["startColumn"]) == (5, 5)
+
+
+#: r3 is never written and read on lines 4, 5 and 6 (a mul and two adds into o0).
+UNSET_THRICE = (".constf k(1,1,1,1)\n.out p position\n.proc main\n    mul r0, k, r3\n"
+                "    add r1, k, r3\n    add r2, r0, r3\n    add p, r1, r2\n    end\n.end\n")
+
+
+def test_one_uninitialised_register_is_one_finding_with_its_uses(tmp_path, capsys):
+    (finding,) = check([("u.pica", UNSET_THRICE)])
+    assert (finding.check, finding.where.line) == ("PICA201", 4)
+    assert [(r.where.line, r.where.column, r.message) for r in finding.related] == [
+        (5, 5, "r3.xyzw also read here before it is written"),
+        (6, 5, "r3.xyzw also read here before it is written")]
+    path = tmp_path / "u.pica"
+    path.write_text(UNSET_THRICE)
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert (f"{path}:5:5: note: r3.xyzw also read here before it is written\n"
+            f"{path}:6:5: note: r3.xyzw also read here before it is written\n") in out
+    assert main(["check", "--format", "json", str(path)]) == 0
+    (item,) = json.loads(capsys.readouterr().out)["findings"]
+    assert [(r["line"], r["column"]) for r in item["related"]] == [(5, 5), (6, 5)]
+    assert main(["check", "--format", "sarif", str(path)]) == 0
+    (result,) = json.loads(capsys.readouterr().out)["runs"][0]["results"]
+    lines = [r["physicalLocation"]["region"]["startLine"] for r in result["relatedLocations"]]
+    assert lines == [5, 6]
+
+
+def test_the_editor_shows_the_uses_as_related_information():
+    from gpuisa.pica.lsp.analysis import analyse
+
+    (problem,) = [p for p in analyse([("u.pica", UNSET_THRICE)]).problems["u.pica"]
+                  if p.code == "PICA201"]
+    # 0-based lines and columns: the reads on lines 5 and 6 at column 5.
+    assert [(r.line, r.col) for r in problem.related] == [(4, 4), (5, 4)]
 
 
 def test_cli_shbin_explain_and_errors(tmp_path, capsys):

@@ -43,14 +43,25 @@ class BinarySpot:
 
 
 @dataclass(frozen=True, slots=True)
+class Related:
+    """Another place of a finding's cause (a further use of the same uninitialised
+    register, ...) and what happens there."""
+
+    where: SourceSpot | BinarySpot
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class Finding:
-    """One problem: the check that found it, how bad, what, where and an optional note."""
+    """One problem: the check that found it, how bad, what, where, an optional note and
+    the related places of the same cause."""
 
     check: str
     severity: Severity
     message: str
     where: SourceSpot | BinarySpot
     note: str | None = None
+    related: tuple[Related, ...] = ()
 
     @property
     def file(self) -> str:

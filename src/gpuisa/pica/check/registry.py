@@ -61,7 +61,11 @@ _CHECKS = (
     CheckInfo("PICA201", _W, "temporary read before it is written",
               "A temporary register component is read on some path before any write. "
               "Temporaries are not reset between invocations: the value is what the "
-              "previous vertex left, which differs between the console and emulators.",
+              "previous vertex left, which differs between the console and emulators. "
+              "Reported once per register, at its first such read, with the others as "
+              "related places; a stale component whose value reaches no output, condition "
+              "flag or address register (the w of 'mul r5, half, r14' when only r5.xyz is "
+              "used) is not reported.",
               "pica-emulation.md#initial-state (initial state: registers persist)"),
     CheckInfo("PICA202", _W, "address register read before it is written",
               "Relative addressing through a0.x / a0.y before a MOVA, or through aL outside "

@@ -32,13 +32,22 @@ def render_text(f: Finding) -> str:
                           SourceLocation(w.file, w.line, w.column), w.text, w.length).render()
         if f.note:
             text += f"\n{w.file}:{w.line}:{w.column}: note: {f.note}"
-        return text
+        return text + _related_text(f)
     text = f"{_binary_head(w)}: {label}"
     if w.address is not None and w.word is not None:
         text += f"\n  {w.address:03X}: {w.word:08X}  {w.disassembly}"
     if f.note:
         text += f"\n{_binary_head(w)}: note: {f.note}"
-    return text
+    return text + _related_text(f)
+
+
+def _related_text(f: Finding) -> str:
+    """The related places as notes, as a compiler prints the other places of one error."""
+    return "".join(f"\n{_head(r.where)}: note: {r.message}" for r in f.related)
+
+
+def _head(w: SourceSpot | BinarySpot) -> str:
+    return f"{w.file}:{w.line}:{w.column}" if isinstance(w, SourceSpot) else _binary_head(w)
 
 
 def summary(findings: Sequence[Finding]) -> str:
@@ -63,7 +72,9 @@ def _place(w: SourceSpot | BinarySpot) -> dict:
 
 def to_json(findings: Sequence[Finding]) -> str:
     items = [{"id": f.check, "severity": f.severity.label, "title": CHECKS[f.check].title,
-              "message": f.message, "note": f.note, **_place(f.where)} for f in findings]
+              "message": f.message, "note": f.note, **_place(f.where),
+              "related": [{"message": r.message, **_place(r.where)} for r in f.related]}
+             for f in findings]
     return json.dumps({"tool": "pica check", "version": __version__, "findings": items},
                       indent=2) + "\n"
 
@@ -102,9 +113,14 @@ def to_sarif(findings: Sequence[Finding]) -> str:
     results = []
     for f in findings:
         message = f.message + (f" ({f.note})" if f.note else "")
-        results.append({"ruleId": f.check, "ruleIndex": ids.index(f.check),
-                        "level": _SARIF_LEVEL[f.severity], "message": {"text": message},
-                        "locations": [_sarif_location(f.where)]})
+        result = {"ruleId": f.check, "ruleIndex": ids.index(f.check),
+                  "level": _SARIF_LEVEL[f.severity], "message": {"text": message},
+                  "locations": [_sarif_location(f.where)]}
+        if f.related:
+            result["relatedLocations"] = [
+                {"id": k, **_sarif_location(r.where), "message": {"text": r.message}}
+                for k, r in enumerate(f.related)]
+        results.append(result)
     log = {"$schema": _SARIF_SCHEMA, "version": "2.1.0",
            "runs": [{"tool": {"driver": {"name": "pica check", "version": __version__,
                                          "rules": rules}},
