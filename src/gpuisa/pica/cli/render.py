@@ -26,6 +26,7 @@ from ..render.animate import (
     stepped_uniforms,
 )
 from ..render.shade import BACKGROUND, MODES, picture_bytes, picture_format
+from .common import source_text
 from .run import add_pipeline_options, check_pipeline_options, load_shader, load_uniforms
 
 
@@ -159,12 +160,12 @@ def _steps(pairs: list[str]) -> dict[str, list[float]]:
 
 def _shader(paths: list[str]):
     if len(paths) == 1:
-        return load_shader(paths[0])
+        return load_shader(paths[0], "pica render")
     from ...datafiles import MAX_SHADER_BYTES, read_input
     from ..asm import assemble
 
-    return assemble([(p, read_input(p, limit=MAX_SHADER_BYTES).decode(
-        "utf-8", errors="surrogateescape")) for p in paths])
+    return assemble([(p, source_text(p, read_input(p, limit=MAX_SHADER_BYTES),
+                                     "pica render")) for p in paths])
 
 
 def _render(args: argparse.Namespace) -> int:

@@ -48,6 +48,7 @@ from ..engine.compiled import runner as _jit  # noqa: F401  (registers engine='j
 from ..engine.trace import Trace, TraceStep, number, trace, trace_primitive
 from ..isa import NUM_INPUTS
 from ..shbin import Shbin
+from .common import source_text
 
 _COMPONENTS = "xyzw"
 _SHBIN_MAGIC = b"DVLB"
@@ -150,7 +151,7 @@ def pipeline_arguments(args: argparse.Namespace) -> dict[str, object]:
 # -- loading ------------------------------------------------------------------------------
 
 
-def load_shader(path: str) -> Shbin:
+def load_shader(path: str, command: str = "pica run") -> Shbin:
     data = read_input(path, limit=MAX_SHADER_BYTES)
     if data[:4] == _SHBIN_MAGIC:
         try:
@@ -159,7 +160,7 @@ def load_shader(path: str) -> Shbin:
             raise InputError(f"{path}: {error}") from None
     from ..asm import assemble  # only needed for source files
 
-    return assemble([(path, data.decode("utf-8", errors="surrogateescape"))])
+    return assemble([(path, source_text(path, data, command))])
 
 
 def load_inputs(path: str) -> dict[str, object]:
@@ -482,7 +483,7 @@ def table_chunks(result: RunResult, shader: object, dvle: int) -> Iterator[str]:
 
 
 def _trace(args: argparse.Namespace) -> int:
-    shader = load_shader(args.shader)
+    shader = load_shader(args.shader, "pica trace")
     check_entries(args, shader)
     inputs = load_inputs(args.inputs)
     uniforms = load_uniforms(args.uniforms) if args.uniforms else None
