@@ -215,3 +215,28 @@ def test_cli_shbin_explain_and_errors(tmp_path, capsys):
     broken.write_text(".proc main\n    foo\n.end\n")
     assert main(["check", str(broken)]) == 1
     assert "invalid instruction: foo" in capsys.readouterr().err
+
+
+def test_explain_states_the_false_positive_rate_on_the_corpus():
+    # The counts in the registry are those of the judged findings listed with the corpus
+    # (tests/pica/check/data/corpus.txt), check by check.
+    from pathlib import Path
+
+    from gpuisa.pica.check import registry
+
+    lines = (Path(__file__).parent / "data" / "corpus.txt").read_text().splitlines()
+    shaders = [line.split() for line in lines if line.startswith("shader ")]
+    assert len(shaders) == 12 and all(len(s) == 4 and len(s[3]) == 40 for s in shaders)
+    assert registry.CORPUS.startswith("12 public homebrew shaders")
+    counts: dict[str, list[int]] = {}
+    for line in lines:
+        if line.startswith("finding "):
+            _, check_id, _, verdict = line.split()[:4]
+            found = counts.setdefault(check_id, [0, 0])
+            found[0] += 1
+            found[1] += verdict == "false"
+    assert {i: c.corpus for i, c in registry.CHECKS.items() if c.corpus != (0, 0)} == {
+        i: tuple(c) for i, c in counts.items()}
+    assert "False positives: 0 of 1 finding on 12 public" in registry.explain("PICA201")
+    assert "False positives: 4 of 4 findings on 12 public" in registry.explain("PICA402")
+    assert "False positives: not measured, no findings on 12" in registry.explain("PICA302")

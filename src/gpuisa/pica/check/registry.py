@@ -22,9 +22,16 @@ class CheckInfo:
     source: str
     #: Off unless asked for with ``--enable`` (style checks with frequent legitimate use).
     default: bool = True
+    #: (findings, false positives) on :data:`CORPUS`.
+    corpus: tuple[int, int] = (0, 0)
 
 
 _W, _E, _N = Severity.WARNING, Severity.ERROR, Severity.NOTE
+
+#: The real shaders each check's false-positive rate was measured on, every check enabled
+#: (tests/pica/check/data/corpus.txt lists them, with every finding and its verdict).
+CORPUS = ("12 public homebrew shaders (devkitPro's 3ds-examples, citro2d and citro3d; "
+          "measured 2026-11-27)")
 
 #: The check that carries the assembler's own warnings (`pica asm` prints them too).
 ASSEMBLER_WARNINGS = "PICA001"
@@ -66,7 +73,8 @@ _CHECKS = (
               "related places; a stale component whose value reaches no output, condition "
               "flag or address register (the w of 'mul r5, half, r14' when only r5.xyz is "
               "used) is not reported.",
-              "pica-emulation.md#initial-state (initial state: registers persist)"),
+              "pica-emulation.md#initial-state (initial state: registers persist)",
+              corpus=(1, 0)),
     CheckInfo("PICA202", _W, "address register read before it is written",
               "Relative addressing through a0.x / a0.y before a MOVA, or through aL outside "
               "any LOOP before one ran, uses the value left by an earlier invocation.",
@@ -136,7 +144,7 @@ _CHECKS = (
     CheckInfo("PICA402", _N, "scalar result written to several components",
               "RCP, RSQ, EX2 or LG2 writes its single result to more than one component. "
               "This is legal (a broadcast) but often a destination mask wider than meant.",
-              "pica-emulation.md#scalar-units", default=False),
+              "pica-emulation.md#scalar-units", default=False, corpus=(4, 4)),
     CheckInfo("PICA403", _W, "two MOVA executed back to back",
               "Two consecutive MOVA instructions can freeze the GPU, also when a loop, IF or "
               "procedure return makes them run one after the other.",
@@ -204,5 +212,9 @@ def explain(check_id: str) -> str:
     state = "" if info.default else " (off by default: --enable " + info.id + ")"
     pages = ("(<page>.md#<anchor>: a section of gpuisa's reference pages, docs/reference/ in "
              "its source tree)\n") if ".md#" in info.source else ""
+    found, false = info.corpus
+    rate = (f"False positives: {false} of {found} finding{'s' if found != 1 else ''} on "
+            f"{CORPUS}." if found else
+            f"False positives: not measured, no findings on {CORPUS}.")
     return (f"{info.id} ({info.severity.label}{state}): {info.title}\n\n{info.explain}\n\n"
-            f"Source: {info.source}\n{pages}")
+            f"{rate}\n\nSource: {info.source}\n{pages}")
