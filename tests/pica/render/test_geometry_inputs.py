@@ -165,3 +165,14 @@ def test_uniform_step_finds_a_uniform_only_the_geometry_shader_declares():
                                         gsh=1)
     assert "size" not in vertex
     np.testing.assert_array_equal(geometry["size"], [1.0, 0, 0, 0])
+
+
+def test_a_projection_not_given_is_named_with_the_options_that_give_it():
+    # The geometry shader reads projection[0] (c0) first in its second instruction (after
+    # setemit 0): pc 4, PASS's three words coming first.
+    with pytest.raises(GpuIsaError) as error:
+        pica.render(SHADER, SQUARE, size=(8, 8), gsh=1, stride=6)
+    assert str(error.value) == (
+        "float uniform 'projection[0]' (c0) is read at pc 0x004 but was not given: give it "
+        "with --uniforms FILE (uniforms=), or --camera auto for a projection or model-view "
+        "matrix")

@@ -27,7 +27,13 @@ from ..render.animate import (
 )
 from ..render.shade import BACKGROUND, MODES, picture_bytes, picture_format
 from .common import source_text
-from .run import add_pipeline_options, check_pipeline_options, load_shader, load_uniforms
+from .run import (
+    add_pipeline_options,
+    check_entries,
+    check_pipeline_options,
+    load_shader,
+    load_uniforms,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -178,6 +184,7 @@ def _render(args: argparse.Namespace) -> int:
         raise InputError("--primitive-sizes: pica render feeds a variable-mode geometry "
                          "shader the mesh's triangles, three vertices each")
     shader = _shader(args.shader)
+    check_entries(args, shader)
     mesh = as_mesh(args.mesh)
     uniforms = load_uniforms(args.uniforms) if args.uniforms else None
     gs_uniforms = load_uniforms(args.gs_uniforms) if args.gs_uniforms else None

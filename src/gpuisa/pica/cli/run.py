@@ -24,7 +24,7 @@ import io
 import json
 import math
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +47,7 @@ from ..engine.api import engine_names, executable
 from ..engine.compiled import runner as _jit  # noqa: F401  (registers engine='jit' when numba is installed)
 from ..engine.trace import Trace, TraceStep, number, trace, trace_primitive
 from ..isa import NUM_INPUTS
-from ..shbin import Shbin
+from ..shbin import ShaderType, Shbin
 from .common import source_text
 
 _COMPONENTS = "xyzw"
@@ -69,7 +69,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run_parser.add_argument("--engine", choices=engine_names(), default="auto",
                             help="execution engine (default: auto, the one expected to finish "
                             "first)")
-    run_parser.set_defaults(handler=_run)
+    run_parser.set_defaults(handler=_naming_uniforms(_run))
 
     trace_parser = subparsers.add_parser(
         "trace", help="run one vertex and print every executed instruction",
@@ -82,7 +82,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     trace_parser.add_argument("--primitive", type=integer("--primitive", 0), metavar="K",
                               help="with --gsh: which geometry shader invocation (input "
                               "primitive) to trace; the ones before it run untraced")
-    trace_parser.set_defaults(handler=_trace)
+    trace_parser.set_defaults(handler=_naming_uniforms(_trace))
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -132,6 +132,29 @@ def check_pipeline_options(args: argparse.Namespace) -> None:
             raise InputError(f"{flag} needs --gsh N")
 
 
+def _naming_uniforms(handler: Callable[[argparse.Namespace], int]
+                     ) -> Callable[[argparse.Namespace], int]:
+    """``handler`` whose "uniform c4 is read but was not given" says the name the DVLE
+    declares and the option that gives it (the shader is loaded again for the names:
+    only on that error, and standard input is read once per command)."""
+    def named(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except InputError as error:
+            from ..render.stages import name_unset_uniform  # only on this error
+
+            shader = load_shader(args.shader)
+            dvles = (args.dvle or 0, args.gsh)
+            raise name_unset_uniform(error, shader, dvles, _UNIFORM_FIXES) from None
+
+    return named
+
+
+#: The option that gives a uniform of each stage its value.
+_UNIFORM_FIXES = {ShaderType.VERTEX: "give it with --uniforms FILE",
+                  ShaderType.GEOMETRY: "give it with --gs-uniforms FILE"}
+
+
 def check_entries(args: argparse.Namespace, shader: object) -> None:
     """--dvle and --gsh name DVLEs the SHBIN has (the engine says so too, but by its
     parameters' names)."""
@@ -139,6 +162,22 @@ def check_entries(args: argparse.Namespace, shader: object) -> None:
     for option, index in (("--dvle", args.dvle), ("--gsh", args.gsh)):
         if index is not None and index >= count:
             raise InputError(f"{option} {index}: the SHBIN has DVLEs 0..{count - 1}")
+    if args.gsh is None or not isinstance(shader, Shbin):
+        return
+    kind = shader.entries[args.gsh].shader_type
+    if kind != ShaderType.GEOMETRY:
+        geometry = [str(k) for k, e in enumerate(shader.entries)
+                    if e.shader_type == ShaderType.GEOMETRY]
+        raise InputError(f"--gsh {args.gsh}: DVLE {args.gsh} is a {kind.name.lower()} shader; "
+                         f"the geometry shader DVLEs are: {', '.join(geometry) or 'none'}")
+    stride = args.stride
+    vertex = args.dvle if args.dvle is not None else next(
+        (k for k, e in enumerate(shader.entries) if e.shader_type == ShaderType.VERTEX), 0)
+    outputs = len(executable(shader, vertex).output_registers)
+    if stride is not None and outputs and (stride % outputs or stride > NUM_INPUTS):
+        raise InputError(f"--stride {stride}: give a multiple of the vertex shader's "
+                         f"{outputs} output registers per vertex, at most {NUM_INPUTS} (one "
+                         f"vertex per invocation: {outputs}; three: {3 * outputs})")
 
 
 def pipeline_arguments(args: argparse.Namespace) -> dict[str, object]:

@@ -17,18 +17,22 @@ import numpy as np
 
 from ...errors import InputError
 from ..program import Program
-from ..shbin import Shbin
+from ..shbin import ShaderType, Shbin
 from .camera import Camera, camera_uniforms, look_at, perspective
 from .compare import Comparison, compare_frames
 from .mesh import Mesh, load_mesh, mesh_from_arrays
 from .scene import Scene, as_shbin, build_scene, first_vertex_dvle
 from .shade import BACKGROUND, MODES, Frame, draw, load_texture
-from .stages import route_uniforms
+from .stages import name_unset_uniform, route_uniforms
 
 #: Screen sizes of the 3DS (width, height) as seen when the console is held normally.
 SCREENS = {"top": (400, 240), "bottom": (320, 240)}
 #: The largest picture side rendered (bounds the per-pixel working memory).
 MAX_SIDE = 8192
+#: What gives a uniform of each stage a value (both take --uniforms: render_frame routes
+#: each name to the stage that declares it).
+_UNIFORM_FIXES = {stage: "give it with --uniforms FILE (uniforms=), or --camera auto for "
+                         "a projection or model-view matrix" for stage in ShaderType}
 
 __all__ = ["BACKGROUND", "MODES", "SCREENS", "Camera", "Comparison", "Frame", "Mesh",
            "Scene", "as_mesh", "compare", "look_at", "perspective", "render", "render_frame"]
@@ -98,9 +102,14 @@ def render_frame(shader: Shbin | Program | str | Sequence[tuple[str, str]],
                          "give a camera too")
     if isinstance(texture, str | os.PathLike):
         texture = load_texture(os.fspath(texture))
-    scene = build_scene(program, the_mesh, uniforms=uniforms, gs_uniforms=gs_uniforms,
-                        dvle=dvle, gsh=gsh, attributes=attributes, precision=precision,
-                        engine=engine, max_steps=max_steps, stride=stride)
+    try:
+        scene = build_scene(program, the_mesh, uniforms=uniforms, gs_uniforms=gs_uniforms,
+                            dvle=dvle, gsh=gsh, attributes=attributes, precision=precision,
+                            engine=engine, max_steps=max_steps, stride=stride)
+    except InputError as error:
+        vs = first_vertex_dvle(program) if isinstance(program, Shbin) and dvle is None \
+            else dvle
+        raise name_unset_uniform(error, program, (vs, gsh), _UNIFORM_FIXES) from None
     return draw(scene, size, mode=mode, tilt=tilt, texture=texture,
                 background=tuple(background))
 

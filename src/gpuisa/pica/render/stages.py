@@ -8,8 +8,10 @@ matrices ``--camera`` fills) goes to each stage whose DVLE declares it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 
+from ...errors import InputError
 from ..shbin import ShaderType, Shbin
 
 
@@ -44,3 +46,32 @@ def route_uniforms(shbin: object, uniforms: Mapping[str, object] | None,
         if name not in gs_names or name in vs_names:
             vertex[name] = value
     return vertex, geometry
+
+
+#: The engine's message for a uniform read but not given (it knows registers only).
+_UNSET = re.compile(r"(float|integer|bool) uniform ([cib])(\d+) is read at pc 0x([0-9A-Fa-f]+) "
+                    r"but was not given")
+
+
+def name_unset_uniform(error: InputError, shbin: object, dvles: Sequence[int | None],
+                       fixes: Mapping[ShaderType, str]) -> InputError:
+    """``error`` in the user's words when it is about a uniform read but not given: the
+    name its DVLE declares for the register, and the option that gives it (``fixes``, by
+    the stage of the DVLE that declares it); any other error unchanged."""
+    match = _UNSET.fullmatch(str(error))
+    if match is None or not isinstance(shbin, Shbin):
+        return error
+    kind, bank, number, pc = match[1], match[2], int(match[3]), int(match[4], 16)
+    entries = [shbin.entries[k] for k in dvles
+               if k is not None and 0 <= k < len(shbin.entries)]
+    # The DVLE whose entry code holds the pc first (a register may have a name in each).
+    entries.sort(key=lambda d: not d.main_offset <= pc < max(d.endmain_offset, d.main_offset + 1))
+    for dvle in entries:
+        for uniform in dvle.uniforms:
+            first = uniform.register
+            if uniform.bank == bank and first <= number < first + uniform.count:
+                row = f"[{number - first}]" if uniform.count > 1 else ""
+                return InputError(f"{kind} uniform '{uniform.name}{row}' ({bank}{number}) is "
+                                  f"read at pc 0x{pc:03X} but was not given: "
+                                  f"{fixes[dvle.shader_type]}")
+    return InputError(f"{error}: {fixes[entries[0].shader_type]}" if entries else str(error))
