@@ -240,3 +240,23 @@ def test_explain_states_the_false_positive_rate_on_the_corpus():
     assert "False positives: 0 of 1 finding on 12 public" in registry.explain("PICA201")
     assert "False positives: 4 of 4 findings on 12 public" in registry.explain("PICA402")
     assert "False positives: not measured, no findings on 12" in registry.explain("PICA302")
+
+
+def test_where_prints_as_a_place():
+    # print(finding.where) as README's Python example does: file:line:col, or the
+    # program address of a SHBIN finding (issue 28; it printed a dataclass repr).
+    (source,) = check([("w.pica", ".constf k(1,1,1,1)\n.out p position\n.proc main\n"
+                                  "    mov p.xyz, k\n    end\n.end\n")])
+    assert str(source.where) == "w.pica:5:5"
+    binary = [f for f in check(assemble(SOURCE), name="s.shbin") if f.check == "PICA404"]
+    assert [str(f.where) for f in binary] == ["s.shbin:0x001"]
+
+
+def test_assemble_and_assemble_with_warnings_take_the_same_shapes():
+    from gpuisa import pica
+
+    text = ".out o position\n.proc main\n    mov o, v0\n    end\n.end\n"
+    words = pica.assemble(text).to_bytes()
+    for shape in (text, [("a.pica", text)]):
+        assert pica.assemble(shape).to_bytes() == words
+        assert pica.assemble_with_warnings(shape).shbin.to_bytes() == words

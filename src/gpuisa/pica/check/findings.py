@@ -29,6 +29,9 @@ class SourceSpot:
     text: str | None = None
     length: int = 1
 
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
 
 @dataclass(frozen=True, slots=True)
 class BinarySpot:
@@ -40,6 +43,12 @@ class BinarySpot:
     word: int | None = None
     disassembly: str = ""
     dvle: int | None = None
+
+    def __str__(self) -> str:
+        """``file:0xADDR`` (program address in words), ``file: DVLE n`` or ``file``."""
+        if self.address is not None:
+            return f"{self.file}:0x{self.address:03X}"
+        return f"{self.file}: DVLE {self.dvle}" if self.dvle is not None else self.file
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,14 +16,6 @@ _SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.N
 _SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
-def _binary_head(w: BinarySpot) -> str:
-    if w.address is not None:
-        return f"{w.file}:0x{w.address:03X}"
-    if w.dvle is not None:
-        return f"{w.file}: DVLE {w.dvle}"
-    return w.file
-
-
 def render_text(f: Finding) -> str:
     label = f"{f.severity.label}: {f.message} [{f.check}]"
     w = f.where
@@ -31,23 +23,22 @@ def render_text(f: Finding) -> str:
         text = Diagnostic(f.severity.label, f"{f.message} [{f.check}]",
                           SourceLocation(w.file, w.line, w.column), w.text, w.length).render()
         if f.note:
-            text += f"\n{w.file}:{w.line}:{w.column}: note: {f.note}"
+            text += f"\n{w}: note: {f.note}"
         return text + _related_text(f)
-    text = f"{_binary_head(w)}: {label}"
+    text = f"{w}: {label}"
     if w.address is not None and w.word is not None:
         text += f"\n  {w.address:03X}: {w.word:08X}  {w.disassembly}"
     if f.note:
-        text += f"\n{_binary_head(w)}: note: {f.note}"
+        text += f"\n{w}: note: {f.note}"
     return text + _related_text(f)
 
 
 def _related_text(f: Finding) -> str:
     """The related places as notes, as a compiler prints the other places of one error."""
-    return "".join(f"\n{_head(r.where)}: note: {r.message}" for r in f.related)
+    return "".join(f"\n{r.where}: note: {r.message}" for r in f.related)
 
 
-def _head(w: SourceSpot | BinarySpot) -> str:
-    return f"{w.file}:{w.line}:{w.column}" if isinstance(w, SourceSpot) else _binary_head(w)
+
 
 
 def summary(findings: Sequence[Finding]) -> str:
