@@ -54,11 +54,28 @@ _COMPONENTS = "xyzw"
 _SHBIN_MAGIC = b"DVLB"
 
 
+#: How the input and uniform files are laid out (the epilog of run and trace --help).
+INPUT_LAYOUTS = """\
+input files (--inputs): each input register is named vN or by the DVLE's .in name
+  .json  {"inpos": [[x, y, z, w], ...], "v1": [...]}: rows of four numbers ("inf",
+         "-inf", "nan" as strings)
+  .csv   a header of NAME.x,NAME.y,NAME.z,NAME.w columns per input, then one row per
+         vertex: inpos.x,inpos.y,inpos.z,inpos.w,v1.x,...
+  .npy   (N, 4): v0; (N, k, 4): v0 .. v(k-1)
+  .npz   one (N, 4) array per input, named vN or by its .in name
+uniform files (--uniforms, --gs-uniforms): .json {"NAME": value}, NAME a declared
+  uniform or c0-c95 / i0-i3 / b0-b15; a float uniform is [x, y, z, w] (an array of N
+  rows: [[...], ...]), an integer one [x, y, z, w], a boolean true/false; {"f24":
+  ["0x3f0000", ...]} gives raw float24 patterns.  The DVLE's constants apply on their own.
+"""
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     run_parser = subparsers.add_parser(
         "run", help="run a shader on vertices from a file",
         description="Run a vertex shader on every vertex of the input file (a geometry "
-                    "shader once per input row) and print its outputs.")
+                    "shader once per input row) and print its outputs.",
+        epilog=INPUT_LAYOUTS, formatter_class=argparse.RawDescriptionHelpFormatter)
     _common(run_parser)
     run_parser.add_argument("--format", choices=("table", "json", "npz"), default="table",
                             help="output format (default: table; npz needs -o)")
@@ -75,7 +92,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "trace", help="run one vertex and print every executed instruction",
         description="Run one vertex on the reference engine and print each executed "
                     "instruction with the registers it changed and the control-flow "
-                    "stacks after it.")
+                    "stacks after it.",
+        epilog=INPUT_LAYOUTS, formatter_class=argparse.RawDescriptionHelpFormatter)
     _common(trace_parser)
     trace_parser.add_argument("--vertex", type=integer("--vertex", 0), default=0, metavar="K",
                               help="which input vertex (row) to trace (default: 0)")
