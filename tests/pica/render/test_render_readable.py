@@ -131,8 +131,11 @@ def test_jpg_output_is_jpeg(tmp_path, run_pica):
                               "--size", "8x8")
     assert status == 1 and not (tmp_path / "x.bmp").exists()
     assert err == (f"pica: error: {tmp_path / 'x.bmp'}: pica render writes pictures as "
-                   f".png or .jpg/.jpeg (animations with --frames: .gif, .png, .apng), "
-                   f"not .bmp\n")
+                   f".png, .jpg/.jpeg or .gif (animations with --frames: .gif, .png, "
+                   f".apng), not .bmp\n")
+    status, _, err = run_pica("render", shader, "--mesh", mesh, "-o", tmp_path / "x.gif",
+                              "--size", "8x8")
+    assert status == 0 and (tmp_path / "x.gif").read_bytes()[:4] == b"GIF8"
 
 
 def test_clipped_scene_warns_on_the_command_line(tmp_path, run_pica):

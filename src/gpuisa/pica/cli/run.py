@@ -159,8 +159,10 @@ def _naming_uniforms(handler: Callable[[argparse.Namespace], int]
         try:
             return handler(args)
         except InputError as error:
-            from ..render.stages import name_unset_uniform  # only on this error
+            from ..render.stages import UNSET_UNIFORM, name_unset_uniform
 
+            if not UNSET_UNIFORM.fullmatch(str(error)):
+                raise
             shader = load_shader(args.shader)
             dvles = (args.dvle or 0, args.gsh)
             raise name_unset_uniform(error, shader, dvles, _UNIFORM_FIXES) from None

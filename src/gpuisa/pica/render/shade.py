@@ -164,7 +164,8 @@ def pillow():
 
 
 #: Still-picture formats by file suffix (no suffix, or standard output: PNG).
-PICTURE_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", "": "PNG"}
+PICTURE_FORMATS = {".png": "PNG", ".apng": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG",
+                   ".gif": "GIF", "": "PNG"}
 
 
 def picture_format(path: str) -> str:
@@ -173,19 +174,21 @@ def picture_format(path: str) -> str:
     suffix = os.path.splitext(path)[1].lower() if path != "-" else ""
     kind = PICTURE_FORMATS.get(suffix)
     if kind is None:
-        raise InputError(f"{path}: pica render writes pictures as .png or .jpg/.jpeg "
-                         f"(animations with --frames: .gif, .png, .apng), not {suffix}")
+        raise InputError(f"{path}: pica render writes pictures as .png, .jpg/.jpeg or "
+                         f".gif (animations with --frames: .gif, .png, .apng), not {suffix}")
     return kind
 
 
 def picture_bytes(image: np.ndarray, path: str) -> bytes:
-    """``image`` encoded as ``path``'s suffix says (:func:`picture_format`); JPEG
-    without the alpha channel, which it cannot hold."""
-    if picture_format(path) == "PNG":
+    """``image`` encoded as ``path``'s suffix says (:func:`picture_format`); JPEG and
+    GIF without the alpha channel, which they cannot hold."""
+    kind = picture_format(path)
+    if kind == "PNG":
         return png_bytes(image)
     buffer = io.BytesIO()
-    pillow().fromarray(image, "RGBA").convert("RGB").save(buffer, format="JPEG",
-                                                          quality=95)
+    pillow().fromarray(image, "RGBA").convert("RGB").save(buffer, format=kind,
+                                                          **({"quality": 95} if kind ==
+                                                             "JPEG" else {}))
     return buffer.getvalue()
 
 

@@ -49,8 +49,8 @@ def route_uniforms(shbin: object, uniforms: Mapping[str, object] | None,
 
 
 #: The engine's message for a uniform read but not given (it knows registers only).
-_UNSET = re.compile(r"(float|integer|bool) uniform ([cib])(\d+) is read at pc 0x([0-9A-Fa-f]+) "
-                    r"but was not given")
+UNSET_UNIFORM = re.compile(r"(float|integer|bool) uniform ([cib])(\d+) is read at pc "
+                           r"0x([0-9A-Fa-f]+) but was not given")
 
 
 def name_unset_uniform(error: InputError, shbin: object, dvles: Sequence[int | None],
@@ -58,7 +58,7 @@ def name_unset_uniform(error: InputError, shbin: object, dvles: Sequence[int | N
     """``error`` in the user's words when it is about a uniform read but not given: the
     name its DVLE declares for the register, and the option that gives it (``fixes``, by
     the stage of the DVLE that declares it); any other error unchanged."""
-    match = _UNSET.fullmatch(str(error))
+    match = UNSET_UNIFORM.fullmatch(str(error))
     if match is None or not isinstance(shbin, Shbin):
         return error
     kind, bank, number, pc = match[1], match[2], int(match[3]), int(match[4], 16)
