@@ -31,9 +31,17 @@ def main() -> None:
     lit = render(source("lit.v.pica"), mesh, camera="auto")
     write_output(IMAGES / "lit-torus.png", png_bytes(lit))
 
+    # devkitPro's geometry-shader shape: the projection in the geometry shader, three
+    # vertices of two registers per invocation (stride 6).
+    sphere = trimesh.creation.icosphere(subdivisions=1)
+    shrink = render(source("shrink.v.pica", "shrink.g.pica"),
+                    {"position": sphere.vertices, "faces": sphere.faces}, gsh=1, stride=6,
+                    camera="auto", mode="flat")
+    write_output(IMAGES / "shrink.png", png_bytes(shrink))
+
     seeds = np.zeros((PARTICLES, 3))
     seeds[:, 0] = np.arange(PARTICLES) / PARTICLES * 7.3 + 0.01
-    points = {"position": seeds, "faces": [[0, 1, 2]]}
+    points = {"position": seeds}  # a point cloud: the geometry shader makes the quads
     result = compare(source("particles.v.pica", "particles.g.pica"), points, gsh=1,
                      attributes={"seed": "position"},
                      gs_uniforms={"time": [3.0, 0, 0, 0]})

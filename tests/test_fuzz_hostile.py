@@ -339,7 +339,7 @@ def test_render_options(tmp_path, capsys):
     }
     statuses = []
     for case in range(120):
-        out = tmp_path / rng.choice(["o.png", "o.gif", "f_%02d.png", "o.apng", "o.bmp"])
+        out = tmp_path / rng.choice(["o.png", "o.gif", "f_%02d.png", "o.apng", "o.jpg"])
         argv = ["render", str(shader), "--mesh", str(mesh), "-o", str(out)]
         if rng.random() < 0.8:
             argv += ["--camera", "auto", "--size", "8x8"]

@@ -423,3 +423,21 @@ def test_errors_of_every_file_and_of_linking_are_all_reported():
         ("b.pica", 4, 17, "label 'nowhere' is undefined"),  # at the end of b
         ("a.pica", 3, 6, "procedure 'missing' is undefined"),  # after all files
     ]
+
+
+def test_a_uniform_in_a_narrow_source_says_why_in_a_note():
+    # src2 of ADD is 5 bits wide (v0-v15, r0-r15): a uniform there is picasso's "invalid
+    # source2 register", and gpuisa's note says what fits where (issue 28).
+    text = ".fvec time\n.out o position\n" + main("add o, v0, time")
+    with pytest.raises(SourceError) as info:
+        assemble_with_warnings(text)
+    error, note = info.value.diagnostics[:2]
+    assert error.message == "invalid source2 register: time"
+    assert note.severity == "note" and note.message.startswith(
+        "source2 holds only an input (v) or temporary (r) register; 'time' is the float "
+        "uniform c0: put it in the wide source")
+    # A literal c0 keeps picasso's message alone; nor do other registers get the note.
+    for operand in ("c0", "b1"):
+        with pytest.raises(SourceError) as info:
+            assemble_with_warnings(main(f"add r0, v0, {operand}"))
+        assert [d.severity for d in info.value.diagnostics] == ["error"]

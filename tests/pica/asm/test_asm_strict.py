@@ -158,3 +158,18 @@ def test_labels_before_a_line_marker():
     text = '.proc main\n    jmpc cmp.x, L\nL: # 10 "f.pica"\n    end\n.end\n'
     code = build(text, strict=True).shbin.program.code
     assert code[0] >> 10 & 0xFFF == 1
+
+
+def test_a_register_range_is_read_as_its_first_register():
+    # picasso's parseInt reads "0-c3" with strtoll and ignores what follows the digits
+    # (source/picasso_assembler.cpp), so ".alias projMtx c0-c3" is an alias of c0 and
+    # projMtx[1] is c1: MOV (0x13) r0 (id 0x10) from c1 (id 0x21).
+    decls = ".alias projMtx c0-c3"
+    code, _ = program("    mov r0, projMtx[1]", decls)
+    assert code == (MOV | 0x10 << 21 | 0x21 << 12,)
+    assert warnings(f"{decls}\n.proc main\n    mov r0, projMtx[1]\n    end\n.end\n") == [
+        (1, 16, "'c0-c3' is read as c0: picasso ignores the text after the register "
+                "number, and a range is not a register")]
+    assert program("    mov r0, projMtx[1]", decls, strict=True)[0] == code
+    # Other text after the number stays an error (a typo such as r1x).
+    assert errors(".alias m c0-3\n.proc main\n    end\n.end\n")[0][3] == "invalid register: c0-3"

@@ -48,7 +48,18 @@ def test_limits_on_binaries():
     many = Dvle(main_offset=0, endmain_offset=1,
                 outputs=tuple(OutputEntry(0, r % 16) for r in range(17)))
     assert "PICA603" in ids(check(_shbin([END], dvle=many)))
-    assert "PICA604" in ids(check(_shbin([END])))
+    assert "PICA604" in ids(check(_shbin([END]), enable=["PICA604"]))
+
+
+def test_pica604_is_off_by_default_and_names_the_libctru_versions(capsys):
+    # libctru #535 was fixed in December 2023: a DVLE without constants is only a
+    # problem for libctru releases before it, so the check is not run unless asked for.
+    assert "PICA604" not in ids(check(_shbin([END])))
+    assert main(["check", "--explain", "PICA604"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("PICA604 (warning (off by default: --enable PICA604)): DVLE "
+                          "without constants (libctru before December 2023)")
+    assert "before the bug was reported and fixed in December 2023" in out
 
 
 def test_a_program_within_limits_is_clean():
@@ -84,14 +95,17 @@ def test_not_a_shbin_and_unknown_ids():
 
 # -- known-good shapes whose findings are real ------------------------------------------
 
-def test_stale_w_read_into_a_dead_component_is_reported():
+def test_stale_w_read_into_a_dead_component_is_not_reported():
     # 3ds-examples graphics/gpu/fragment_light/source/vshader.v.pica does
-    # "mul r5, half, r14" with only r14.xyz written: the hardware really reads the stale
-    # r14.w (into r5.w, which is never used afterwards); a real but harmless finding.
+    # "mul r5, half, r14" with only r14.xyz written: the hardware reads the stale r14.w
+    # into r5.w, which nothing reads afterwards, so no output can see it (issue 28).
     text = (".constf k(0.5, 0.5, 0.5, 0.5)\n.out p position\n.proc main\n"
             "    mov r14.xyz, v0\n    mul r5, k, r14\n    mov p.xy, r5\n    mov p.zw, k\n"
             "    end\n.end\n")
-    found = [(f.check, f.where.line, f.message) for f in check(text)]
+    assert check(text) == []
+    # The same stale w moved on into the output is reported, where it is read.
+    seen = text.replace("mov p.xy, r5\n    mov p.zw, k", "mov p, r5")
+    found = [(f.check, f.where.line, f.message) for f in check(seen)]
     assert found == [("PICA201", 5, "r14.w read before it is written on some path")]
 
 
@@ -148,6 +162,41 @@ def test_cli_json_and_sarif(files, tmp_path, capsys):
     assert (region["startLine"], region["startColumn"]) == (5, 5)
 
 
+#: r3 is never written and read on lines 4, 5 and 6 (a mul and two adds into o0).
+UNSET_THRICE = (".constf k(1,1,1,1)\n.out p position\n.proc main\n    mul r0, k, r3\n"
+                "    add r1, k, r3\n    add r2, r0, r3\n    add p, r1, r2\n    end\n.end\n")
+
+
+def test_one_uninitialised_register_is_one_finding_with_its_uses(tmp_path, capsys):
+    (finding,) = check([("u.pica", UNSET_THRICE)])
+    assert (finding.check, finding.where.line) == ("PICA201", 4)
+    assert [(r.where.line, r.where.column, r.message) for r in finding.related] == [
+        (5, 5, "r3.xyzw also read here before it is written"),
+        (6, 5, "r3.xyzw also read here before it is written")]
+    path = tmp_path / "u.pica"
+    path.write_text(UNSET_THRICE)
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert (f"{path}:5:5: note: r3.xyzw also read here before it is written\n"
+            f"{path}:6:5: note: r3.xyzw also read here before it is written\n") in out
+    assert main(["check", "--format", "json", str(path)]) == 0
+    (item,) = json.loads(capsys.readouterr().out)["findings"]
+    assert [(r["line"], r["column"]) for r in item["related"]] == [(5, 5), (6, 5)]
+    assert main(["check", "--format", "sarif", str(path)]) == 0
+    (result,) = json.loads(capsys.readouterr().out)["runs"][0]["results"]
+    lines = [r["physicalLocation"]["region"]["startLine"] for r in result["relatedLocations"]]
+    assert lines == [5, 6]
+
+
+def test_the_editor_shows_the_uses_as_related_information():
+    from gpuisa.pica.lsp.analysis import analyse
+
+    (problem,) = [p for p in analyse([("u.pica", UNSET_THRICE)]).problems["u.pica"]
+                  if p.code == "PICA201"]
+    # 0-based lines and columns: the reads on lines 5 and 6 at column 5.
+    assert [(r.line, r.col) for r in problem.related] == [(4, 4), (5, 4)]
+
+
 def test_cli_shbin_explain_and_errors(tmp_path, capsys):
     path = tmp_path / "s.shbin"
     path.write_bytes(assemble(SOURCE).to_bytes())
@@ -166,3 +215,48 @@ def test_cli_shbin_explain_and_errors(tmp_path, capsys):
     broken.write_text(".proc main\n    foo\n.end\n")
     assert main(["check", str(broken)]) == 1
     assert "invalid instruction: foo" in capsys.readouterr().err
+
+
+def test_explain_states_the_false_positive_rate_on_the_corpus():
+    # The counts in the registry are those of the judged findings listed with the corpus
+    # (tests/pica/check/data/corpus.txt), check by check.
+    from pathlib import Path
+
+    from gpuisa.pica.check import registry
+
+    lines = (Path(__file__).parent / "data" / "corpus.txt").read_text().splitlines()
+    shaders = [line.split() for line in lines if line.startswith("shader ")]
+    assert len(shaders) == 12 and all(len(s) == 4 and len(s[3]) == 40 for s in shaders)
+    assert registry.CORPUS.startswith("12 public homebrew shaders")
+    counts: dict[str, list[int]] = {}
+    for line in lines:
+        if line.startswith("finding "):
+            _, check_id, _, verdict = line.split()[:4]
+            found = counts.setdefault(check_id, [0, 0])
+            found[0] += 1
+            found[1] += verdict == "false"
+    assert {i: c.corpus for i, c in registry.CHECKS.items() if c.corpus != (0, 0)} == {
+        i: tuple(c) for i, c in counts.items()}
+    assert "False positives: 0 of 1 finding on 12 public" in registry.explain("PICA201")
+    assert "False positives: 4 of 4 findings on 12 public" in registry.explain("PICA402")
+    assert "False positives: not measured, no findings on 12" in registry.explain("PICA302")
+
+
+def test_where_prints_as_a_place():
+    # print(finding.where) as README's Python example does: file:line:col, or the
+    # program address of a SHBIN finding (issue 28; it printed a dataclass repr).
+    (source,) = check([("w.pica", ".constf k(1,1,1,1)\n.out p position\n.proc main\n"
+                                  "    mov p.xyz, k\n    end\n.end\n")])
+    assert str(source.where) == "w.pica:5:5"
+    binary = [f for f in check(assemble(SOURCE), name="s.shbin") if f.check == "PICA404"]
+    assert [str(f.where) for f in binary] == ["s.shbin:0x001"]
+
+
+def test_assemble_and_assemble_with_warnings_take_the_same_shapes():
+    from gpuisa import pica
+
+    text = ".out o position\n.proc main\n    mov o, v0\n    end\n.end\n"
+    words = pica.assemble(text).to_bytes()
+    for shape in (text, [("a.pica", text)]):
+        assert pica.assemble(shape).to_bytes() == words
+        assert pica.assemble_with_warnings(shape).shbin.to_bytes() == words

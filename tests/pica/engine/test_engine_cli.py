@@ -121,7 +121,7 @@ def test_errors_exit_1_and_write_nothing(pica, tmp_path, shbin_file):
     status, _, err = pica("run", shbin_file, "--inputs", write_inputs(tmp_path, "json"),
                           "--format", "json", "-o", out)
     assert status == 1
-    assert err.startswith("pica: error:") and "c3 is read" in err
+    assert err.startswith("pica: error:") and "(c3) is read" in err  # named: 'scale' (c3)
     assert not out.exists()
     bad = tmp_path / "bad.csv"
     bad.write_text("v0.x,v0.y,v0.z,v0.w\n1,2,3,oops\n")

@@ -28,6 +28,15 @@ def test_manifest_points_at_grammar_and_client():
     assert ".pica" in manifest["contributes"]["languages"][0]["extensions"]
 
 
+def test_editor_set_ups_know_vsh_sources():
+    # picasso's own example and blargSnes name their sources .vsh (issue 28).
+    manifest = json.loads((VSCODE / "package.json").read_text())
+    assert ".vsh" in manifest["contributes"]["languages"][0]["extensions"]
+    readme = (VSCODE.parents[1] / "README.md").read_text()
+    assert 'vim.filetype.add({ extension = { pica = "pica", vsh = "pica" } })' in readme
+    assert 'file-types = ["pica", "vsh"]' in readme
+
+
 def _full(rule: str, text: str) -> bool:
     """Whether the grammar rule's pattern matches the whole text."""
     match = re.compile(_grammar()["repository"][rule]["match"]).search(text)

@@ -108,7 +108,46 @@ def test_gsh_that_is_not_a_geometry_dvle(pica, files):
     shbin, inputs, _ = files
     status, _, err = pica("run", shbin, "--inputs", inputs, "--gsh", 0)
     assert status == 1
-    assert "gs_dvle=0 is not a geometry shader DVLE" in err
+    # In the command line's words (it was the API's "gs_dvle=0 is not a geometry ...").
+    assert err == ("pica: error: --gsh 0: DVLE 0 is a vertex shader; the geometry shader "
+                   "DVLEs are: 1\n")
+
+
+# -- errors in the command line's words (issue 28) ------------------------------------------
+
+@pytest.mark.parametrize("command", ["run", "trace"])
+def test_a_geometry_uniform_not_given_is_named_with_its_option(pica, files, command):
+    shbin, inputs, _ = files
+    status, _, err = pica(command, shbin, "--inputs", inputs, "--gsh", 1)
+    assert status == 1
+    # POINT_TO_QUAD reads its .fvec size (c0) first thing: "mov r0, size" at pc 0 of the
+    # geometry DVLE, whose code follows the vertex shader's three words.
+    assert err == ("pica: error: float uniform 'size' (c0) is read at pc 0x003 but was not "
+                   "given: give it with --gs-uniforms FILE\n")
+
+
+def test_a_stride_the_vertex_outputs_do_not_divide_names_the_option(pica, files):
+    shbin, inputs, gs_uniforms = files
+    status, _, err = pica("run", shbin, "--inputs", inputs, "--gsh", 1, "--gs-uniforms",
+                          gs_uniforms, "--stride", 3)
+    assert status == 1
+    # PASS has two output registers (o0 position, o1 colour) per vertex.
+    assert err == ("pica: error: --stride 3: give a multiple of the vertex shader's 2 output "
+                   "registers per vertex, at most 16 (one vertex per invocation: 2; three: "
+                   "6)\n")
+
+
+def test_a_vertex_uniform_not_given_is_named(pica, tmp_path):
+    shader = tmp_path / "t.v.pica"
+    shader.write_text(".fvec projection[4], modelview[4]\n.out o position\n.proc main\n"
+                      "    dp4 o.x, modelview[1], v0\n    mov o.yzw, v0\n    end\n.end\n")
+    inputs = tmp_path / "in.json"
+    inputs.write_text(json.dumps({"v0": POINTS}))
+    status, _, err = pica("run", shader, "--inputs", inputs)
+    assert status == 1
+    # modelview follows projection's four registers: modelview[1] is c5.
+    assert err == ("pica: error: float uniform 'modelview[1]' (c5) is read at pc 0x000 but "
+                   "was not given: give it with --uniforms FILE\n")
 
 
 @pytest.mark.parametrize(("rounding", "size"), [("nearest-even", 1.0 + 2.0**-16),

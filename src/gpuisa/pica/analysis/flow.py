@@ -8,13 +8,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..encoding import Instruction
-from ..isa import EmitEffect, Opcode
-from .effects import MISC_BITS
+from ..isa import EmitEffect, Opcode, SourceUse, mask_components
+from .effects import MISC_BITS, Effect
 from .explore import Exploration
 from .model import Raw, Unit, component_list, component_names
 
 _ADDRESS_BITS = 0b00111  # a0.x, a0.y, aL
 _FLAG_BITS = 0b11000  # cmp.x, cmp.y
+#: Multiplying a 4-bit lane set by this repeats it for each of the 16 registers.
+_EVERY_REGISTER = 0x1111_1111_1111_1111
 
 
 # -- shared with the assembler's linter ------------------------------------------------------
@@ -61,6 +63,71 @@ def mova_pairs(decoded: list[Instruction],
 
 # -- pica check only -----------------------------------------------------------------------
 
+def _stale_temporaries(ex: Exploration, effects: list[Effect]) -> Iterator[Raw]:
+    """PICA201, once per register: at its first read before a write whose value can
+    reach an output, a condition flag or an address register, with its other such reads
+    as related places.  A stale component whose value goes nowhere visible (the w of
+    ``mul r5, half, r14`` when only r5.xyz is used) is not reported."""
+    uses: dict[int, list[tuple[int, int]]] = {}
+    for pc, bits in sorted(ex.tmp_unwritten_reads.items()):
+        for register in range(16):
+            read = bits & 0xF << 4 * register
+            if read and _reaches_a_result(effects, ex.reached, read):
+                uses.setdefault(register, []).append((pc, read))
+    for reads in sorted(uses.values()):
+        bits = 0
+        for _, read in reads:
+            bits |= read
+        name = component_names(bits, "r")
+        (first, _), others = reads[0], reads[1:]
+        more = f"; read before it is written at {len(others)} more places" if others else ""
+        yield Raw("PICA201", f"{name} read before it is written on some path", ("word", first),
+                  f"temporaries keep the previous invocation's value{more}",
+                  tuple((("word", pc), f"{component_names(read, 'r')} also read here "
+                         "before it is written") for pc, read in others))
+
+
+def _reaches_a_result(effects: list[Effect], reached: set[int], bits: int) -> bool:
+    """Whether the stale temporary components ``bits`` can influence an output, a
+    condition flag or an address register: their influence is followed through every
+    reached instruction, in any order and without overwrites ending it (an
+    over-approximation: when it says no, no path carries the value anywhere visible)."""
+    tainted, changed = bits, True
+    while changed:
+        changed = False
+        for pc in sorted(reached):
+            e = effects[pc]
+            lanes = _tainted_lanes(e, tainted)
+            if not lanes:
+                continue
+            if e.out_writes or e.misc_writes:
+                return True
+            new = e.tmp_writes & lanes * _EVERY_REGISTER
+            if new & ~tainted:
+                tainted |= new
+                changed = True
+    return False
+
+
+def _tainted_lanes(e: Effect, tainted: int) -> int:
+    """The destination lanes (bit c = component c) whose value depends on a ``tainted``
+    temporary component this instruction reads."""
+    lanes = 0
+    written = mask_components(e.dst_mask) if e.dst_mask else (0, 1)  # CMP: cmp.x, cmp.y
+    for source in e.sources:
+        if source.bank != "r":
+            continue
+        stale = {c for c in range(4) if tainted >> 4 * source.number + c & 1}
+        if not stale & set(source.components):
+            continue
+        if e.ins.info.use is SourceUse.MASKED:
+            lanes |= sum(1 << lane for lane in written if source.swizzle[lane] in stale)
+        else:  # dot products, scalar ops, CMP, MOVA: every lane from every component read
+            lanes |= sum(1 << lane for lane in written)
+    return lanes
+
+
+
 def _mapped(unit: Unit) -> int:
     bits = 0
     for out in unit.dvle.outputs:
@@ -69,9 +136,10 @@ def _mapped(unit: Unit) -> int:
     return bits
 
 
-def path_checks(unit: Unit, ex: Exploration, decoded: list[Instruction],
-                out_writes: list[int]) -> Iterator[Raw]:
+def path_checks(unit: Unit, ex: Exploration, decoded_effects: list[Effect]) -> Iterator[Raw]:
     """Every path-based check of one entry point except the shared ones."""
+    decoded = [e.ins for e in decoded_effects]
+    out_writes = [e.out_writes for e in decoded_effects]
     mapped = _mapped(unit)
     point = "emit" if unit.geometry else "end"
     for pc, bits in sorted(ex.unwritten.items()):
@@ -87,9 +155,7 @@ def path_checks(unit: Unit, ex: Exploration, decoded: list[Instruction],
             names = ", ".join(f"o{r}" for r in stray)
             yield Raw("PICA102", f"{names} written but not mapped by the output table of "
                       f"'{unit.name}'", ("dst", pc), "the value is discarded")
-    for pc, bits in sorted(ex.tmp_unwritten_reads.items()):
-        yield Raw("PICA201", f"{component_names(bits, 'r')} read before it is written on "
-                  "some path", ("word", pc), "temporaries keep the previous invocation's value")
+    yield from _stale_temporaries(ex, decoded_effects)
     for pc, bits in sorted(ex.misc_unwritten_reads.items()):
         names = ", ".join(name for bit, name in MISC_BITS.items() if bits & bit)
         check = "PICA202" if bits & _ADDRESS_BITS else "PICA203"

@@ -15,10 +15,14 @@ Anchor = tuple[str, int]
 
 @dataclass(frozen=True, slots=True)
 class Raw:
+    """A finding before it is placed; ``related``: other places of the same cause, each
+    (anchor, what happens there)."""
+
     check: str
     message: str
     anchor: Anchor
     note: str | None = None
+    related: tuple[tuple[Anchor, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

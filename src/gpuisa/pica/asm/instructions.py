@@ -16,6 +16,7 @@ from .errors import AsmError, need, no_more
 from .operands import (
     B_BASE,
     B_END,
+    C_BASE,
     I_BASE,
     I_END,
     I_LITERAL_COUNT,
@@ -57,7 +58,16 @@ def _check_source(op: Operand, number: int, width: int, label: int | None = None
     """The register must fit a ``width``-bit source field; ``label`` is the source number
     picasso prints (it differs for MAD's src1, pica-assembly.md#operand-checks)."""
     if not 0 <= op.reg < 1 << width:
-        raise AsmError(f"invalid source{label or number} register: {op.name}", op.tok)
+        notes = ()
+        # A float uniform in a narrow field, written by its name (a literal cN keeps
+        # picasso's message alone, as users of picasso know it).
+        named = not (op.name[:1] in "cC" and op.name[1:2].isdigit())
+        if width < 7 and C_BASE <= op.reg < I_BASE and named:
+            notes = ((f"source{label or number} holds only an input (v) or temporary (r) "
+                      f"register; '{op.name}' is the float uniform c{op.reg - C_BASE}: put "
+                      f"it in the wide source (swap the operands where the opcode allows, "
+                      f"or 'mov' it to a temporary first)", None),)
+        raise AsmError(f"invalid source{label or number} register: {op.name}", op.tok, notes)
 
 
 def _no_index(op: Operand, label: int) -> None:

@@ -13,6 +13,7 @@ bits 6-7, :mod:`..isa`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Protocol
@@ -75,6 +76,10 @@ _BANKS = {
         _Bank("b", B_BASE, NUM_BOOL_UNIFORMS, NUM_BOOL_UNIFORMS, "boolean uniform"),
     )
 }
+
+#: A register range written after a register number ("-c3" of "c0-c3"): picasso reads the
+#: first number only, and real shaders use the form to document a matrix's rows.
+_RANGE = re.compile(r"-[a-zA-Z][0-9]+")
 
 #: Register-id ranges a static offset must stay inside in the default mode
 #: (pica-assembly.md#defect-negative-offsets).
@@ -314,7 +319,13 @@ def _literal(ctx: Context, base: Tok) -> tuple[int, str]:
     value, used = parsed
     if not 0 <= value <= 255:
         raise _out_of_range(ctx, 0, 255, value, text[1 : used + 1], base)
-    if used + 1 != len(text) and not ctx.strict:
+    rest = text[used + 1:]
+    if _RANGE.fullmatch(rest) and rest[1] == text[0] and not ctx.strict:
+        # picasso reads the number and ignores the rest (pica-assembly.md#register-names):
+        # real shaders write '.alias projMtx c0-c3' for a matrix at c0.
+        ctx.warn(f"'{text}' is read as {text[0]}{value}: picasso ignores the text after "
+                 f"the register number, and a range is not a register", base)
+    elif used + 1 != len(text) and not ctx.strict:
         notes = ()
         if text[1] == "0" and text[2:3].isdigit():
             notes = (("a leading 0 makes the register number octal", None),)

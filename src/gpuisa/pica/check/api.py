@@ -12,7 +12,7 @@ from ..analysis.explore import Exploration, Explorer
 from ..analysis.model import Raw
 from ..shbin import Shbin
 from . import static
-from .findings import BinarySpot, Finding
+from .findings import BinarySpot, Finding, Related
 from .registry import CHECKS, lookup
 from .target import Target, from_shbin, from_sources
 
@@ -61,8 +61,10 @@ def check(target: CheckInput, *, name: str = "<shbin>", enable: Iterable[str] = 
         if raw.check in chosen and key not in seen:
             seen.add(key)
             info = CHECKS[raw.check]
+            related = tuple(Related(built.locate(anchor), text)
+                            for anchor, text in raw.related)
             findings.append(Finding(info.id, info.severity, raw.message,
-                                    built.locate(raw.anchor), raw.note))
+                                    built.locate(raw.anchor), raw.note, related))
     return sorted(findings, key=Finding.sort_key)
 
 
@@ -80,7 +82,6 @@ def _check_limits(max_states: object, max_seconds: object) -> None:
 
 def _raws(t: Target, max_states: int | None, max_seconds: float | None) -> list[Raw]:
     decoded = [e.ins for e in t.effects]
-    out_writes = [e.out_writes for e in t.effects]
     raws: list[Raw] = []
     results: list[Exploration | None] = []
     reported: set[int] = set()
@@ -102,7 +103,7 @@ def _raws(t: Target, max_states: int | None, max_seconds: float | None) -> list[
             if end is not None:
                 raws.append(end)
             raws.extend(flow.written_twice(ex, reported))
-            raws.extend(flow.path_checks(unit, ex, decoded, out_writes))
+            raws.extend(flow.path_checks(unit, ex, t.effects))
         reached_all |= reached
         raws.extend(static.uniform_checks(unit, reached, t.effects, t.units))
     raws.extend(_mova(t, decoded, results))

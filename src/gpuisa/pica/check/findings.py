@@ -29,6 +29,9 @@ class SourceSpot:
     text: str | None = None
     length: int = 1
 
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
 
 @dataclass(frozen=True, slots=True)
 class BinarySpot:
@@ -41,16 +44,33 @@ class BinarySpot:
     disassembly: str = ""
     dvle: int | None = None
 
+    def __str__(self) -> str:
+        """``file:0xADDR`` (program address in words), ``file: DVLE n`` or ``file``."""
+        if self.address is not None:
+            return f"{self.file}:0x{self.address:03X}"
+        return f"{self.file}: DVLE {self.dvle}" if self.dvle is not None else self.file
+
+
+@dataclass(frozen=True, slots=True)
+class Related:
+    """Another place of a finding's cause (a further use of the same uninitialised
+    register, ...) and what happens there."""
+
+    where: SourceSpot | BinarySpot
+    message: str
+
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """One problem: the check that found it, how bad, what, where and an optional note."""
+    """One problem: the check that found it, how bad, what, where, an optional note and
+    the related places of the same cause."""
 
     check: str
     severity: Severity
     message: str
     where: SourceSpot | BinarySpot
     note: str | None = None
+    related: tuple[Related, ...] = ()
 
     @property
     def file(self) -> str:

@@ -22,9 +22,16 @@ class CheckInfo:
     source: str
     #: Off unless asked for with ``--enable`` (style checks with frequent legitimate use).
     default: bool = True
+    #: (findings, false positives) on :data:`CORPUS`.
+    corpus: tuple[int, int] = (0, 0)
 
 
 _W, _E, _N = Severity.WARNING, Severity.ERROR, Severity.NOTE
+
+#: The real shaders each check's false-positive rate was measured on, every check enabled
+#: (tests/pica/check/data/corpus.txt lists them, with every finding and its verdict).
+CORPUS = ("12 public homebrew shaders (devkitPro's 3ds-examples, citro2d and citro3d; "
+          "measured 2026-11-27)")
 
 #: The check that carries the assembler's own warnings (`pica asm` prints them too).
 ASSEMBLER_WARNINGS = "PICA001"
@@ -61,8 +68,13 @@ _CHECKS = (
     CheckInfo("PICA201", _W, "temporary read before it is written",
               "A temporary register component is read on some path before any write. "
               "Temporaries are not reset between invocations: the value is what the "
-              "previous vertex left, which differs between the console and emulators.",
-              "pica-emulation.md#initial-state (initial state: registers persist)"),
+              "previous vertex left, which differs between the console and emulators. "
+              "Reported once per register, at its first such read, with the others as "
+              "related places; a stale component whose value reaches no output, condition "
+              "flag or address register (the w of 'mul r5, half, r14' when only r5.xyz is "
+              "used) is not reported.",
+              "pica-emulation.md#initial-state (initial state: registers persist)",
+              corpus=(1, 0)),
     CheckInfo("PICA202", _W, "address register read before it is written",
               "Relative addressing through a0.x / a0.y before a MOVA, or through aL outside "
               "any LOOP before one ran, uses the value left by an earlier invocation.",
@@ -124,12 +136,15 @@ _CHECKS = (
               "(after swizzle) and write that one result to every enabled component. A "
               "swizzle that puts a different component in a written lane (e.g. 'rcp r0, r1' "
               "or 'rsq r0.xy, r1.xy') suggests per-component evaluation the hardware does "
-              "not do; write 'rcp r0.y, r1.y' or replicate the component.",
+              "not do; write 'rcp r0.y, r1.y' or replicate the component. Not reported when "
+              "the components read all hold one value: the source was last written, in "
+              "straight-line code, by a dot product or scalar op to all of them (devkitPro's "
+              "'dp3 r2, r2, r2' then 'rsq r2, r2').",
               "pica-emulation.md#scalar-units (hardware-confirmed)"),
     CheckInfo("PICA402", _N, "scalar result written to several components",
               "RCP, RSQ, EX2 or LG2 writes its single result to more than one component. "
               "This is legal (a broadcast) but often a destination mask wider than meant.",
-              "pica-emulation.md#scalar-units", default=False),
+              "pica-emulation.md#scalar-units", default=False, corpus=(4, 4)),
     CheckInfo("PICA403", _W, "two MOVA executed back to back",
               "Two consecutive MOVA instructions can freeze the GPU, also when a loop, IF or "
               "procedure return makes them run one after the other.",
@@ -167,11 +182,17 @@ _CHECKS = (
               "More than 96 uniform or constant entries, more than 16 outputs, or a "
               "geometry shader output above o6.",
               "pica-assembly.md#directives, pica-assembly.md#uniform-table; 3dbrew 'Registers'"),
-    CheckInfo("PICA604", _W, "DVLE without constants",
-              "libctru's shaderInstanceInit leaves the float-uniform count uninitialised "
-              "when a DVLE has no constant table, which breaks citro3d's uniform handling "
-              "(and crashed on hardware, nihstro #20). Add any '.constf'.",
-              "devkitPro/libctru issue #535; neobrain/nihstro issue #20"),
+    CheckInfo("PICA604", _W, "DVLE without constants (libctru before December 2023)",
+              "libctru's shaderInstanceInit left the float-uniform count uninitialised when a "
+              "DVLE has no constant table, which breaks citro3d's uniform handling (and "
+              "crashed on hardware, nihstro #20). This concerns the libctru releases made "
+              "before the bug was reported and fixed in December 2023 (libctru #535, "
+              "closed; 2.2.2 and earlier), so applications built with a current libctru "
+              "are not affected and "
+              "the check is off by default. Enable it for an older toolchain; add any "
+              "'.constf' to silence it.",
+              "devkitPro/libctru issue #535 (closed 2023-12); neobrain/nihstro issue #20",
+              default=False),
 )
 
 #: Identifier -> check.
@@ -191,5 +212,9 @@ def explain(check_id: str) -> str:
     state = "" if info.default else " (off by default: --enable " + info.id + ")"
     pages = ("(<page>.md#<anchor>: a section of gpuisa's reference pages, docs/reference/ in "
              "its source tree)\n") if ".md#" in info.source else ""
+    found, false = info.corpus
+    rate = (f"False positives: {false} of {found} finding{'s' if found != 1 else ''} on "
+            f"{CORPUS}." if found else
+            f"False positives: not measured, no findings on {CORPUS}.")
     return (f"{info.id} ({info.severity.label}{state}): {info.title}\n\n{info.explain}\n\n"
-            f"Source: {info.source}\n{pages}")
+            f"{rate}\n\nSource: {info.source}\n{pages}")

@@ -16,14 +16,6 @@ _SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.N
 _SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
-def _binary_head(w: BinarySpot) -> str:
-    if w.address is not None:
-        return f"{w.file}:0x{w.address:03X}"
-    if w.dvle is not None:
-        return f"{w.file}: DVLE {w.dvle}"
-    return w.file
-
-
 def render_text(f: Finding) -> str:
     label = f"{f.severity.label}: {f.message} [{f.check}]"
     w = f.where
@@ -31,14 +23,22 @@ def render_text(f: Finding) -> str:
         text = Diagnostic(f.severity.label, f"{f.message} [{f.check}]",
                           SourceLocation(w.file, w.line, w.column), w.text, w.length).render()
         if f.note:
-            text += f"\n{w.file}:{w.line}:{w.column}: note: {f.note}"
-        return text
-    text = f"{_binary_head(w)}: {label}"
+            text += f"\n{w}: note: {f.note}"
+        return text + _related_text(f)
+    text = f"{w}: {label}"
     if w.address is not None and w.word is not None:
         text += f"\n  {w.address:03X}: {w.word:08X}  {w.disassembly}"
     if f.note:
-        text += f"\n{_binary_head(w)}: note: {f.note}"
-    return text
+        text += f"\n{w}: note: {f.note}"
+    return text + _related_text(f)
+
+
+def _related_text(f: Finding) -> str:
+    """The related places as notes, as a compiler prints the other places of one error."""
+    return "".join(f"\n{r.where}: note: {r.message}" for r in f.related)
+
+
+
 
 
 def summary(findings: Sequence[Finding]) -> str:
@@ -63,7 +63,9 @@ def _place(w: SourceSpot | BinarySpot) -> dict:
 
 def to_json(findings: Sequence[Finding]) -> str:
     items = [{"id": f.check, "severity": f.severity.label, "title": CHECKS[f.check].title,
-              "message": f.message, "note": f.note, **_place(f.where)} for f in findings]
+              "message": f.message, "note": f.note, **_place(f.where),
+              "related": [{"message": r.message, **_place(r.where)} for r in f.related]}
+             for f in findings]
     return json.dumps({"tool": "pica check", "version": __version__, "findings": items},
                       indent=2) + "\n"
 
@@ -102,9 +104,14 @@ def to_sarif(findings: Sequence[Finding]) -> str:
     results = []
     for f in findings:
         message = f.message + (f" ({f.note})" if f.note else "")
-        results.append({"ruleId": f.check, "ruleIndex": ids.index(f.check),
-                        "level": _SARIF_LEVEL[f.severity], "message": {"text": message},
-                        "locations": [_sarif_location(f.where)]})
+        result = {"ruleId": f.check, "ruleIndex": ids.index(f.check),
+                  "level": _SARIF_LEVEL[f.severity], "message": {"text": message},
+                  "locations": [_sarif_location(f.where)]}
+        if f.related:
+            result["relatedLocations"] = [
+                {"id": k, **_sarif_location(r.where), "message": {"text": r.message}}
+                for k, r in enumerate(f.related)]
+        results.append(result)
     log = {"$schema": _SARIF_SCHEMA, "version": "2.1.0",
            "runs": [{"tool": {"driver": {"name": "pica check", "version": __version__,
                                          "rules": rules}},

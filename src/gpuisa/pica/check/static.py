@@ -17,6 +17,7 @@ from ..isa import (
     NUM_INT_UNIFORMS,
     Kind,
     Opcode,
+    Result,
     SourceUse,
     mask_components,
     selector_components,
@@ -103,7 +104,8 @@ def instruction_checks(effects: list[Effect], reached: set[int],
                 selector_components(decode_opdesc(written[pc]).selectors[0])
             first = (as_written or src.swizzle)[0]
             ignored = [lane for lane in lanes if as_written and as_written[lane] != first]
-            if ignored:
+            if ignored and not _one_value(effects, pc, src.bank, src.number,
+                                          {as_written[lane] for lane in lanes}):
                 meant = "".join("xyzw"[as_written[lane]] for lane in ignored)
                 where = "".join("xyzw"[lane] for lane in ignored)
                 yield Raw("PICA401", f"'{e.ins.mnemonic}' reads only {reg}.{'xyzw'[first]}; the "
@@ -121,6 +123,25 @@ def instruction_checks(effects: list[Effect], reached: set[int],
         if pc in reached and e.ins.info.kind is Kind.UNKNOWN:
             yield Raw("PICA405", f"opcode 0x{int(op):02X} has no known function",
                       ("word", pc))
+
+
+def _one_value(effects: list[Effect], pc: int, bank: str, number: int,
+               components: set[int]) -> bool:
+    """Whether ``components`` of register ``bank number`` all hold one value at ``pc``:
+    the last instruction before it in straight-line code that writes the register wrote
+    them all with one result (a dot product or a scalar op: ``dp3 r2, r2, r2`` then
+    ``rsq r2, r2``, devkitPro's normalisation idiom).  A flow-control or ``end`` word on
+    the way back, where other paths may join, gives no answer (False)."""
+    if bank != "r":
+        return False
+    wanted = sum(1 << (4 * number + c) for c in components)
+    for k in range(pc - 1, -1, -1):
+        e = effects[k]
+        if e.ins.info.kind in (Kind.FLOW, Kind.CONTROL, Kind.UNKNOWN):
+            return False
+        if e.tmp_writes >> 4 * number & 0xF:
+            return e.ins.info.result is Result.SCALAR and e.tmp_writes & wanted == wanted
+    return False
 
 
 def limit_checks(code_words: int, opdescs: int, units: list[Unit]) -> Iterator[Raw]:
@@ -147,6 +168,7 @@ def limit_checks(code_words: int, opdescs: int, units: list[Unit]) -> Iterator[R
                               f"only o0-o{NUM_GEOMETRY_OUTPUTS - 1} leave a geometry shader",
                               ("dvle", unit.index))
         if not unit.dvle.constants:
-            yield Raw("PICA604", f"'{unit.name}' has no constant table: libctru then leaves "
-                      "the float-uniform count uninitialised", ("dvle", unit.index),
-                      "add a '.constf' (any value)")
+            yield Raw("PICA604", f"'{unit.name}' has no constant table: libctru releases "
+                      "before December 2023 leave the float-uniform count uninitialised",
+                      ("dvle", unit.index),
+                      "add a '.constf' (any value) if you build with such a libctru")

@@ -18,6 +18,7 @@ from ...datafiles import MAX_SHADER_BYTES, read_input
 from ...errors import Diagnostic, SourceError
 from ...fileio import write_output
 from ..asm import assemble_with_warnings
+from .common import source_text
 
 PROG = "pica asm"
 
@@ -62,9 +63,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _read(path: str) -> str:
-    data = read_input(path, limit=MAX_SHADER_BYTES)
     # picasso reads bytes; undecodable bytes can only be in comments or reach an error.
-    return data.decode("utf-8", errors="surrogateescape")
+    return source_text(path, read_input(path, limit=MAX_SHADER_BYTES), "pica asm")
 
 
 def _print(diagnostics: Sequence[Diagnostic]) -> None:

@@ -19,6 +19,7 @@ from ...fileio import write_output
 from ..check import CHECKS, Finding, Severity, explain
 from ..check.api import check, enabled_checks
 from ..check.report import FORMATS, render, summary
+from .common import source_text
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -76,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         if data[:4] == b"DVLB":
             findings.extend(check(data, name=path, **options))
         else:
-            sources.append((path, data.decode("utf-8", errors="surrogateescape")))
+            sources.append((path, source_text(path, data, "pica check")))
     if sources:
         findings.extend(check(sources, **options))
     write_output(args.out, render(findings, args.format).encode("utf-8", "surrogateescape"))

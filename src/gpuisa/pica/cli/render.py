@@ -25,10 +25,12 @@ from ..render.animate import (
     numbered,
     stepped_uniforms,
 )
-from ..render.shade import BACKGROUND, MODES, png_bytes
+from ..render.shade import BACKGROUND, MODES, picture_bytes, picture_format
+from .common import source_text
 from .run import (
     add_pipeline_options,
     add_precision_options,
+    check_entries,
     check_pipeline_options,
     load_shader,
     load_uniforms,
@@ -45,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help=".shbin file, or assembly sources (one DVLE each)")
     parser.add_argument("--mesh", required=True, metavar="MESH", help="the mesh file")
     parser.add_argument("-o", "--output", required=True, metavar="OUT",
-                        help="the picture (.png); with --frames .gif, .png (APNG) or a "
+                        help="the picture (.png or .jpg); with --frames .gif, .png (APNG) or a "
                         "numbered pattern such as frame_%%03d.png")
     parser.add_argument("--uniforms", metavar="FILE", help="uniform values (.json)")
     parser.add_argument("--dvle", type=integer("--dvle", 0), metavar="N",
@@ -165,12 +167,12 @@ def _steps(pairs: list[str]) -> dict[str, list[float]]:
 
 def _shader(paths: list[str]):
     if len(paths) == 1:
-        return load_shader(paths[0])
+        return load_shader(paths[0], "pica render")
     from ...datafiles import MAX_SHADER_BYTES, read_input
     from ..asm import assemble
 
-    return assemble([(p, read_input(p, limit=MAX_SHADER_BYTES).decode(
-        "utf-8", errors="surrogateescape")) for p in paths])
+    return assemble([(p, source_text(p, read_input(p, limit=MAX_SHADER_BYTES),
+                                     "pica render")) for p in paths])
 
 
 def _render(args: argparse.Namespace) -> int:
@@ -183,6 +185,7 @@ def _render(args: argparse.Namespace) -> int:
         raise InputError("--primitive-sizes: pica render feeds a variable-mode geometry "
                          "shader the mesh's triangles, three vertices each")
     shader = _shader(args.shader)
+    check_entries(args, shader)
     mesh = as_mesh(args.mesh)
     uniforms = load_uniforms(args.uniforms) if args.uniforms else None
     gs_uniforms = load_uniforms(args.gs_uniforms) if args.gs_uniforms else None
@@ -193,6 +196,8 @@ def _render(args: argparse.Namespace) -> int:
                    modelview=args.modelview, tilt=args.tilt, engine=args.engine,
                    background=args.background, max_steps=args.max_steps,
                    rounding=rounding(args))
+    if args.frames is None or numbered(args.output):
+        picture_format(args.output)  # before the rendering, not after it
     if args.compare:
         result = compare(shader, mesh, uniforms=uniforms, gs_uniforms=gs_uniforms,
                          **options)
@@ -200,7 +205,7 @@ def _render(args: argparse.Namespace) -> int:
         pictures = [(f"{stem}.f24{suffix or '.png'}", result.first.image),
                     (f"{stem}.f32{suffix or '.png'}", result.second.image),
                     (f"{stem}.diff{suffix or '.png'}", result.difference)]
-        encoded = [(path, png_bytes(image)) for path, image in pictures]
+        encoded = [(path, picture_bytes(image, path)) for path, image in pictures]
         for path, data in encoded:
             write_output(path, data)
         print(result.summary())
@@ -217,7 +222,7 @@ def _render(args: argparse.Namespace) -> int:
         frames = list(iterate_frames(args.frames, make))
         if numbered(args.output):
             paths = frame_paths(args.output, len(frames))
-            encoded = [png_bytes(f) for f in frames]
+            encoded = [picture_bytes(f, p) for f, p in zip(frames, paths, strict=True)]
             for path, data in zip(paths, encoded, strict=True):
                 write_output(path, data)
         else:
@@ -226,5 +231,5 @@ def _render(args: argparse.Namespace) -> int:
         return 0
     frame = render_frame(shader, mesh, uniforms=uniforms, gs_uniforms=gs_uniforms,
                          precision=args.precision, **options)
-    write_output(args.output, png_bytes(frame.image))
+    write_output(args.output, picture_bytes(frame.image, args.output))
     return 0

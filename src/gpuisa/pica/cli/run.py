@@ -24,7 +24,7 @@ import io
 import json
 import math
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -48,17 +48,35 @@ from ..engine.compiled import runner as _jit  # noqa: F401  (registers engine='j
 from ..engine.loading import DEFAULT_ROUNDING, ROUNDINGS
 from ..engine.trace import Trace, TraceStep, number, trace, trace_primitive
 from ..isa import NUM_INPUTS
-from ..shbin import Shbin
+from ..shbin import ShaderType, Shbin
+from .common import source_text
 
 _COMPONENTS = "xyzw"
 _SHBIN_MAGIC = b"DVLB"
+
+
+#: How the input and uniform files are laid out (the epilog of run and trace --help).
+INPUT_LAYOUTS = """\
+input files (--inputs): each input register is named vN or by the DVLE's .in name
+  .json  {"inpos": [[x, y, z, w], ...], "v1": [...]}: rows of four numbers ("inf",
+         "-inf", "nan" as strings)
+  .csv   a header of NAME.x,NAME.y,NAME.z,NAME.w columns per input, then one row per
+         vertex: inpos.x,inpos.y,inpos.z,inpos.w,v1.x,...
+  .npy   (N, 4): v0; (N, k, 4): v0 .. v(k-1)
+  .npz   one (N, 4) array per input, named vN or by its .in name
+uniform files (--uniforms, --gs-uniforms): .json {"NAME": value}, NAME a declared
+  uniform or c0-c95 / i0-i3 / b0-b15; a float uniform is [x, y, z, w] (an array of N
+  rows: [[...], ...]), an integer one [x, y, z, w], a boolean true/false; {"f24":
+  ["0x3f0000", ...]} gives raw float24 patterns.  The DVLE's constants apply on their own.
+"""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     run_parser = subparsers.add_parser(
         "run", help="run a shader on vertices from a file",
         description="Run a vertex shader on every vertex of the input file (a geometry "
-                    "shader once per input row) and print its outputs.")
+                    "shader once per input row) and print its outputs.",
+        epilog=INPUT_LAYOUTS, formatter_class=argparse.RawDescriptionHelpFormatter)
     _common(run_parser)
     run_parser.add_argument("--format", choices=("table", "json", "npz"), default="table",
                             help="output format (default: table; npz needs -o)")
@@ -69,20 +87,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run_parser.add_argument("--engine", choices=engine_names(), default="auto",
                             help="execution engine (default: auto, the one expected to finish "
                             "first)")
-    run_parser.set_defaults(handler=_run)
+    run_parser.set_defaults(handler=_naming_uniforms(_run))
 
     trace_parser = subparsers.add_parser(
         "trace", help="run one vertex and print every executed instruction",
         description="Run one vertex on the reference engine and print each executed "
                     "instruction with the registers it changed and the control-flow "
-                    "stacks after it.")
+                    "stacks after it.",
+        epilog=INPUT_LAYOUTS, formatter_class=argparse.RawDescriptionHelpFormatter)
     _common(trace_parser)
     trace_parser.add_argument("--vertex", type=integer("--vertex", 0), default=0, metavar="K",
                               help="which input vertex (row) to trace (default: 0)")
     trace_parser.add_argument("--primitive", type=integer("--primitive", 0), metavar="K",
                               help="with --gsh: which geometry shader invocation (input "
                               "primitive) to trace; the ones before it run untraced")
-    trace_parser.set_defaults(handler=_trace)
+    trace_parser.set_defaults(handler=_naming_uniforms(_trace))
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -152,6 +171,31 @@ def check_pipeline_options(args: argparse.Namespace) -> None:
             raise InputError(f"{flag} needs --gsh N")
 
 
+def _naming_uniforms(handler: Callable[[argparse.Namespace], int]
+                     ) -> Callable[[argparse.Namespace], int]:
+    """``handler`` whose "uniform c4 is read but was not given" says the name the DVLE
+    declares and the option that gives it (the shader is loaded again for the names:
+    only on that error, and standard input is read once per command)."""
+    def named(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except InputError as error:
+            from ..render.stages import UNSET_UNIFORM, name_unset_uniform
+
+            if not UNSET_UNIFORM.fullmatch(str(error)):
+                raise
+            shader = load_shader(args.shader)
+            dvles = (args.dvle or 0, args.gsh)
+            raise name_unset_uniform(error, shader, dvles, _UNIFORM_FIXES) from None
+
+    return named
+
+
+#: The option that gives a uniform of each stage its value.
+_UNIFORM_FIXES = {ShaderType.VERTEX: "give it with --uniforms FILE",
+                  ShaderType.GEOMETRY: "give it with --gs-uniforms FILE"}
+
+
 def check_entries(args: argparse.Namespace, shader: object) -> None:
     """--dvle and --gsh name DVLEs the SHBIN has (the engine says so too, but by its
     parameters' names)."""
@@ -159,6 +203,22 @@ def check_entries(args: argparse.Namespace, shader: object) -> None:
     for option, index in (("--dvle", args.dvle), ("--gsh", args.gsh)):
         if index is not None and index >= count:
             raise InputError(f"{option} {index}: the SHBIN has DVLEs 0..{count - 1}")
+    if args.gsh is None or not isinstance(shader, Shbin):
+        return
+    kind = shader.entries[args.gsh].shader_type
+    if kind != ShaderType.GEOMETRY:
+        geometry = [str(k) for k, e in enumerate(shader.entries)
+                    if e.shader_type == ShaderType.GEOMETRY]
+        raise InputError(f"--gsh {args.gsh}: DVLE {args.gsh} is a {kind.name.lower()} shader; "
+                         f"the geometry shader DVLEs are: {', '.join(geometry) or 'none'}")
+    stride = args.stride
+    vertex = args.dvle if args.dvle is not None else next(
+        (k for k, e in enumerate(shader.entries) if e.shader_type == ShaderType.VERTEX), 0)
+    outputs = len(executable(shader, vertex).output_registers)
+    if stride is not None and outputs and (stride % outputs or stride > NUM_INPUTS):
+        raise InputError(f"--stride {stride}: give a multiple of the vertex shader's "
+                         f"{outputs} output registers per vertex, at most {NUM_INPUTS} (one "
+                         f"vertex per invocation: {outputs}; three: {3 * outputs})")
 
 
 def pipeline_arguments(args: argparse.Namespace) -> dict[str, object]:
@@ -171,7 +231,7 @@ def pipeline_arguments(args: argparse.Namespace) -> dict[str, object]:
 # -- loading ------------------------------------------------------------------------------
 
 
-def load_shader(path: str) -> Shbin:
+def load_shader(path: str, command: str = "pica run") -> Shbin:
     data = read_input(path, limit=MAX_SHADER_BYTES)
     if data[:4] == _SHBIN_MAGIC:
         try:
@@ -180,7 +240,7 @@ def load_shader(path: str) -> Shbin:
             raise InputError(f"{path}: {error}") from None
     from ..asm import assemble  # only needed for source files
 
-    return assemble([(path, data.decode("utf-8", errors="surrogateescape"))])
+    return assemble([(path, source_text(path, data, command))])
 
 
 def load_inputs(path: str) -> dict[str, object]:
@@ -505,7 +565,7 @@ def table_chunks(result: RunResult, shader: object, dvle: int) -> Iterator[str]:
 
 
 def _trace(args: argparse.Namespace) -> int:
-    shader = load_shader(args.shader)
+    shader = load_shader(args.shader, "pica trace")
     check_entries(args, shader)
     inputs = load_inputs(args.inputs)
     uniforms = load_uniforms(args.uniforms) if args.uniforms else None

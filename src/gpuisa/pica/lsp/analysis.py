@@ -93,9 +93,11 @@ class _Recorder(Assembler):
         self.facts.append(UnitFacts(dict(self.aliases), constants, dict(self.labels)))
 
 
-def _check_diagnostics(sources: Sequence[tuple[str, str]]) -> list[tuple[Diagnostic, str]]:
-    """Findings of ``pica check`` as (diagnostic, check ID).  PICA001 is skipped: it is
-    the assembler's own warnings, which the assembler's diagnostics already hold."""
+def _check_diagnostics(sources: Sequence[tuple[str, str]]
+                       ) -> list[tuple[Diagnostic, str | None]]:
+    """Findings of ``pica check`` as (diagnostic, check ID), each followed by its related
+    places as notes (no ID).  PICA001 is skipped: it is the assembler's own warnings,
+    which the assembler's diagnostics already hold."""
     try:
         findings = check(list(sources))
     except GpuIsaError:
@@ -111,6 +113,10 @@ def _check_diagnostics(sources: Sequence[tuple[str, str]]) -> list[tuple[Diagnos
             finding.severity.label
         out.append((Diagnostic(severity, finding.message, location, None, spot.length),
                     finding.check))
+        # The finding's other places become its related information (as notes do).
+        out.extend((Diagnostic("note", r.message, SourceLocation(r.where.file, r.where.line,
+                                                                 r.where.column)), None)
+                   for r in finding.related if isinstance(r.where, SourceSpot))
     return out
 
 

@@ -18,17 +18,22 @@ import numpy as np
 from ...errors import InputError
 from ..engine.loading import DEFAULT_ROUNDING
 from ..program import Program
-from ..shbin import Shbin
+from ..shbin import ShaderType, Shbin
 from .camera import Camera, camera_uniforms, look_at, perspective
 from .compare import Comparison, compare_frames
 from .mesh import Mesh, load_mesh, mesh_from_arrays
 from .scene import Scene, as_shbin, build_scene, first_vertex_dvle
 from .shade import BACKGROUND, MODES, Frame, draw, load_texture
+from .stages import name_unset_uniform, route_uniforms
 
 #: Screen sizes of the 3DS (width, height) as seen when the console is held normally.
 SCREENS = {"top": (400, 240), "bottom": (320, 240)}
 #: The largest picture side rendered (bounds the per-pixel working memory).
 MAX_SIDE = 8192
+#: What gives a uniform of each stage a value (both take --uniforms: render_frame routes
+#: each name to the stage that declares it).
+_UNIFORM_FIXES = {stage: "give it with --uniforms FILE (uniforms=), or --camera auto for "
+                         "a projection or model-view matrix" for stage in ShaderType}
 
 __all__ = ["BACKGROUND", "MODES", "SCREENS", "Camera", "Comparison", "Frame", "Mesh",
            "Scene", "as_mesh", "compare", "look_at", "perspective", "render", "render_frame"]
@@ -78,28 +83,68 @@ def render_frame(shader: Shbin | Program | str | Sequence[tuple[str, str]],
     the_mesh = as_mesh(mesh)
     if mode not in MODES:
         raise InputError(f"unknown shading mode {mode!r}; use one of {', '.join(MODES)}")
+    if isinstance(program, Shbin):
+        uniforms, gs_uniforms = route_uniforms(
+            program, uniforms, gs_uniforms, gsh=_index(program, gsh),
+            dvle=first_vertex_dvle(program) if dvle is None else _index(program, dvle))
     if camera is not None:
         if camera == "auto":
             camera = Camera.fit(the_mesh.positions)
         if not isinstance(camera, Camera):
             raise InputError(f"camera must be a Camera or 'auto', got {camera!r}")
         proj, view = camera.matrices(size[0] / size[1], the_mesh.positions, tilt=tilt)
-        record = None
-        if isinstance(program, Shbin):
-            record = program.entries[first_vertex_dvle(program) if dvle is None else dvle]
-        filled = camera_uniforms(record, proj, view, projection_name=projection,
-                                 modelview_name=modelview)
-        uniforms = {**(uniforms or {}), **filled}
+        filled, stage = _camera_uniforms(program, proj, view, projection, modelview,
+                                         dvle, gsh)
+        if stage == "geometry":
+            gs_uniforms = {**(gs_uniforms or {}), **filled}
+        else:
+            uniforms = {**(uniforms or {}), **filled}
     elif projection is not None or modelview is not None:
         raise InputError("--projection/--modelview name the uniforms the camera fills: "
                          "give a camera too")
     if isinstance(texture, str | os.PathLike):
         texture = load_texture(os.fspath(texture))
-    scene = build_scene(program, the_mesh, uniforms=uniforms, gs_uniforms=gs_uniforms,
-                        dvle=dvle, gsh=gsh, attributes=attributes, precision=precision,
-                        rounding=rounding, engine=engine, max_steps=max_steps, stride=stride)
+    try:
+        scene = build_scene(program, the_mesh, uniforms=uniforms, gs_uniforms=gs_uniforms,
+                            dvle=dvle, gsh=gsh, attributes=attributes, precision=precision,
+                            rounding=rounding, engine=engine, max_steps=max_steps, stride=stride)
+    except InputError as error:
+        vs = first_vertex_dvle(program) if isinstance(program, Shbin) and dvle is None \
+            else dvle
+        raise name_unset_uniform(error, program, (vs, gsh), _UNIFORM_FIXES) from None
     return draw(scene, size, mode=mode, tilt=tilt, texture=texture,
                 background=tuple(background))
+
+
+def _index(shbin: Shbin, index: int | None) -> int | None:
+    """``index`` if it names a DVLE (a bad one is reported by build_scene), else None."""
+    return index if index is not None and 0 <= index < len(shbin.entries) else None
+
+
+def _camera_uniforms(program: Shbin | Program, proj: np.ndarray, view: np.ndarray,
+                     projection: str | None, modelview: str | None, dvle: int | None,
+                     gsh: int | None) -> tuple[dict[str, np.ndarray], str]:
+    """The camera's uniforms and the stage they go to: the vertex shader's if it has the
+    matrices, else the geometry shader's (where devkitPro's geometry-shader example
+    keeps its projection)."""
+    if not isinstance(program, Shbin):
+        return camera_uniforms(None, proj, view, projection_name=projection,
+                               modelview_name=modelview), "vertex"
+    vertex = program.entries[first_vertex_dvle(program) if dvle is None
+                             else _index(program, dvle) or 0]
+    try:
+        return camera_uniforms(vertex, proj, view, projection_name=projection,
+                               modelview_name=modelview), "vertex"
+    except InputError:
+        if _index(program, gsh) is None:
+            raise
+    try:
+        return camera_uniforms(program.entries[gsh], proj, view,
+                               projection_name=projection,
+                               modelview_name=modelview), "geometry"
+    except InputError as error:
+        raise InputError(f"{error} (looked in the vertex DVLE and the geometry DVLE "
+                         f"{gsh})") from None
 
 
 def render(shader: Shbin | Program | str | Sequence[tuple[str, str]],

@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 import numpy as np
 
 from ...errors import InputError
-from ..shbin import Shbin
 from .shade import pillow
+from .stages import declared
 
 #: Frames written at most (bounds the time and the memory of one command).
 MAX_FRAMES = 10_000
@@ -29,26 +29,19 @@ def stepped_uniforms(shbin: object, uniforms: Mapping[str, object] | None,
     """The vertex and geometry uniforms of frame ``frame``: each stepped uniform is its
     given value (0 if none) plus ``frame`` times its step, in whichever shader declares
     it."""
-    vs_names = _declared(shbin, dvle)
-    gs_names = _declared(shbin, gsh) if gsh is not None else set()
+    vs_names = declared(shbin, dvle)
+    gs_names = declared(shbin, gsh) if gsh is not None else set()
     vertex, geometry = dict(uniforms or {}), dict(gs_uniforms or {})
     for name, step in steps.items():
+        # Without declared names (a Program, not a SHBIN) the vertex shader takes it.
         targets = [t for t, names in ((vertex, vs_names), (geometry, gs_names))
-                   if name in names or (not names and t is vertex)]
+                   if name in names or (not vs_names | gs_names and t is vertex)]
         if not targets:
             raise InputError(f"--uniform-step {name}: no shader declares a uniform {name!r}")
         for table in targets:
             base = np.asarray(table.get(name, np.zeros(4)), dtype=np.float64)
             table[name] = base + frame * np.asarray(step, dtype=np.float64)
     return vertex, (geometry if gsh is not None else gs_uniforms)
-
-
-def _declared(shbin: object, index: int | None) -> set[str]:
-    if not isinstance(shbin, Shbin) or not shbin.entries:
-        return set()
-    if index is None:
-        index = next((i for i, e in enumerate(shbin.entries) if int(e.shader_type) == 0), 0)
-    return {u.name for u in shbin.entries[index].uniforms if u.bank == "c"}
 
 
 def progress_printer(total: int) -> Callable[[int], None]:

@@ -1,4 +1,13 @@
-"""The same scene in float24 and float32: both pictures and where they differ."""
+"""The same scene in float24 and float32: both pictures and where they differ.
+
+The difference picture is a heat map over the second picture dimmed: each pixel whose
+colour differs is coloured by its largest channel difference, scaled to the largest in
+the picture (dark red for the smallest, through yellow, to white for the largest), so a
+one-step rounding difference and a particle in another place are told apart at a glance;
+vertices whose screen position moved by half a pixel or more are boxed (when they are
+few enough not to hide the picture).  The summary line
+gives the scale.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +17,19 @@ import numpy as np
 
 from .shade import Frame
 
-#: Colours of the difference image: differing pixels, markers of differing vertices.
-DIFFERENT_PIXEL = (255, 0, 255)
-DIFFERENT_VERTEX = (255, 255, 0)
+#: Colour of the boxes around vertices that moved.
+MOVED_VERTEX = (0, 255, 255)
+#: A vertex is boxed when its screen position moved by this many pixels or more (less
+#: does not change which pixels it covers by much: a box for every vertex of a mesh
+#: whose positions differ by 0.002 px would hide the picture).
+MOVED_PIXELS = 0.5
+#: More moved vertices than this are counted but not boxed (their boxes would hide the
+#: picture: the particles example moves 1560).
+MAX_BOXES = 64
 #: The unchanged picture shows through at this brightness.
 DIMMED = 0.35
+#: The heat map starts here (the smallest difference is still visibly red).
+HEAT_FLOOR = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +46,8 @@ class Comparison:
     vertices: tuple[int, int]
     vertices_differ: int
     max_position_error: float
+    max_pixel_difference: int = 0
+    vertices_moved: int = 0
 
     def summary(self, names: tuple[str, str] = ("f24", "f32")) -> str:
         a, b = self.vertices
@@ -37,8 +56,14 @@ class Comparison:
                   f"compared)")
         error = ("n/a" if np.isnan(self.max_position_error)
                  else f"{self.max_position_error:.4g} px")
+        boxed = ("boxed in cyan" if self.vertices_moved <= MAX_BOXES
+                 else f"too many to box (> {MAX_BOXES})")
+        legend = (f" (heat map: dark red = 1, white = {self.max_pixel_difference} of 255 "
+                  f"in the largest channel; {self.vertices_moved} vertices moved "
+                  f">= {MOVED_PIXELS} px, {boxed})"
+                  if self.pixels_differ or self.vertices_moved else "")
         return (f"{counts}: {self.vertices_differ} differ; max position error {error}; "
-                f"{self.pixels_differ} pixels differ")
+                f"{self.pixels_differ} pixels differ{legend}")
 
 
 def compare_frames(first: Frame, second: Frame) -> Comparison:
@@ -51,19 +76,40 @@ def compare_frames(first: Frame, second: Frame) -> Comparison:
     finite = error[np.isfinite(error)]
     max_error = float(finite.max()) if len(finite) else float("nan")
 
-    changed = (first.image != second.image).any(axis=-1)
-    grey = second.image[..., :3].mean(axis=-1) * DIMMED
+    delta = np.abs(first.image.astype(np.int16) - second.image.astype(np.int16)).max(axis=-1)
+    largest = int(delta.max()) if delta.size else 0
     image = np.empty_like(second.image)
-    image[..., :3] = grey[..., None].astype(np.uint8)
+    image[..., :3] = (second.image[..., :3].mean(axis=-1) * DIMMED)[..., None].astype(np.uint8)
     image[..., 3] = 255
-    image[changed, :3] = DIFFERENT_PIXEL
-    for x, y in second.screen[:count][differ, :2]:
-        if np.isfinite(x) and np.isfinite(y):
-            col, row = int(np.floor(x)), int(np.floor(y))
-            image[max(row - 1, 0):max(row + 2, 0), max(col - 1, 0):max(col + 2, 0),
-                  :3] = DIFFERENT_VERTEX
+    changed = delta > 0
+    if largest:
+        heat = HEAT_FLOOR + (1 - HEAT_FLOOR) * delta[changed] / largest
+        image[changed, :3] = np.rint(_hot(heat) * 255).astype(np.uint8)
+    moved = differ & (error >= MOVED_PIXELS)
+    if moved.sum() <= MAX_BOXES:
+        for x, y in second.screen[:count][moved, :2]:
+            if np.isfinite(x) and np.isfinite(y):
+                _box(image, int(np.floor(x)), int(np.floor(y)))
     return Comparison(first, second, image, int(changed.sum()), (len(first_outputs),
-                      len(second_outputs)), int(differ.sum()), max_error)
+                      len(second_outputs)), int(differ.sum()), max_error, largest,
+                      int(moved.sum()))
+
+
+def _hot(t: np.ndarray) -> np.ndarray:
+    """The "hot" colour map: 0 black, 1/3 red, 2/3 yellow, 1 white, ``(..., 3)``."""
+    return np.clip(3 * t[..., None] - np.array([0.0, 1.0, 2.0]), 0, 1)
+
+
+def _box(image: np.ndarray, col: int, row: int) -> None:
+    """The outline of a 5x5 square around pixel (col, row), clipped to the image."""
+    height, width = image.shape[:2]
+    top, bottom, left, right = row - 2, row + 2, col - 2, col + 2
+    for r in (top, bottom):
+        if 0 <= r < height:
+            image[r, max(left, 0):max(right + 1, 0), :3] = MOVED_VERTEX
+    for c in (left, right):
+        if 0 <= c < width:
+            image[max(top, 0):max(bottom + 1, 0), c, :3] = MOVED_VERTEX
 
 
 def _outputs(frame: Frame) -> np.ndarray:

@@ -67,17 +67,20 @@ class Mesh:
 
 
 def mesh_from_arrays(arrays: Mapping[str, object]) -> Mesh:
-    """A mesh from ``{"position": (V, 3), "faces": (F, 3), "normal"?, "color"?,
-    "texcoord"?}`` (colour in 0..1, 3 or 4 channels)."""
+    """A mesh from ``{"position": (V, 3), "faces"?: (F, 3), "normal"?, "color"?,
+    "texcoord"?}`` (colour in 0..1, 3 or 4 channels; no faces: a point cloud)."""
     unknown = set(arrays) - {"position", "faces", *ATTRIBUTES}
     if unknown:
         raise InputError(f"unknown mesh array {sorted(unknown)[0]!r}; expected position, "
                          f"faces, normal, color, texcoord")
-    if "position" not in arrays or "faces" not in arrays:
-        raise InputError("a mesh needs 'position' (V, 3) and 'faces' (F, 3) arrays")
+    if "position" not in arrays:
+        raise InputError("a mesh needs a 'position' (V, 3) array (and 'faces' (F, 3), "
+                         "none for a point cloud)")
     positions = _array(arrays["position"], "position", (3,))
     count = len(positions)
-    faces = np.asarray(arrays["faces"])
+    faces = np.asarray(arrays.get("faces", np.zeros((0, 3), dtype=np.int64)))
+    if faces.size == 0 and faces.dtype.kind == "f":  # [] reads as a float array
+        faces = faces.astype(np.int64).reshape(0, 3)
     if faces.ndim != 2 or faces.shape[1] != 3 or faces.dtype.kind not in "iu":
         raise InputError(f"mesh faces must be (F, 3) integers, got {faces.dtype} "
                          f"{faces.shape}")
@@ -114,7 +117,9 @@ def _array(value: object, name: str, widths: tuple[int, ...],
 def load_mesh(path: str | os.PathLike[str]) -> Mesh:
     """Read a mesh file (type from its suffix) with trimesh; every vertex is kept as
     stored (no merging), so texture seams survive.  Normals are the file's, or None
-    (computed from the faces by :meth:`Mesh.attribute` when a shader asks)."""
+    (computed from the faces by :meth:`Mesh.attribute` when a shader asks).  A file of
+    vertices without faces (a PLY point cloud) is a mesh without faces, for geometry
+    shaders that make their own."""
     name = os.fspath(path)
     if name == STDIN:
         raise InputError("--mesh: a mesh is read from a file, whose suffix says its type "
@@ -135,9 +140,27 @@ def load_mesh(path: str | os.PathLike[str]) -> Mesh:
             raise InputError(f"{name}: cannot read the {kind.upper()} mesh: "
                              f"{error or type(error).__name__}") from None
         if not isinstance(loaded, trimesh.Trimesh) or len(loaded.faces) == 0:
-            raise InputError(f"{name}: the file holds no triangles")
+            return _point_cloud(scene, trimesh, name)
         return _from_trimesh(loaded, _stored_normals(scene, trimesh, len(loaded.vertices)),
                              name)
+
+
+def _point_cloud(scene: object, trimesh: object, name: str) -> Mesh:
+    """The vertices of a file without faces, placed by the scene's transforms."""
+    parts = []
+    for node in scene.graph.nodes_geometry:
+        transform, geometry_name = scene.graph[node]
+        geometry = scene.geometry[geometry_name]
+        if isinstance(geometry, trimesh.PointCloud) and len(geometry.vertices):
+            points = np.asarray(geometry.vertices, dtype=np.float64)
+            matrix = np.asarray(transform, dtype=np.float64)
+            parts.append(points @ matrix[:3, :3].T + matrix[:3, 3])
+    if not parts:
+        raise InputError(f"{name}: the file holds no triangles and no vertices")
+    positions = np.concatenate(parts)
+    if not np.isfinite(positions).all():
+        raise InputError(f"{name}: the mesh has non-finite vertex positions")
+    return Mesh(positions, np.zeros((0, 3), dtype=np.int64))
 
 
 def _stored_normals(scene: object, trimesh: object, count: int) -> np.ndarray | None:

@@ -60,11 +60,14 @@ def build_scene(shader: Shbin | Program, mesh: Mesh, *,
                 max_steps: int = 100_000,
                 stride: int | None = None) -> Scene:
     """Run the shader on the mesh's vertices; with ``gsh``, the geometry shader DVLE
-    ``gsh`` on what the vertex shader produces (point mode: one invocation per mesh
-    vertex; fixed and variable modes: the mesh's triangles, three vertices each)."""
+    ``gsh`` on what the vertex shader produces, fed the mesh's points, edges or
+    triangles as its input mode takes 1, 2 or 3 vertices per primitive (point mode: the
+    stride over the vertex shader's output count; fixed mode: its vertex count; variable
+    mode: triangles)."""
     if isinstance(shader, Program):
         if gsh is not None:
             raise InputError("a geometry shader needs a SHBIN (a Program has no DVLE)")
+        _needs_faces(mesh)
         result = run(shader, shader_inputs(mesh, None, attributes), uniforms=uniforms,
                      precision=precision, rounding=rounding, engine=engine,
                      max_steps=max_steps)
@@ -77,23 +80,64 @@ def build_scene(shader: Shbin | Program, mesh: Mesh, *,
     inputs = shader_inputs(mesh, shader.entries[vs], attributes)
     if gsh is None:
         _needs_position(shader, vs)
+        _needs_faces(mesh)
         result = run(shader, inputs, uniforms=uniforms, dvle=vs, precision=precision,
                      rounding=rounding, engine=engine, max_steps=max_steps)
         return _scene(result.outputs_by_semantic, mesh.faces, shader.entries[vs])
     if not 0 <= gsh < len(shader.entries):
         raise InputError(f"--gsh {gsh}: the SHBIN has DVLEs 0..{len(shader.entries) - 1}")
     _needs_position(shader, gsh)
-    mode = GeometryMode(int(shader.entries[gsh].geometry_mode))
+    gs = shader.entries[gsh]
+    mode = GeometryMode(int(gs.geometry_mode))
     sizes = None
-    if mode is not GeometryMode.POINT:  # the triangles' corners, in order
-        corners = mesh.faces.reshape(-1)
-        inputs = {name: value[corners] for name, value in inputs.items()}
-        sizes = [3] * len(mesh.faces) if mode is GeometryMode.VARIABLE else None
+    if mode is GeometryMode.VARIABLE:
+        corners = _primitives(mesh, 3, "a variable-mode geometry shader")
+        sizes = [3] * (len(corners) // 3)
+    elif mode is GeometryMode.FIXED:
+        corners = _primitives(mesh, gs.fixed_vertex_count,
+                              f"a fixed-mode geometry shader of {gs.fixed_vertex_count} "
+                              f"vertices (.gsh fixed)")
+    else:
+        outputs = len({entry.register for entry in shader.entries[vs].outputs}) or 1
+        group = (outputs if stride is None else stride) // outputs
+        corners = _primitives(mesh, group,
+                              f"a point-mode geometry shader taking {group} vertices per "
+                              f"invocation (--stride {stride or outputs} / {outputs} "
+                              f"vertex shader outputs)")
+    inputs = {name: value[corners] for name, value in inputs.items()}
     pipeline = run_pipeline(shader, inputs, uniforms=uniforms, gs_uniforms=gs_uniforms,
                             vs_dvle=vs, gs_dvle=gsh, precision=precision,
                             rounding=rounding, engine=engine,
                             max_steps=max_steps, stride=stride, primitive_sizes=sizes)
-    return _scene(pipeline.vertices_by_semantic, pipeline.primitives, shader.entries[gsh])
+    return _scene(pipeline.vertices_by_semantic, pipeline.primitives, gs)
+
+
+def _primitives(mesh: Mesh, group: int, who: str) -> np.ndarray:
+    """The mesh's vertex indices in the order a geometry shader taking ``group`` vertices
+    per primitive needs them: 1, every vertex; 2, each edge of the triangles once; 3,
+    the triangles' corners.  An indexed mesh is expanded so that each invocation gets
+    one whole primitive, not ``group`` neighbours of the vertex list."""
+    if group == 1:
+        return np.arange(len(mesh.positions))
+    if group not in (2, 3):
+        raise InputError(f"pica render feeds {who} points, lines or triangles of a mesh "
+                         f"(1, 2 or 3 vertices); give --stride for one of them")
+    if not len(mesh.faces):
+        raise InputError(f"the mesh has no faces, but {who} needs "
+                         f"{'lines' if group == 2 else 'triangles'}; give a mesh with "
+                         f"faces, or a point-mode shader taking one vertex")
+    if group == 3:
+        return mesh.faces.reshape(-1)
+    edges = np.sort(mesh.faces[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2), axis=1)
+    _, first = np.unique(edges, axis=0, return_index=True)
+    return edges[np.sort(first)].reshape(-1)
+
+
+def _needs_faces(mesh: Mesh) -> None:
+    if not len(mesh.faces):
+        raise InputError("the mesh has no faces (a point cloud): a vertex shader alone "
+                         "draws nothing of it; add a geometry shader that makes triangles "
+                         "(--gsh N)")
 
 
 def _needs_position(shbin: Shbin, index: int) -> None:

@@ -1,7 +1,8 @@
 """Turning a scene into pixels: clipping, rasterization and the shading modes.
 
 Modes: ``color`` (the ``color`` output, perspective-correct, clamped to 0..1), ``flat``
-(the colour times a facing factor of each triangle, lit from the viewer), ``wireframe``
+(one colour per triangle: the mean of its corners' colours times how squarely it faces
+the viewer, so its facets show), ``wireframe``
 (the edges of the visible triangles in their colour), ``depth`` (near is white).  A
 texture, when given, is sampled (nearest texel, repeating; t = 0 at the bottom as in
 OpenGL) at the ``texcoord0`` output and multiplies the colour.  Covered pixels are
@@ -11,6 +12,8 @@ opaque; the rest keep the background.
 from __future__ import annotations
 
 import io
+import os
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,6 +28,10 @@ MODES = ("color", "flat", "wireframe", "depth")
 BACKGROUND = (32, 32, 32, 255)
 #: Half the width of wireframe lines, in pixels.
 LINE_HALF_WIDTH = 0.75
+
+
+class EmptyPictureWarning(UserWarning):
+    """Every triangle of the scene lies outside the PICA clip volume."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,23 +56,27 @@ def draw(scene: Scene, size: tuple[int, int], *, mode: str = "color", tilt: bool
     widths = [scene.attributes[n].shape[1] for n in names]
     packed = (np.concatenate([scene.attributes[n] for n in names], axis=1) if names
               else np.zeros((len(scene.positions), 0)))
-    corners, attributes, _ = clip_triangles(scene.positions[scene.triangles],
-                                            packed[scene.triangles],
-                                            np.arange(len(scene.triangles)))
+    corners, attributes, source = clip_triangles(scene.positions[scene.triangles],
+                                                 packed[scene.triangles],
+                                                 np.arange(len(scene.triangles)))
+    if len(scene.triangles) and not len(corners):
+        _warn_all_clipped(scene)
     raster = rasterize(corners, size, tilt=tilt)
     values = raster.interpolate(attributes)
     split = (dict(zip(names, np.split(values, np.cumsum(widths)[:-1], axis=-1), strict=True))
              if names else {})
     drawn = raster.triangle >= 0
-    color = np.clip(split["color"], 0, 1)[..., :3] if "color" in split else np.ones(
-        (height, width, 3))
+    if mode == "flat":
+        color = _flat(scene)[source][np.maximum(raster.triangle, 0)]
+    elif "color" in split:
+        color = np.clip(split["color"], 0, 1)[..., :3]
+    else:
+        color = np.ones((height, width, 3))
     if texture is not None:
         if "texcoord0" not in split:
             raise InputError("a texture needs the shader's texcoord0 output")
         color = color * sample(texture, split["texcoord0"])
-    if mode == "flat":
-        color = color * _facing(corners, size, tilt)[np.maximum(raster.triangle, 0)][..., None]
-    elif mode == "depth":
+    if mode == "depth":
         color = np.repeat(_depth_shade(raster.depth, drawn)[..., None], 3, axis=-1)
     elif mode == "wireframe":
         drawn = drawn & (raster.edge_distance < LINE_HALF_WIDTH)
@@ -76,15 +87,39 @@ def draw(scene: Scene, size: tuple[int, int], *, mode: str = "color", tilt: bool
     return Frame(image, scene, raster, to_screen(scene.positions, size, tilt))
 
 
-def _facing(corners: np.ndarray, size: tuple[int, int], tilt: bool) -> np.ndarray:
-    """Per triangle 0.25 + 0.75 |cos| of the angle between its normal in screen space
-    (x, y in pixels, depth scaled to the larger image side) and the viewing direction."""
-    screen = to_screen(corners, size, tilt)
-    screen[..., 2] *= max(size)
-    normal = np.cross(screen[:, 1] - screen[:, 0], screen[:, 2] - screen[:, 0])
+def _flat(scene: Scene) -> np.ndarray:
+    """Per triangle ``(T, 3)``: the mean colour of its corners (white without a colour
+    output) times 0.25 + 0.75 |cos| of the angle between its normal and the viewing
+    axis.  The normal is taken in clip space (x, y, depth), depth being w where w varies
+    over the scene (a perspective projection: w is the distance along the viewing axis)
+    and z where it does not (an orthographic one): either is an affine image of the
+    scene as the camera sees it."""
+    corners = scene.positions[scene.triangles]
+    w = scene.positions[:, 3]
+    depth = 3 if len(w) and np.ptp(w) > 0 else 2
+    space = corners[..., [0, 1, depth]]
+    normal = np.cross(space[:, 1] - space[:, 0], space[:, 2] - space[:, 0])
     length = np.linalg.norm(normal, axis=1)
     cosine = np.abs(normal[:, 2]) / np.where(length > 0, length, 1)
-    return 0.25 + 0.75 * cosine
+    colours = scene.attributes.get("color")
+    base = (np.clip(colours[scene.triangles][..., :3], 0, 1).mean(axis=1)
+            if colours is not None else np.ones((len(scene.triangles), 3)))
+    return base * (0.25 + 0.75 * cosine)[:, None]
+
+
+def _warn_all_clipped(scene: Scene) -> None:
+    """Say why the picture is empty: every vertex outside -w <= z <= 0, w > 0."""
+    used = scene.positions[np.unique(scene.triangles)]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = used[:, 2] / used[:, 3]
+    finite = ratio[np.isfinite(ratio)]
+    spread = (f"; z/w of the vertices lies in [{finite.min():.4g}, {finite.max():.4g}]"
+              if len(finite) else "")
+    warnings.warn(
+        f"all {len(scene.triangles)} triangles lie outside the PICA clip volume "
+        f"(-w <= z <= 0, w > 0): the picture is empty{spread}; a projection for depth "
+        f"in [-1, 0] (citro3d's, or --camera) places them", EmptyPictureWarning,
+        stacklevel=3)
 
 
 def _depth_shade(depth: np.ndarray, drawn: np.ndarray) -> np.ndarray:
@@ -126,6 +161,35 @@ def pillow():
         raise InputError("writing and reading images needs Pillow: pip install "
                          "'gpuisa[render]'") from None
     return Image
+
+
+#: Still-picture formats by file suffix (no suffix, or standard output: PNG).
+PICTURE_FORMATS = {".png": "PNG", ".apng": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG",
+                   ".gif": "GIF", "": "PNG"}
+
+
+def picture_format(path: str) -> str:
+    """"PNG" or "JPEG" as ``path``'s suffix says; another suffix is refused rather than
+    written as something else."""
+    suffix = os.path.splitext(path)[1].lower() if path != "-" else ""
+    kind = PICTURE_FORMATS.get(suffix)
+    if kind is None:
+        raise InputError(f"{path}: pica render writes pictures as .png, .jpg/.jpeg or "
+                         f".gif (animations with --frames: .gif, .png, .apng), not {suffix}")
+    return kind
+
+
+def picture_bytes(image: np.ndarray, path: str) -> bytes:
+    """``image`` encoded as ``path``'s suffix says (:func:`picture_format`); JPEG and
+    GIF without the alpha channel, which they cannot hold."""
+    kind = picture_format(path)
+    if kind == "PNG":
+        return png_bytes(image)
+    buffer = io.BytesIO()
+    pillow().fromarray(image, "RGBA").convert("RGB").save(buffer, format=kind,
+                                                          **({"quality": 95} if kind ==
+                                                             "JPEG" else {}))
+    return buffer.getvalue()
 
 
 def png_bytes(image: np.ndarray) -> bytes:
