@@ -13,6 +13,7 @@ bits 6-7, :mod:`..isa`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Protocol
@@ -303,9 +304,39 @@ def _check_folded(reg: int, folded: int, where: Tok | None) -> None:
             return
 
 
+#: A register name as programs almost always write it: a lower-case bank letter and a
+#: decimal number without a leading zero, nothing after it.  Such a name has nothing to
+#: warn about and is read without the C number parser (every operand of a program is
+#: one, and a language server re-assembles the whole program after each edit).
+_PLAIN_REGISTER = re.compile(r"([vocrib])(0|[1-9][0-9]?)")
+
+
 def _literal(ctx: Context, base: Tok) -> tuple[int, str]:
     """(register id, bank letter) of a literal register name such as ``r5``
     (pica-assembly.md#register-names)."""
+    text = base.text
+    plain = _PLAIN_REGISTER.fullmatch(text)
+    if plain is not None:
+        letter, value = plain[1], int(plain[2])
+    else:
+        value, letter = _spelled(ctx, base)
+        if letter not in _BANKS:  # picasso's reading of an upper-case letter
+            return value, letter
+    bank = _BANKS[letter]
+    if letter == "o":
+        count = ctx.output_limit()  # 16, or 7 in a geometry shader
+    elif ctx.strict:
+        count = bank.strict_count
+    else:
+        count = bank.count
+    if value >= count:
+        raise AsmError(f"invalid {bank.kind} register: {text}", base)
+    return bank.base + value, letter
+
+
+def _spelled(ctx: Context, base: Tok) -> tuple[int, str]:
+    """(number, bank letter) of any other register name, as picasso's ``strtoll`` reads
+    it; the letter stays upper case in strict mode (pica-assembly.md#defect-uppercase)."""
     text = base.text
     if len(text) < 2 or text[0].lower() not in _BANKS or not ("0" <= text[1] <= "9"):
         raise AsmError(f"invalid register: {text}", base)
@@ -330,16 +361,7 @@ def _literal(ctx: Context, base: Tok) -> tuple[int, str]:
                      f"0x{value:02X}, not {letter.lower()}{value}", base)
             return value, letter
         letter = letter.lower()
-    bank = _BANKS[letter]
-    if letter == "o":
-        count = ctx.output_limit()  # 16, or 7 in a geometry shader
-    elif ctx.strict:
-        count = bank.strict_count
-    else:
-        count = bank.count
-    if value >= count:
-        raise AsmError(f"invalid {bank.kind} register: {text}", base)
-    return bank.base + value, letter
+    return value, letter
 
 
 # -- conditions (pica-assembly.md#conditions) ----------------------------------------------
