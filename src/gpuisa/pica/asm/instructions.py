@@ -9,7 +9,6 @@ syntax of each instruction.  The mnemonic table is built from :data:`..isa.OPCOD
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from ..isa import OPCODES, CompareOp, Condition, Flow, Kind, Opcode, OpcodeInfo, Writes
 from ..syntax import (
@@ -20,6 +19,7 @@ from ..syntax import (
     SETEMIT_FLAGS,
     SlotKind,
 )
+from .core import AssemblerCore
 from .errors import AsmError, need, no_more
 from .operands import (
     B_BASE,
@@ -38,10 +38,7 @@ from .operands import (
 from .source import Statement, Tok
 from .state import BlockKind, Relocation
 
-if TYPE_CHECKING:
-    from .assembler import Assembler
-
-Handler = Callable[["Assembler", Statement], None]
+Handler = Callable[[AssemblerCore, Statement], None]
 
 #: Destination fields reach o0-o15 and r0-r15 (5 bits).
 _DEST_END = 0x20
@@ -50,7 +47,7 @@ _DEST_END = 0x20
 # -- operand helpers ----------------------------------------------------------------------
 
 
-def _destination(asm: Assembler, tok: Tok) -> Operand:
+def _destination(asm: AssemblerCore, tok: Tok) -> Operand:
     op = parse_operand(asm, tok)
     if not 0 <= op.reg < _DEST_END:
         raise AsmError(f"invalid destination register: {op.name}", tok)
@@ -89,7 +86,7 @@ def _args(st: Statement, count: int) -> list[Tok]:
     return toks
 
 
-def _emit_alu(asm: Assembler, st: Statement, info: OpcodeInfo, base: OpcodeInfo, mask: int,
+def _emit_alu(asm: AssemblerCore, st: Statement, info: OpcodeInfo, base: OpcodeInfo, mask: int,
               sources: list[Operand], dst: Operand | None, dst_reg: int = 0, **extra: int) -> None:
     """Allocate the descriptor and emit an instruction with register sources."""
     value, care = asm.descriptor(base, mask, sources, st.name)
@@ -112,7 +109,7 @@ def _emit_alu(asm: Assembler, st: Statement, info: OpcodeInfo, base: OpcodeInfo,
 
 
 def _no_operands(info: OpcodeInfo) -> Handler:
-    def handler(asm: Assembler, st: Statement) -> None:
+    def handler(asm: AssemblerCore, st: Statement) -> None:
         no_more(st.args)
         asm.emit_instruction(info, st.name)
 
@@ -124,7 +121,7 @@ def _binary(info: OpcodeInfo) -> Handler:
     (pica-assembly.md#i-forms)."""
     inverted = OPCODES[info.inverted] if info.inverted is not None else None
 
-    def handler(asm: Assembler, st: Statement) -> None:
+    def handler(asm: AssemblerCore, st: Statement) -> None:
         dst_t, s1_t, s2_t = _args(st, 3)
         dst = _destination(asm, dst_t)
         s1 = parse_operand(asm, s1_t, allow_index=True)
@@ -148,7 +145,7 @@ def _binary(info: OpcodeInfo) -> Handler:
 def _unary(info: OpcodeInfo) -> Handler:
     """ex2/lg2/litp/flr/rcp/rsq/mov: dst, wide src1."""
 
-    def handler(asm: Assembler, st: Statement) -> None:
+    def handler(asm: AssemblerCore, st: Statement) -> None:
         dst_t, s1_t = _args(st, 2)
         dst = _destination(asm, dst_t)
         s1 = parse_operand(asm, s1_t, allow_index=True)
@@ -159,7 +156,7 @@ def _unary(info: OpcodeInfo) -> Handler:
 
 
 def _mova(info: OpcodeInfo) -> Handler:
-    def handler(asm: Assembler, st: Statement) -> None:
+    def handler(asm: AssemblerCore, st: Statement) -> None:
         target, s1_t = _args(st, 2)
         key = target.text if asm.strict else target.text.lower()
         mask = MOVA_TARGETS.get(key)
@@ -180,7 +177,7 @@ def _compare_op(tok: Tok) -> CompareOp:
 
 
 def _cmp(info: OpcodeInfo) -> Handler:
-    def handler(asm: Assembler, st: Statement) -> None:
+    def handler(asm: AssemblerCore, st: Statement) -> None:
         s1_t, x_t, y_t, s2_t = _args(st, 4)
         s1 = parse_operand(asm, s1_t, allow_index=True)
         _check_source(s1, 1, _width(info, "src1"))
@@ -198,7 +195,7 @@ def _mad(info: OpcodeInfo) -> Handler:
     inverted = OPCODES[info.inverted] if info.inverted is not None else None
     assert inverted is not None
 
-    def handler(asm: Assembler, st: Statement) -> None:
+    def handler(asm: AssemblerCore, st: Statement) -> None:
         dst_t, s1_t, s2_t, s3_t = _args(st, 4)
         dst = _destination(asm, dst_t)
         s1 = parse_operand(asm, s1_t)
@@ -229,12 +226,12 @@ def _target(tok: Tok) -> str:
     return tok.text
 
 
-def _condition(asm: Assembler, info: OpcodeInfo, tok: Tok) -> dict[str, int]:
+def _condition(asm: AssemblerCore, info: OpcodeInfo, tok: Tok) -> dict[str, int]:
     cond = parse_condition(tok)
     return {"condop": cond.condop, "refx": cond.refx, "refy": cond.refy}
 
 
-def _bool_register(asm: Assembler, info: OpcodeInfo, tok: Tok) -> dict[str, int]:
+def _bool_register(asm: AssemblerCore, info: OpcodeInfo, tok: Tok) -> dict[str, int]:
     """``bN``, or ``!bN`` where the opcode tests a negatable boolean (JMPU)."""
     negate = 0
     if tok.text.startswith("!"):
@@ -249,7 +246,7 @@ def _bool_register(asm: Assembler, info: OpcodeInfo, tok: Tok) -> dict[str, int]
     return {"id": op.reg - B_BASE, "num": negate}
 
 
-def _loop_register(asm: Assembler, info: OpcodeInfo, tok: Tok) -> dict[str, int]:
+def _loop_register(asm: AssemblerCore, info: OpcodeInfo, tok: Tok) -> dict[str, int]:
     op = parse_operand(asm, tok)
     end = I_BASE + I_LITERAL_COUNT if asm.strict else I_END
     if not I_BASE <= op.reg < end:
@@ -272,7 +269,7 @@ def _flow(info: OpcodeInfo) -> Handler:
     slots = FORMS[info.opcode].slots
     block = _BLOCKS.get(info.flow)
 
-    def handler(asm: Assembler, st: Statement) -> None:
+    def handler(asm: AssemblerCore, st: Statement) -> None:
         args = st.args
         fields: dict[str, int] = {}
         names: list[tuple[SlotKind, Tok]] = []
@@ -305,7 +302,7 @@ def _flow(info: OpcodeInfo) -> Handler:
 
 
 def _setemit(info: OpcodeInfo) -> Handler:
-    def handler(asm: Assembler, st: Statement) -> None:
+    def handler(asm: AssemblerCore, st: Statement) -> None:
         args = st.args
         vtx_t = need(args.arg(), args)
         flags_t = args.arg()
