@@ -63,7 +63,7 @@ def work(run: Callable[[], object]) -> int:
 
 def edit_work(lines: int, tmp_path) -> tuple[int, bytes]:
     """The work of publishing the diagnostics after an edit of one line in the middle of
-    a ``lines``-line document, and what was sent to the client."""
+    a ``lines``-line document and of indexing it, and what was sent to the client."""
     ls = PicaServer()
     for _ in ls.protocol.lsp_initialize(types.InitializeParams(
             capabilities=types.ClientCapabilities())):
@@ -82,7 +82,12 @@ def edit_work(lines: int, tmp_path) -> tuple[int, bytes]:
             end=types.Position(line=middle, character=10)), text="2"))
     sent.seek(0)
     sent.truncate()
-    return work(lambda: ls.publish(uri)), sent.getvalue()
+
+    def edited() -> int:
+        ls.publish(uri)
+        return len(ls.analysis(uri).index.occurrences)  # what hover and completion read
+
+    return work(edited), sent.getvalue()
 
 
 def test_the_work_of_an_edit_is_linear_in_the_document(tmp_path):
@@ -101,3 +106,27 @@ def test_the_measure_sees_a_rescan_per_diagnostic(tmp_path, monkeypatch):
     small, _ = edit_work(400, tmp_path)
     large, _ = edit_work(1600, tmp_path)
     assert large > 10 * small, (small, large)
+
+
+def test_diagnostics_do_not_wait_for_the_index(monkeypatch):
+    """An analysis's index is built when first asked for, from the last version whose
+    index was built (a version nobody asked about is passed over)."""
+    from gpuisa.pica.lsp import analysis as analysis_module
+
+    built: list[object] = []
+    build_index = analysis_module.build_index
+
+    def counting(sources, previous=None):
+        built.append(previous)
+        return build_index(sources, previous)
+
+    monkeypatch.setattr(analysis_module, "build_index", counting)
+    versions = [document(20).replace("r1", f"r{k}", 1) for k in range(2, 5)]
+    first = analysis_module.analyse([("a.pica", versions[0])])
+    second = analysis_module.analyse([("a.pica", versions[1])], first)
+    assert built == [] and len(second.problems["a.pica"]) == 20
+    assert second.index is second.index
+    assert built == [None]  # the first version was never indexed: nothing to reuse
+    third = analysis_module.analyse([("a.pica", versions[2])], second)
+    assert third.index.occurrences
+    assert built == [None, second.index]
