@@ -43,6 +43,8 @@ class Output:
 class Assembler(AssemblerCore):
     """One assembly run over a list of ``(name, text)`` sources."""
 
+    # -- files ----------------------------------------------------------------------------
+
     def run(self, sources: Sequence[tuple[str, str]]) -> Output | None:
         last_eof: Line | None = None
         self.units = -1
@@ -157,8 +159,6 @@ class Assembler(AssemblerCore):
         if handler is None:
             raise AsmError(f"invalid instruction: {text}", name)
         handler(self, st)
-
-    # -- DVLE, code, descriptors ----------------------------------------------------------
 
     # -- linking --------------------------------------------------------------------------
 

@@ -41,10 +41,8 @@ class Options:
     lint: bool = True
 
 
-
 class AssemblerCore:
     """The state of one assembly run and the operations statements share."""
-
 
     def __init__(self, options: Options = Options()):
         self.options = options
@@ -130,7 +128,7 @@ class AssemblerCore:
     def output_limit(self) -> int:
         return self.current_dvle().output_limit
 
-    # -- files ----------------------------------------------------------------------------
+    # -- DVLE, code, descriptors ----------------------------------------------------------
 
     def current_dvle(self) -> DvleState:
         """picasso's GetDvleData: the first DVLE-related statement of a file creates it."""
