@@ -272,7 +272,7 @@ def _flow(info: OpcodeInfo) -> Handler:
     def handler(asm: AssemblerCore, st: Statement) -> None:
         args = st.args
         fields: dict[str, int] = {}
-        names: list[tuple[SlotKind, Tok]] = []
+        names: list[tuple[SlotKind, str, Tok]] = []
         try:
             late = []
             for slot in slots:
@@ -286,7 +286,7 @@ def _flow(info: OpcodeInfo) -> Handler:
                 if kind in _FLOW_READERS:
                     fields.update(_FLOW_READERS[kind](asm, info, tok))
                 else:
-                    names.append((kind, tok))
+                    names.append((kind, _target(tok), tok))
         except AsmError:
             if block is not None:
                 asm.open_broken(block, st.name)
@@ -294,9 +294,9 @@ def _flow(info: OpcodeInfo) -> Handler:
         if block is not None:
             asm.open_block(block, st.name)
         pos = asm.emit_instruction(info, st.name, **fields)
-        for kind, tok in names:
+        for kind, name, tok in names:
             relocs = asm.proc_relocs if kind is SlotKind.PROCEDURE else asm.label_relocs
-            relocs.append(Relocation(pos, _target(tok), tok))
+            relocs.append(Relocation(pos, name, tok))
 
     return handler
 
