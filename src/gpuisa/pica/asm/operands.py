@@ -246,6 +246,8 @@ def parse_operand(ctx: Context, tok: Tok, *, allow_index: bool = False) -> Opera
     ``allow_index`` says whether the context accepts an index register (wide sources).
     """
     text = tok.text
+    if "[" not in text and "." not in text and not text.startswith("-"):
+        return _bare_operand(ctx, tok)
     neg = text.startswith("-")
     body = tok.sub(1) if neg else tok
     idx = offset = 0
@@ -290,6 +292,18 @@ def parse_operand(ctx: Context, tok: Tok, *, allow_index: bool = False) -> Opera
     if offset and not ctx.strict:
         _check_folded(reg, reg + offset, offset_tok)
     return Operand(reg + offset, neg, sel, idx, tok, name, swizzle)
+
+
+def _bare_operand(ctx: Context, tok: Tok) -> Operand:
+    """A name without sign, index or swizzle (most operands): what :func:`parse_operand`
+    makes of it, without taking it apart."""
+    text = tok.text
+    alias = ctx.lookup_alias(text)
+    if alias is not None:
+        return Operand(alias.reg, alias.neg, compose(alias.sel, IDENTITY_SELECTOR), 0, tok, text,
+                       None)
+    reg, _ = _literal(ctx, tok)
+    return Operand(reg, False, IDENTITY_SELECTOR, 0, tok, text, None)
 
 
 def _check_folded(reg: int, folded: int, where: Tok | None) -> None:
