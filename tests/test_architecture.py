@@ -80,14 +80,15 @@ def _type_checking_nodes(tree: ast.AST) -> set[int]:
     return skipped
 
 
-def _imports(modules: dict[str, Path]) -> dict[str, set[str]]:
+def _imports(modules: dict[str, Path], *, typing: bool = False) -> dict[str, set[str]]:
     """Module -> the gpuisa modules it imports (``from pkg import sub`` counts as ``sub``
-    when ``sub`` is a module, else as ``pkg``)."""
+    when ``sub`` is a module, else as ``pkg``); ``typing``: imports under
+    ``if TYPE_CHECKING:`` too."""
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, path in modules.items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
-        skipped = _type_checking_nodes(tree)
+        skipped = set() if typing else _type_checking_nodes(tree)
         for node in ast.walk(tree):
             if id(node) in skipped:
                 continue
@@ -105,6 +106,12 @@ def _imports(modules: dict[str, Path]) -> dict[str, set[str]]:
 
 
 GRAPH = _imports(_modules())
+#: The same with the imports made only for type checking.
+TYPED_GRAPH = _imports(_modules(), typing=True)
+#: Loops closed only by a typing-only import that are still to be removed (the A2XX
+#: engine's state names its inputs' types); no other may appear.
+TYPED_LOOPS_LEFT = [["gpuisa.a2xx.engine.inputs", "gpuisa.a2xx.engine.state",
+                     "gpuisa.a2xx.engine.texture"]]
 
 
 def test_the_module_list_is_sane():
@@ -136,18 +143,19 @@ def test_layers_only_look_down(module):
     assert not upward, f"{module} ({LAYERS[rank][0]}) imports from above: {upward}"
 
 
-def test_no_import_loops():
+def _loops(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
     on_stack: set[str] = set()
     loops: list[list[str]] = []
 
-    def visit(module: str) -> None:  # Tarjan's strongly connected components
+    def visit(module: str) -> None:
         index[module] = low[module] = len(index)
         stack.append(module)
         on_stack.add(module)
-        for dep in sorted(GRAPH[module]):
+        for dep in sorted(graph[module]):
             if dep not in index:
                 visit(dep)
                 low[module] = min(low[module], low[dep])
@@ -164,24 +172,43 @@ def test_no_import_loops():
             if len(component) > 1:
                 loops.append(sorted(component))
 
-    for module in sorted(GRAPH):
+    for module in sorted(graph):
         if module not in index:
             visit(module)
+    return loops
+
+
+def test_no_import_loops():
+    loops = _loops(GRAPH)
+    assert not loops, f"import loops: {loops}"
+
+
+def test_no_import_loops_through_typing_imports():
+    """Not even through an import made for type checking (the assembler's handlers take
+    :class:`gpuisa.pica.asm.core.AssemblerCore`, not the driver that imports them)."""
+    loops = [loop for loop in _loops(TYPED_GRAPH) if loop not in TYPED_LOOPS_LEFT]
     assert not loops, f"import loops: {loops}"
 
 
 def test_the_checks_can_fail():
     """The loop finder and the layer rule see what they are meant to see."""
     saved = {k: set(v) for k, v in GRAPH.items()}
+    saved_typed = {k: set(v) for k, v in TYPED_GRAPH.items()}
     try:
         GRAPH["gpuisa.pica.isa"].add("gpuisa.pica.encoding")
         with pytest.raises(AssertionError, match="import loops"):
             test_no_import_loops()
         with pytest.raises(AssertionError, match="imports from above"):
             test_layers_only_look_down("gpuisa.pica.isa")
+        # the typing-only loop the assembler had: a handler naming the driver's class
+        TYPED_GRAPH["gpuisa.pica.asm.instructions"].add("gpuisa.pica.asm.assembler")
+        with pytest.raises(AssertionError, match="import loops"):
+            test_no_import_loops_through_typing_imports()
     finally:
         GRAPH.clear()
         GRAPH.update(saved)
+        TYPED_GRAPH.clear()
+        TYPED_GRAPH.update(saved_typed)
 
 
 # -- opcode facts live in the ISA tables ----------------------------------------------------

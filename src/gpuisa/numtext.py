@@ -9,6 +9,8 @@ many digits as can matter and gives ``ceiling`` for anything larger, which is wh
 
 from __future__ import annotations
 
+import functools
+
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 
@@ -21,6 +23,7 @@ def saturating_int(digits: str, base: int, ceiling: int) -> int:
     return min(int(significant or "0", base), ceiling)
 
 
+@functools.cache  # a handful of (ceiling, base) pairs, asked for every number read
 def _width(value: int, base: int) -> int:
     """Digits of ``value`` in ``base``."""
     count = 1

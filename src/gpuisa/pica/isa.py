@@ -167,59 +167,79 @@ FORMATS: dict[str, Format] = {
 # -- opcodes -------------------------------------------------------------------------------
 
 
-class Opcode(IntEnum):
-    """Canonical opcode values (bits 26-31).  CMP also occupies 0x2F, MADI 0x30-0x37 and
-    MAD 0x38-0x3F because their opcode fields are narrower than 6 bits."""
+# One line per opcode (riscv-opcodes style): value, mnemonic, format, kind, sources, use,
+# inverted partner, flow effect, condition source, what it writes (reg, flags, addr), the
+# register result's shape (vec, one), its rounding arithmetic, picasso's padding rule.
+# Transcribed from 3dbrew's "Instructions" table and "Control Flow" section; the
+# padding column from picasso's behaviour (pica-assembly.md#padding).
+_OPCODE_TABLE = """
+0x00 add     1       arithmetic 2 masked -    none  always  reg       vec sum     -
+0x01 dp3     1       arithmetic 2 dp3    -    none  always  reg       one dot     -
+0x02 dp4     1       arithmetic 2 all    -    none  always  reg       one dot     -
+0x03 dph     1       arithmetic 2 dph    dphi none  always  reg       one dot     -
+0x04 dst     1       arithmetic 2 all    dsti none  always  reg       vec product -
+0x05 ex2     1u      arithmetic 1 scalar -    none  always  reg       one -       -
+0x06 lg2     1u      arithmetic 1 scalar -    none  always  reg       one -       -
+0x07 litp    1u      arithmetic 1 all    -    none  always  reg+flags vec -       -
+0x08 mul     1       arithmetic 2 masked -    none  always  reg       vec product -
+0x09 sge     1       arithmetic 2 masked sgei none  always  reg       vec -       -
+0x0A slt     1       arithmetic 2 masked slti none  always  reg       vec -       -
+0x0B flr     1u      arithmetic 1 masked -    none  always  reg       vec -       -
+0x0C max     1       arithmetic 2 masked -    none  always  reg       vec -       -
+0x0D min     1       arithmetic 2 masked -    none  always  reg       vec -       -
+0x0E rcp     1u      arithmetic 1 scalar -    none  always  reg       one -       -
+0x0F rsq     1u      arithmetic 1 scalar -    none  always  reg       one -       -
+0x10 -       unknown unknown    0 none   -    none  always  -         -   -       -
+0x11 -       unknown unknown    0 none   -    none  always  -         -   -       -
+0x12 mova    1u      arithmetic 1 mova   -    none  always  addr      -   -       -
+0x13 mov     1u      arithmetic 1 masked -    none  always  reg       vec -       -
+0x14 -       unknown unknown    0 none   -    none  always  -         -   -       -
+0x15 -       unknown unknown    0 none   -    none  always  -         -   -       -
+0x16 -       unknown unknown    0 none   -    none  always  -         -   -       -
+0x17 -       unknown unknown    0 none   -    none  always  -         -   -       -
+0x18 dphi    1i      arithmetic 2 dph    dph  none  always  reg       one dot     -
+0x19 dsti    1i      arithmetic 2 all    dst  none  always  reg       vec product -
+0x1A sgei    1i      arithmetic 2 masked sge  none  always  reg       vec -       -
+0x1B slti    1i      arithmetic 2 masked slt  none  always  reg       vec -       -
+0x1C -       unknown unknown    0 none   -    none  always  -         -   -       -
+0x1D -       unknown unknown    0 none   -    none  always  -         -   -       -
+0x1E -       unknown unknown    0 none   -    none  always  -         -   -       -
+0x1F -       unknown unknown    0 none   -    none  always  -         -   -       -
+0x20 break   0       flow       0 none   -    break always  -         -   -       loop
+0x21 nop     0       control    0 none   -    none  always  -         -   -       -
+0x22 end     0       control    0 none   -    end   always  -         -   -       -
+0x23 breakc  2       flow       0 none   -    break flags   -         -   -       loop
+0x24 call    2       flow       0 none   -    call  always  -         -   -       block
+0x25 callc   2       flow       0 none   -    call  flags   -         -   -       block
+0x26 callu   3       flow       0 none   -    call  bool    -         -   -       block
+0x27 ifu     3       flow       0 none   -    if    bool    -         -   -       -
+0x28 ifc     2       flow       0 none   -    if    flags   -         -   -       -
+0x29 loop    3       flow       0 none   -    loop  always  -         -   -       -
+0x2A emit    0       geometry   0 none   -    none  always  -         -   -       -
+0x2B setemit 4       geometry   0 none   -    none  always  -         -   -       -
+0x2C jmpc    2       flow       0 none   -    jump  flags   -         -   -       block
+0x2D jmpu    3       flow       0 none   -    jump  boolnum -         -   -       block
+0x2E cmp     1c      compare    2 cmp    -    none  always  flags     -   -       -
+0x30 madi    5i      arithmetic 3 masked mad  none  always  reg       vec mad     -
+0x38 mad     5       arithmetic 3 masked madi none  always  reg       vec mad     -
+"""
 
-    ADD = 0x00
-    DP3 = 0x01
-    DP4 = 0x02
-    DPH = 0x03
-    DST = 0x04
-    EX2 = 0x05
-    LG2 = 0x06
-    LITP = 0x07
-    MUL = 0x08
-    SGE = 0x09
-    SLT = 0x0A
-    FLR = 0x0B
-    MAX = 0x0C
-    MIN = 0x0D
-    RCP = 0x0E
-    RSQ = 0x0F
-    UNKNOWN_10 = 0x10
-    UNKNOWN_11 = 0x11
-    MOVA = 0x12
-    MOV = 0x13
-    UNKNOWN_14 = 0x14
-    UNKNOWN_15 = 0x15
-    UNKNOWN_16 = 0x16
-    UNKNOWN_17 = 0x17
-    DPHI = 0x18
-    DSTI = 0x19
-    SGEI = 0x1A
-    SLTI = 0x1B
-    UNKNOWN_1C = 0x1C
-    UNKNOWN_1D = 0x1D
-    UNKNOWN_1E = 0x1E
-    UNKNOWN_1F = 0x1F
-    BREAK = 0x20
-    NOP = 0x21
-    END = 0x22
-    BREAKC = 0x23
-    CALL = 0x24
-    CALLC = 0x25
-    CALLU = 0x26
-    IFU = 0x27
-    IFC = 0x28
-    LOOP = 0x29
-    EMIT = 0x2A
-    SETEMIT = 0x2B
-    JMPC = 0x2C
-    JMPU = 0x2D
-    CMP = 0x2E
-    MADI = 0x30
-    MAD = 0x38
+
+def _opcode_members(text: str) -> dict[str, int]:
+    """Opcode name -> value, from the first two columns of the table: the mnemonic in
+    upper case, ``UNKNOWN_XX`` for a value without one."""
+    members = {}
+    for line in text.strip().splitlines():
+        value, mnemonic = line.split()[:2]
+        number = int(value, 16)
+        members[f"UNKNOWN_{number:02X}" if mnemonic == "-" else mnemonic.upper()] = number
+    return members
+
+
+#: Canonical opcode values (bits 26-31), one member per row of the table.  CMP also
+#: occupies 0x2F, MADI 0x30-0x37 and MAD 0x38-0x3F because their opcode fields are
+#: narrower than 6 bits.
+Opcode = IntEnum("Opcode", _opcode_members(_OPCODE_TABLE), module=__name__, qualname="Opcode")
 
 
 class SourceUse(Enum):
@@ -388,63 +408,6 @@ class OpcodeInfo:
         so ``dphi`` and ``madi`` are written ``dph`` and ``mad``."""
         return OPCODES[self.base_opcode].mnemonic
 
-
-# One line per opcode (riscv-opcodes style): value, mnemonic, format, kind, sources, use,
-# inverted partner, flow effect, condition source, what it writes (reg, flags, addr), the
-# register result's shape (vec, one), its rounding arithmetic, picasso's padding rule.
-# Transcribed from 3dbrew's "Instructions" table and "Control Flow" section; the
-# padding column from picasso's behaviour (pica-assembly.md#padding).
-_OPCODE_TABLE = """
-0x00 add     1       arithmetic 2 masked -    none  always  reg       vec sum     -
-0x01 dp3     1       arithmetic 2 dp3    -    none  always  reg       one dot     -
-0x02 dp4     1       arithmetic 2 all    -    none  always  reg       one dot     -
-0x03 dph     1       arithmetic 2 dph    dphi none  always  reg       one dot     -
-0x04 dst     1       arithmetic 2 all    dsti none  always  reg       vec product -
-0x05 ex2     1u      arithmetic 1 scalar -    none  always  reg       one -       -
-0x06 lg2     1u      arithmetic 1 scalar -    none  always  reg       one -       -
-0x07 litp    1u      arithmetic 1 all    -    none  always  reg+flags vec -       -
-0x08 mul     1       arithmetic 2 masked -    none  always  reg       vec product -
-0x09 sge     1       arithmetic 2 masked sgei none  always  reg       vec -       -
-0x0A slt     1       arithmetic 2 masked slti none  always  reg       vec -       -
-0x0B flr     1u      arithmetic 1 masked -    none  always  reg       vec -       -
-0x0C max     1       arithmetic 2 masked -    none  always  reg       vec -       -
-0x0D min     1       arithmetic 2 masked -    none  always  reg       vec -       -
-0x0E rcp     1u      arithmetic 1 scalar -    none  always  reg       one -       -
-0x0F rsq     1u      arithmetic 1 scalar -    none  always  reg       one -       -
-0x10 -       unknown unknown    0 none   -    none  always  -         -   -       -
-0x11 -       unknown unknown    0 none   -    none  always  -         -   -       -
-0x12 mova    1u      arithmetic 1 mova   -    none  always  addr      -   -       -
-0x13 mov     1u      arithmetic 1 masked -    none  always  reg       vec -       -
-0x14 -       unknown unknown    0 none   -    none  always  -         -   -       -
-0x15 -       unknown unknown    0 none   -    none  always  -         -   -       -
-0x16 -       unknown unknown    0 none   -    none  always  -         -   -       -
-0x17 -       unknown unknown    0 none   -    none  always  -         -   -       -
-0x18 dphi    1i      arithmetic 2 dph    dph  none  always  reg       one dot     -
-0x19 dsti    1i      arithmetic 2 all    dst  none  always  reg       vec product -
-0x1A sgei    1i      arithmetic 2 masked sge  none  always  reg       vec -       -
-0x1B slti    1i      arithmetic 2 masked slt  none  always  reg       vec -       -
-0x1C -       unknown unknown    0 none   -    none  always  -         -   -       -
-0x1D -       unknown unknown    0 none   -    none  always  -         -   -       -
-0x1E -       unknown unknown    0 none   -    none  always  -         -   -       -
-0x1F -       unknown unknown    0 none   -    none  always  -         -   -       -
-0x20 break   0       flow       0 none   -    break always  -         -   -       loop
-0x21 nop     0       control    0 none   -    none  always  -         -   -       -
-0x22 end     0       control    0 none   -    end   always  -         -   -       -
-0x23 breakc  2       flow       0 none   -    break flags   -         -   -       loop
-0x24 call    2       flow       0 none   -    call  always  -         -   -       block
-0x25 callc   2       flow       0 none   -    call  flags   -         -   -       block
-0x26 callu   3       flow       0 none   -    call  bool    -         -   -       block
-0x27 ifu     3       flow       0 none   -    if    bool    -         -   -       -
-0x28 ifc     2       flow       0 none   -    if    flags   -         -   -       -
-0x29 loop    3       flow       0 none   -    loop  always  -         -   -       -
-0x2A emit    0       geometry   0 none   -    none  always  -         -   -       -
-0x2B setemit 4       geometry   0 none   -    none  always  -         -   -       -
-0x2C jmpc    2       flow       0 none   -    jump  flags   -         -   -       block
-0x2D jmpu    3       flow       0 none   -    jump  boolnum -         -   -       block
-0x2E cmp     1c      compare    2 cmp    -    none  always  flags     -   -       -
-0x30 madi    5i      arithmetic 3 masked mad  none  always  reg       vec mad     -
-0x38 mad     5       arithmetic 3 masked madi none  always  reg       vec mad     -
-"""
 
 #: What each instruction computes, in one line (3dbrew's "Description" column, in
 #: gpuisa's words); an I-form shares its partner's line.

@@ -6,11 +6,11 @@ pica-assembly.md#allocation; docs/assembly-extensions.md).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from ...floats import f32_to_f24_picasso
 from ..shbin.records import Constant, ConstantKind
 from .cnum import atof, atoi, strtoll
+from .core import AssemblerCore
 from .errors import AsmError, need, no_more
 from .operands import (
     B_BASE,
@@ -34,10 +34,7 @@ from .state import (
 )
 from .uniforms import PoolBundle, UniformRecord
 
-if TYPE_CHECKING:
-    from .assembler import Assembler
-
-Handler = Callable[["Assembler", Statement], None]
+Handler = Callable[[AssemblerCore, Statement], None]
 
 _KIND_NAMES = {ConstantKind.FLOAT: "a float", ConstantKind.INT: "an integer",
                ConstantKind.BOOL: "a boolean"}
@@ -50,11 +47,11 @@ def _reg_name(kind: ConstantKind, reg: int) -> str:
     return f"{letter}{reg - base}"
 
 
-def _pools(asm: Assembler, dvle: DvleState) -> PoolBundle:
+def _pools(asm: AssemblerCore, dvle: DvleState) -> PoolBundle:
     return asm.geometry_pools if dvle.uses_gsh_space else asm.vertex_pools
 
 
-def poison_name(asm: Assembler, name: str) -> None:
+def poison_name(asm: AssemblerCore, name: str) -> None:
     """A declaration of ``name`` failed: later uses of it are not reported again."""
     if name not in asm.aliases and is_identifier(name):
         asm.poisoned.add(name)
@@ -63,7 +60,7 @@ def poison_name(asm: Assembler, name: str) -> None:
 # -- explicit placement (gpuisa extension, picasso issue #36) -----------------------------
 
 
-def _placement(asm: Assembler, tok: Tok, kind: ConstantKind, size: int, pools: PoolBundle
+def _placement(asm: AssemblerCore, tok: Tok, kind: ConstantKind, size: int, pools: PoolBundle
                ) -> int:
     """The register id an explicit ``cN``/``iN``/``bN`` after a declaration names."""
     op = parse_operand(asm, tok)
@@ -91,7 +88,7 @@ def _placed_span(kind: ConstantKind, reg: int, size: int) -> str:
 
 
 def uniform(kind: ConstantKind) -> Handler:
-    def handler(asm: Assembler, st: Statement) -> None:
+    def handler(asm: AssemblerCore, st: Statement) -> None:
         dvle = asm.current_dvle()
         pools = _pools(asm, dvle)
         shared = not dvle.uses_gsh_space
@@ -101,7 +98,7 @@ def uniform(kind: ConstantKind) -> Handler:
     return handler
 
 
-def _split_placement(asm: Assembler, text_tok: Tok) -> tuple[Tok, Tok | None]:
+def _split_placement(asm: AssemblerCore, text_tok: Tok) -> tuple[Tok, Tok | None]:
     """``NAME REG`` -> (NAME, REG); picasso syntax has no placement (strict: no split)."""
     if asm.strict:
         return text_tok, None
@@ -112,7 +109,7 @@ def _split_placement(asm: Assembler, text_tok: Tok) -> tuple[Tok, Tok | None]:
     return text_tok, None
 
 
-def _uniform_item(asm: Assembler, dvle: DvleState, pools: PoolBundle, shared: bool,
+def _uniform_item(asm: AssemblerCore, dvle: DvleState, pools: PoolBundle, shared: bool,
                   kind: ConstantKind, item: Tok) -> None:
     if not item.text.strip() and not _empty_uniform_name(asm, item):
         return
@@ -158,7 +155,7 @@ def _uniform_item(asm: Assembler, dvle: DvleState, pools: PoolBundle, shared: bo
     asm.aliases[name] = Alias(reg)
 
 
-def _empty_uniform_name(asm: Assembler, item: Tok) -> bool:
+def _empty_uniform_name(asm: AssemblerCore, item: Tok) -> bool:
     """``.fvec a,, b``: picasso's identifier check accepts the empty string
     (pica-assembly.md#identifiers), so it allocates a nameless uniform between ``a`` and
     ``b`` and moves ``b`` up a register.  That is almost surely a typo: an error (the
@@ -173,7 +170,7 @@ def _empty_uniform_name(asm: Assembler, item: Tok) -> bool:
     return False
 
 
-def _uniform_register(asm: Assembler, pools: PoolBundle, shared: bool, kind: ConstantKind,
+def _uniform_register(asm: AssemblerCore, pools: PoolBundle, shared: bool, kind: ConstantKind,
                       name_t: Tok, size: int, place: int | None, place_t: Tok | None) -> int:
     name = name_t.text
     if shared:
@@ -205,7 +202,7 @@ def _uniform_register(asm: Assembler, pools: PoolBundle, shared: bool, kind: Con
 # -- constants ----------------------------------------------------------------------------
 
 
-def _float_word(asm: Assembler, tok: Tok) -> int:
+def _float_word(asm: AssemblerCore, tok: Tok) -> int:
     """One float constant component: picasso's atof + truncating float24, or gpuisa's raw
     ``#0xHHHHHHHH`` word."""
     text = tok.strip()
@@ -220,7 +217,7 @@ def _float_word(asm: Assembler, tok: Tok) -> int:
     return int(f32_to_f24_picasso(value))
 
 
-def _int_byte(asm: Assembler, tok: Tok) -> int:
+def _int_byte(asm: AssemblerCore, tok: Tok) -> int:
     text = tok.strip()
     value, used = atoi(text.text)
     if used != len(text.text):
@@ -228,7 +225,7 @@ def _int_byte(asm: Assembler, tok: Tok) -> int:
     return value & 0xFF
 
 
-def _vector(asm: Assembler, st: Statement, first: Tok | None = None
+def _vector(asm: AssemblerCore, st: Statement, first: Tok | None = None
             ) -> tuple[list[Tok], Tok]:
     """The four values of ``(x, y, z, w)`` after the opening parenthesis, and the text
     after the closing one.  picasso takes the fourth value up to the first ``)``; extra
@@ -253,7 +250,7 @@ def _vector(asm: Assembler, st: Statement, first: Tok | None = None
     return [*values, fourth], rest.sub(paren + 1).strip()
 
 
-def _constant_values(asm: Assembler, kind: ConstantKind, reg: int, values: list[Tok]
+def _constant_values(asm: AssemblerCore, kind: ConstantKind, reg: int, values: list[Tok]
                      ) -> Constant:
     if kind is ConstantKind.FLOAT:
         return Constant(ConstantKind.FLOAT, reg - C_BASE,
@@ -270,7 +267,7 @@ def _add_constant(dvle: DvleState, constant: Constant, tok: Tok) -> None:
 def const(kind: ConstantKind) -> Handler:
     """``.constf NAME(x, y, z, w) [REG]`` / ``.consti``."""
 
-    def handler(asm: Assembler, st: Statement) -> None:
+    def handler(asm: AssemblerCore, st: Statement) -> None:
         dvle = asm.current_dvle()
         pools = _pools(asm, dvle)
         args = st.args
@@ -296,7 +293,7 @@ def const(kind: ConstantKind) -> Handler:
     return handler
 
 
-def _local_placement(asm: Assembler, after: Tok, kind: ConstantKind, size: int,
+def _local_placement(asm: AssemblerCore, after: Tok, kind: ConstantKind, size: int,
                      pools: PoolBundle) -> int | None:
     if not after.text:
         return None
@@ -320,7 +317,7 @@ def _alloc_local(pools: PoolBundle, kind: ConstantKind, size: int, place: int | 
     return place
 
 
-def constfa(asm: Assembler, st: Statement) -> None:
+def constfa(asm: AssemblerCore, st: Statement) -> None:
     args = st.args
     if asm.stack and asm.stack[-1].kind is BlockKind.ARRAY:
         _constfa_element(asm, st, asm.stack[-1])
@@ -366,7 +363,7 @@ def constfa(asm: Assembler, st: Statement) -> None:
         raise
 
 
-def _constfa_element(asm: Assembler, st: Statement, block: Block) -> None:
+def _constfa_element(asm: AssemblerCore, st: Statement, block: Block) -> None:
     try:
         _add_element(asm, st, block)
     except AsmError:
@@ -375,7 +372,7 @@ def _constfa_element(asm: Assembler, st: Statement, block: Block) -> None:
         raise
 
 
-def _add_element(asm: Assembler, st: Statement, block: Block) -> None:
+def _add_element(asm: AssemblerCore, st: Statement, block: Block) -> None:
     args = st.args
     if 0 <= block.size == len(block.elements):
         raise AsmError(f"too many elements in the array, expected {block.size}", st.name)
@@ -390,7 +387,7 @@ def _add_element(asm: Assembler, st: Statement, block: Block) -> None:
     block.elements.append(tuple(_float_word(asm, v) for v in values))
 
 
-def end_array(asm: Assembler, block: Block) -> None:
+def end_array(asm: AssemblerCore, block: Block) -> None:
     dvle = asm.current_dvle()
     pools = _pools(asm, dvle)
     name = block.name or ""
@@ -424,7 +421,7 @@ def end_array(asm: Assembler, block: Block) -> None:
 def setfi(kind: ConstantKind) -> Handler:
     """``.setf REG(x, y, z, w)`` / ``.seti``: a constant entry for an explicit register."""
 
-    def handler(asm: Assembler, st: Statement) -> None:
+    def handler(asm: AssemblerCore, st: Statement) -> None:
         dvle = asm.current_dvle()
         args = st.args
         reg_t = need(args.arg_paren(), args)
@@ -446,7 +443,7 @@ def setfi(kind: ConstantKind) -> Handler:
 _BOOLS = {"true": True, "on": True, "1": True, "false": False, "off": False, "0": False}
 
 
-def setb(asm: Assembler, st: Statement) -> None:
+def setb(asm: AssemblerCore, st: Statement) -> None:
     dvle = asm.current_dvle()
     args = st.args
     reg_t = need(args.arg_space(), args)

@@ -7,11 +7,11 @@ are in :mod:`.declarations`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from ..isa import MAX_OPDESCS, GeometryMode
 from ..shbin.records import ConstantKind, OutputEntry, OutputSemantic
 from .cnum import strtoll
+from .core import AssemblerCore
 from .declarations import (
     const,
     constfa,
@@ -48,15 +48,12 @@ from .state import (
 )
 from .uniforms import PoolBundle, UniformRecord
 
-if TYPE_CHECKING:
-    from .assembler import Assembler
-
-Handler = Callable[["Assembler", Statement], None]
+Handler = Callable[[AssemblerCore, Statement], None]
 
 # -- blocks (pica-assembly.md#blocks) ------------------------------------------------------
 
 
-def _proc(asm: Assembler, st: Statement) -> None:
+def _proc(asm: AssemblerCore, st: Statement) -> None:
     args = st.args
     try:
         name_t = need(args.arg(), args)
@@ -79,7 +76,7 @@ def _proc(asm: Assembler, st: Statement) -> None:
         raise AsmError(f"proc already exists: {name}", name_t, notes)
 
 
-def _else(asm: Assembler, st: Statement) -> None:
+def _else(asm: AssemblerCore, st: Statement) -> None:
     no_more(st.args)
     if not asm.stack or asm.stack[-1].kind is not BlockKind.IF:
         raise AsmError(".else with unmatched IF", st.name)
@@ -93,7 +90,7 @@ def _else(asm: Assembler, st: Statement) -> None:
         asm.patch(block.pos, dst=block.else_pos)
 
 
-def _end(asm: Assembler, st: Statement) -> None:
+def _end(asm: AssemblerCore, st: Statement) -> None:
     no_more(st.args)
     if not asm.stack:
         raise AsmError(".end with unmatched block", st.name)
@@ -118,7 +115,7 @@ def _end(asm: Assembler, st: Statement) -> None:
         end_array(asm, block)
 
 
-def _patch_else_length(asm: Assembler, block: Block, length: int, tok: Tok) -> None:
+def _patch_else_length(asm: AssemblerCore, block: Block, length: int, tok: Tok) -> None:
     if length > 0xFF and not asm.strict:
         raise AsmError(f"the else part is {length} words long; an IF can skip at most 255",
                        tok, (("the IF is here", block.tok),))
@@ -128,7 +125,7 @@ def _patch_else_length(asm: Assembler, block: Block, length: int, tok: Tok) -> N
 # -- aliases ------------------------------------------------------------------------------
 
 
-def _alias(asm: Assembler, st: Statement) -> None:
+def _alias(asm: AssemblerCore, st: Statement) -> None:
     args = st.args
     name_t = need(args.arg_space(), args)
     name = name_t.text
@@ -151,7 +148,7 @@ def _alias(asm: Assembler, st: Statement) -> None:
 # -- inputs and outputs -------------------------------------------------------------------
 
 
-def _in(asm: Assembler, st: Statement) -> None:
+def _in(asm: AssemblerCore, st: Statement) -> None:
     dvle = asm.current_dvle()
     args = st.args
     name_t = need(args.arg_space(), args)
@@ -203,7 +200,7 @@ OUTPUT_TYPES = {
 _FIRST_DUMMY_ONLY = 7
 
 
-def _out(asm: Assembler, st: Statement) -> None:
+def _out(asm: AssemblerCore, st: Statement) -> None:
     dvle = asm.current_dvle()
     args = st.args
     name_t = need(args.arg_space(), args)
@@ -223,7 +220,7 @@ def _out(asm: Assembler, st: Statement) -> None:
         raise
 
 
-def _out_entry(asm: Assembler, dvle: DvleState, name: str | None, name_t: Tok, type_t: Tok,
+def _out_entry(asm: AssemblerCore, dvle: DvleState, name: str | None, name_t: Tok, type_t: Tok,
                reg_t: Tok | None) -> None:
     reg: int | None = None
     sel_op: Operand | None = None
@@ -273,7 +270,7 @@ def _out_entry(asm: Assembler, dvle: DvleState, name: str | None, name_t: Tok, t
 # -- DVLE settings ------------------------------------------------------------------------
 
 
-def _entry(asm: Assembler, st: Statement) -> None:
+def _entry(asm: AssemblerCore, st: Statement) -> None:
     dvle = asm.current_dvle()
     args = st.args
     name_t = need(args.arg_space(), args)
@@ -284,7 +281,7 @@ def _entry(asm: Assembler, st: Statement) -> None:
     dvle.entry_tok = name_t
 
 
-def _nodvle(asm: Assembler, st: Statement) -> None:
+def _nodvle(asm: AssemblerCore, st: Statement) -> None:
     dvle = asm.current_dvle()
     no_more(st.args)
     dvle.nodvle = True
@@ -295,7 +292,7 @@ GSH_MODES = {"point": GeometryMode.POINT, "variable": GeometryMode.VARIABLE,
               "particle": GeometryMode.FIXED}
 
 
-def _gsh(asm: Assembler, st: Statement) -> None:
+def _gsh(asm: AssemblerCore, st: Statement) -> None:
     dvle = asm.current_dvle()
     args = st.args
     mode_t = args.arg_space()
@@ -342,7 +339,7 @@ def _gsh(asm: Assembler, st: Statement) -> None:
 # -- gpuisa extensions --------------------------------------------------------------------
 
 
-def _raw_values(asm: Assembler, st: Statement) -> list[tuple[int, Tok]]:
+def _raw_values(asm: AssemblerCore, st: Statement) -> list[tuple[int, Tok]]:
     values = []
     args = st.args
     while (tok := args.arg()) is not None:
@@ -357,7 +354,7 @@ def _raw_values(asm: Assembler, st: Statement) -> list[tuple[int, Tok]]:
     return values
 
 
-def word(asm: Assembler, st: Statement) -> None:
+def word(asm: AssemblerCore, st: Statement) -> None:
     """``.word VALUE[, ...]``: raw instruction words (already past the instruction checks:
     inside a block, vertex code size)."""
     values = _raw_values(asm, st)
@@ -367,7 +364,7 @@ def word(asm: Assembler, st: Statement) -> None:
         asm.raw_words.add(asm.emit(value, tok))
 
 
-def _opdesc(asm: Assembler, st: Statement) -> None:
+def _opdesc(asm: AssemblerCore, st: Statement) -> None:
     """``.opdesc VALUE[, ...]``: raw operand descriptors, every bit significant."""
     if asm.stack:
         raise AsmError(".opdesc is not allowed inside a block", st.name)

@@ -9,9 +9,17 @@ syntax of each instruction.  The mnemonic table is built from :data:`..isa.OPCOD
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-from ..isa import OPCODES, CompareOp, Condition, Flow, Kind, Opcode, OpcodeInfo
+from ..isa import OPCODES, CompareOp, Condition, Flow, Kind, Opcode, OpcodeInfo, Writes
+from ..syntax import (
+    COMPARE_OPERATORS,
+    FORMS,
+    MAX_EMIT_VERTEX,
+    MOVA_TARGETS,
+    SETEMIT_FLAGS,
+    SlotKind,
+)
+from .core import AssemblerCore
 from .errors import AsmError, need, no_more
 from .operands import (
     B_BASE,
@@ -31,22 +39,16 @@ from .operands import (
 from .source import Statement, Tok
 from .state import BlockKind, Relocation
 
-if TYPE_CHECKING:
-    from .assembler import Assembler
-
-Handler = Callable[["Assembler", Statement], None]
+Handler = Callable[[AssemblerCore, Statement], None]
 
 #: Destination fields reach o0-o15 and r0-r15 (5 bits).
 _DEST_END = 0x20
-#: picasso's names for the a0 components a MOVA writes (new and legacy spellings).
-MOVA_TARGETS = {"a0.x": 0x8, "a0.y": 0x4, "a0.xy": 0xC, "a0": 0x8, "a1": 0x4, "a01": 0xC}
-COMPARE_OPS = {op.name.lower(): op for op in CompareOp if op <= CompareOp.GE}
 
 
 # -- operand helpers ----------------------------------------------------------------------
 
 
-def _destination(asm: Assembler, tok: Tok) -> Operand:
+def _destination(asm: AssemblerCore, tok: Tok) -> Operand:
     op = parse_operand(asm, tok)
     if not 0 <= op.reg < _DEST_END:
         raise AsmError(f"invalid destination register: {op.name}", tok)
@@ -94,7 +96,7 @@ def _args(st: Statement, count: int) -> list[Tok]:
     return toks
 
 
-def _emit_alu(asm: Assembler, st: Statement, info: OpcodeInfo, base: OpcodeInfo, mask: int,
+def _emit_alu(asm: AssemblerCore, st: Statement, info: OpcodeInfo, base: OpcodeInfo, mask: int,
               sources: list[Operand], dst: Operand | None, dst_reg: int = 0, **extra: int) -> None:
     """Allocate the descriptor and emit an instruction with register sources."""
     value, care = asm.descriptor(base, mask, sources, st.name)
@@ -117,7 +119,7 @@ def _emit_alu(asm: Assembler, st: Statement, info: OpcodeInfo, base: OpcodeInfo,
 
 
 def _no_operands(info: OpcodeInfo) -> Handler:
-    def handler(asm: Assembler, st: Statement) -> None:
+    def handler(asm: AssemblerCore, st: Statement) -> None:
         no_more(st.args)
         asm.emit_instruction(info, st.name)
 
@@ -129,7 +131,7 @@ def _binary(info: OpcodeInfo) -> Handler:
     (pica-assembly.md#i-forms)."""
     inverted = OPCODES[info.inverted] if info.inverted is not None else None
 
-    def handler(asm: Assembler, st: Statement) -> None:
+    def handler(asm: AssemblerCore, st: Statement) -> None:
         dst_t, s1_t, s2_t = _args(st, 3)
         dst = _destination(asm, dst_t)
         s1 = parse_operand(asm, s1_t, allow_index=True)
@@ -153,7 +155,7 @@ def _binary(info: OpcodeInfo) -> Handler:
 def _unary(info: OpcodeInfo) -> Handler:
     """ex2/lg2/litp/flr/rcp/rsq/mov: dst, wide src1."""
 
-    def handler(asm: Assembler, st: Statement) -> None:
+    def handler(asm: AssemblerCore, st: Statement) -> None:
         dst_t, s1_t = _args(st, 2)
         dst = _destination(asm, dst_t)
         s1 = parse_operand(asm, s1_t, allow_index=True)
@@ -164,7 +166,7 @@ def _unary(info: OpcodeInfo) -> Handler:
 
 
 def _mova(info: OpcodeInfo) -> Handler:
-    def handler(asm: Assembler, st: Statement) -> None:
+    def handler(asm: AssemblerCore, st: Statement) -> None:
         target, s1_t = _args(st, 2)
         key = target.text if asm.strict else target.text.lower()
         mask = MOVA_TARGETS.get(key)
@@ -178,14 +180,14 @@ def _mova(info: OpcodeInfo) -> Handler:
 
 
 def _compare_op(tok: Tok) -> CompareOp:
-    op = COMPARE_OPS.get(tok.text.lower())
+    op = COMPARE_OPERATORS.get(tok.text.lower())
     if op is None:
         raise AsmError(f"invalid conditional operator: {tok.text}", tok)
     return op
 
 
 def _cmp(info: OpcodeInfo) -> Handler:
-    def handler(asm: Assembler, st: Statement) -> None:
+    def handler(asm: AssemblerCore, st: Statement) -> None:
         s1_t, x_t, y_t, s2_t = _args(st, 4)
         s1 = parse_operand(asm, s1_t, allow_index=True)
         _check_source(s1, 1, _width(info, "src1"))
@@ -203,7 +205,7 @@ def _mad(info: OpcodeInfo) -> Handler:
     inverted = OPCODES[info.inverted] if info.inverted is not None else None
     assert inverted is not None
 
-    def handler(asm: Assembler, st: Statement) -> None:
+    def handler(asm: AssemblerCore, st: Statement) -> None:
         dst_t, s1_t, s2_t, s3_t = _args(st, 4)
         dst = _destination(asm, dst_t)
         s1 = parse_operand(asm, s1_t)
@@ -234,124 +236,88 @@ def _target(tok: Tok) -> str:
     return tok.text
 
 
-def _call(info: OpcodeInfo) -> Handler:
-    def handler(asm: Assembler, st: Statement) -> None:
-        (proc,) = _args(st, 1)
-        name = _target(proc)
-        pos = asm.emit_instruction(info, st.name)
-        asm.proc_relocs.append(Relocation(pos, name, proc))
-
-    return handler
+def _condition(asm: AssemblerCore, info: OpcodeInfo, tok: Tok) -> dict[str, int]:
+    cond = parse_condition(tok)
+    return {"condop": cond.condop, "refx": cond.refx, "refy": cond.refy}
 
 
-def _trailing_target(args, wanted: bool) -> tuple[Tok, str] | None:
-    """The procedure or label operand that ends a conditional flow instruction."""
-    if not wanted:
-        no_more(args)
-        return None
-    tok = need(args.arg(), args)
-    no_more(args)
-    return tok, _target(tok)
-
-
-def _emit_flow(asm: Assembler, st: Statement, info: OpcodeInfo,
-               target: tuple[Tok, str] | None, **fields: int) -> None:
-    """Emit a conditional flow word: IFC/IFU open an IF block, a CALLC/CALLU target is a
-    procedure reference, a JMPC/JMPU target a label reference."""
-    if info.flow is Flow.IF:
-        asm.open_block(BlockKind.IF, st.name)
-    pos = asm.emit_instruction(info, st.name, **fields)
-    if target is not None:
-        tok, name = target
-        calls = info.flow is Flow.CALL
-        (asm.proc_relocs if calls else asm.label_relocs).append(Relocation(pos, name, tok))
-
-
-def _has_target(info: OpcodeInfo) -> bool:
-    """A CALL names a procedure, a JMP a label; IF, LOOP and BREAK targets come from their
-    blocks."""
-    return info.flow is Flow.CALL or info.flow is Flow.JUMP
-
-
-def _conditional(info: OpcodeInfo) -> Handler:
-    """breakc cond / callc cond, proc / ifc cond / jmpc cond, label."""
-    opcode = info.opcode
-
-    def handler(asm: Assembler, st: Statement) -> None:
-        args = st.args
-        try:
-            cond = parse_condition(need(args.arg(), args))
-            target = _trailing_target(args, _has_target(info))
-        except AsmError:
-            if opcode is Opcode.IFC:
-                asm.open_broken(BlockKind.IF, st.name)
-            raise
-        _emit_flow(asm, st, info, target, condop=cond.condop, refx=cond.refx, refy=cond.refy)
-
-    return handler
-
-
-def _bool_register(asm: Assembler, tok: Tok) -> int:
+def _bool_register(asm: AssemblerCore, info: OpcodeInfo, tok: Tok) -> dict[str, int]:
+    """``bN``, or ``!bN`` where the opcode tests a negatable boolean (JMPU)."""
+    negate = 0
+    if tok.text.startswith("!"):
+        if info.condition is not Condition.BOOLNUM:
+            raise AsmError("Inverting the condition is not supported by "
+                           f"{info.mnemonic.upper()}", tok)
+        negate = 1
+        tok = tok.sub(1)
     op = parse_operand(asm, tok)
     if not B_BASE <= op.reg < B_END:
         raise AsmError(f"invalid boolean uniform: {op.name}", tok)
-    return op.reg - B_BASE
+    return {"id": op.reg - B_BASE, "num": negate}
 
 
-def _uniform_conditional(info: OpcodeInfo) -> Handler:
-    """callu bN, proc / ifu bN / jmpu [!]bN, label."""
-    opcode = info.opcode
+def _loop_register(asm: AssemblerCore, info: OpcodeInfo, tok: Tok) -> dict[str, int]:
+    op = parse_operand(asm, tok)
+    end = I_BASE + I_LITERAL_COUNT if asm.strict else I_END
+    if not I_BASE <= op.reg < end:
+        raise AsmError(f"invalid integer vector uniform: {op.name}", tok)
+    return {"id": op.reg - I_BASE}
 
-    def handler(asm: Assembler, st: Statement) -> None:
+
+#: How each flow operand's text gives the word's fields (names become relocations).
+_FLOW_READERS = {SlotKind.CONDITION: _condition, SlotKind.BOOL: _bool_register,
+                 SlotKind.LOOP_REGISTER: _loop_register}
+#: The blocks flow statements open (pica-assembly.md#blocks).
+_BLOCKS = {Flow.IF: BlockKind.IF, Flow.LOOP: BlockKind.FOR}
+
+
+def _flow(info: OpcodeInfo) -> Handler:
+    """A flow-control statement, read slot by slot as its form says
+    (:data:`..syntax.FORMS`): a condition or boolean register as it comes, a name or the
+    loop register once the statement is known to hold nothing more (picasso's order).
+    An IF or FOR statement opens its block, a broken one if the statement is wrong."""
+    slots = FORMS[info.opcode].slots
+    block = _BLOCKS.get(info.flow)
+
+    def handler(asm: AssemblerCore, st: Statement) -> None:
         args = st.args
+        fields: dict[str, int] = {}
+        names: list[tuple[SlotKind, str, Tok]] = []
         try:
-            reg_t = need(args.arg(), args)
-            negate = 0
-            if reg_t.text.startswith("!"):
-                if info.condition is not Condition.BOOLNUM:
-                    raise AsmError("Inverting the condition is not supported by "
-                                   f"{info.mnemonic.upper()}", reg_t)
-                negate = 1
-                reg_t = reg_t.sub(1)
-            number = _bool_register(asm, reg_t)
-            target = _trailing_target(args, _has_target(info))
+            late = []
+            for slot in slots:
+                tok = need(args.arg(), args)
+                if slot.kind.late:
+                    late.append((slot.kind, tok))
+                else:
+                    fields.update(_FLOW_READERS[slot.kind](asm, info, tok))
+            no_more(args)
+            for kind, tok in late:
+                if kind in _FLOW_READERS:
+                    fields.update(_FLOW_READERS[kind](asm, info, tok))
+                else:
+                    names.append((kind, _target(tok), tok))
         except AsmError:
-            if opcode is Opcode.IFU:
-                asm.open_broken(BlockKind.IF, st.name)
+            if block is not None:
+                asm.open_broken(block, st.name)
             raise
-        _emit_flow(asm, st, info, target, id=number, num=negate)
+        if block is not None:
+            asm.open_block(block, st.name)
+        pos = asm.emit_instruction(info, st.name, **fields)
+        for kind, name, tok in names:
+            relocs = asm.proc_relocs if kind is SlotKind.PROCEDURE else asm.label_relocs
+            relocs.append(Relocation(pos, name, tok))
 
     return handler
-
-
-def _for(info: OpcodeInfo) -> Handler:
-    def handler(asm: Assembler, st: Statement) -> None:
-        try:
-            (reg_t,) = _args(st, 1)
-            op = parse_operand(asm, reg_t)
-            end = I_BASE + I_LITERAL_COUNT if asm.strict else I_END
-            if not I_BASE <= op.reg < end:
-                raise AsmError(f"invalid integer vector uniform: {op.name}", reg_t)
-        except AsmError:
-            asm.open_broken(BlockKind.FOR, st.name)
-            raise
-        asm.open_block(BlockKind.FOR, st.name)
-        asm.emit_instruction(info, st.name, id=op.reg - I_BASE)
-
-    return handler
-
-
-SETEMIT_FLAGS = {"prim": "primemit", "primitive": "primemit", "inv": "winding",
-                  "invert": "winding"}
 
 
 def _setemit(info: OpcodeInfo) -> Handler:
-    def handler(asm: Assembler, st: Statement) -> None:
+    def handler(asm: AssemblerCore, st: Statement) -> None:
         args = st.args
         vtx_t = need(args.arg(), args)
         flags_t = args.arg()
         no_more(args)
-        vtxid = parse_int(asm, vtx_t, 0, 2)
+        vtxid = parse_int(asm, vtx_t, 0, MAX_EMIT_VERTEX)
         fields = {"vtxid": vtxid, "primemit": 0, "winding": 0}
         if flags_t is not None:
             words = flags_t.text.replace("\t", " ")
@@ -376,46 +342,27 @@ def _setemit(info: OpcodeInfo) -> Handler:
     return handler
 
 
-def _handler(info: OpcodeInfo) -> Handler | None:
-    """The syntax of each opcode (None: not an assembly mnemonic)."""
+def _handler(info: OpcodeInfo) -> Handler:
+    """The handler of an opcode's form."""
     base = OPCODES[info.base_opcode]
     name = info.format.name
-    op = info.opcode
-    if name == "0":
+    if not info.has_operands:
         return _no_operands(info)
+    if info.kind is Kind.FLOW:
+        return _flow(info)
+    if info.kind is Kind.GEOMETRY:
+        return _setemit(info)
     if name in ("1", "1i"):
         return _binary(base)
-    if name == "1u":
-        return _mova(info) if op is Opcode.MOVA else _unary(info)
     if name == "1c":
         return _cmp(info)
     if name in ("5", "5i"):
         return _mad(base)
-    if op is Opcode.CALL:
-        return _call(info)
-    if info.reads_flags:
-        return _conditional(info)
-    if info.reads_bool:
-        return _uniform_conditional(info)
-    if op is Opcode.LOOP:
-        return _for(info)
-    if op is Opcode.SETEMIT:
-        return _setemit(info)
-    return None
-
-
-def _mnemonics() -> dict[str, Handler]:
-    table: dict[str, Handler] = {}
-    for info in OPCODES.values():
-        handler = _handler(info) if info.mnemonic else None
-        if handler is None:
-            continue
-        # picasso spells LOOP "for" and does not accept "loop" (pica-assembly.md#mnemonics).
-        table["for" if info.opcode is Opcode.LOOP else info.mnemonic] = handler
-    return table
+    return _mova(info) if info.writes is Writes.ADDRESS else _unary(info)
 
 
 #: Lower-case mnemonic -> handler.  The I-form spellings (dphi, madi, ...) are exact
 #: synonyms of the plain ones: the form is always chosen from the operands
 #: (pica-assembly.md#mnemonics).
-MNEMONICS: dict[str, Handler] = _mnemonics()
+MNEMONICS: dict[str, Handler] = {form.mnemonic: _handler(OPCODES[op])
+                                 for op, form in FORMS.items()}

@@ -20,21 +20,17 @@ falls back to ``mova`` words that are neighbours in memory.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..analysis.effects import Effect, effects
 from ..analysis.explore import Exploration, Explorer
 from ..analysis.flow import entry_end, mova_pairs, written_twice
 from ..shbin import Shbin
-
-if TYPE_CHECKING:
-    from .assembler import Assembler
+from .core import AssemblerCore
 
 #: Give up on a program whose exploration needs more steps than this.
 STATE_LIMIT = 200_000
 
 
-def explore_entries(asm: Assembler, shbin: Shbin) -> tuple[list[Effect], list]:
+def explore_entries(asm: AssemblerCore, shbin: Shbin) -> tuple[list[Effect], list]:
     """(effect of every word, [(DVLE state, exploration or None when it stopped early)])
     for every DVLE-producing file of ``asm``: the exploration ``pica check`` uses."""
     code = shbin.program.code
@@ -49,7 +45,7 @@ def explore_entries(asm: Assembler, shbin: Shbin) -> tuple[list[Effect], list]:
     return table, results
 
 
-def lint(asm: Assembler, shbin: Shbin) -> None:
+def lint(asm: AssemblerCore, shbin: Shbin) -> None:
     """Append the linter's warnings to ``asm``'s diagnostics."""
     toks = asm.word_toks
     table, results = explore_entries(asm, shbin)
@@ -68,7 +64,7 @@ def lint(asm: Assembler, shbin: Shbin) -> None:
             asm.warn(raw.message, asm.dst_toks.get(pc, toks[pc]))
 
 
-def _mova_warnings(asm: Assembler, decoded, results: list[Exploration | None]) -> None:
+def _mova_warnings(asm: AssemblerCore, decoded, results: list[Exploration | None]) -> None:
     """One warning per ``mova`` that can run right after another one (at the second)."""
     firsts = mova_pairs(decoded, results)
     toks = asm.word_toks

@@ -250,6 +250,8 @@ def parse_operand(ctx: Context, tok: Tok, *, allow_index: bool = False) -> Opera
     ``allow_index`` says whether the context accepts an index register (wide sources).
     """
     text = tok.text
+    if "[" not in text and "." not in text and not text.startswith("-"):
+        return _bare_operand(ctx, tok)
     neg = text.startswith("-")
     body = tok.sub(1) if neg else tok
     idx = offset = 0
@@ -296,6 +298,18 @@ def parse_operand(ctx: Context, tok: Tok, *, allow_index: bool = False) -> Opera
     return Operand(reg + offset, neg, sel, idx, tok, name, swizzle)
 
 
+def _bare_operand(ctx: Context, tok: Tok) -> Operand:
+    """A name without sign, index or swizzle (most operands): what :func:`parse_operand`
+    makes of it, without taking it apart."""
+    text = tok.text
+    alias = ctx.lookup_alias(text)
+    if alias is not None:
+        return Operand(alias.reg, alias.neg, compose(alias.sel, IDENTITY_SELECTOR), 0, tok, text,
+                       None)
+    reg, _ = _literal(ctx, tok)
+    return Operand(reg, False, IDENTITY_SELECTOR, 0, tok, text, None)
+
+
 def _check_folded(reg: int, folded: int, where: Tok | None) -> None:
     """pica-assembly.md#defect-negative-offsets: a static offset must keep the register inside its
     bank."""
@@ -308,9 +322,39 @@ def _check_folded(reg: int, folded: int, where: Tok | None) -> None:
             return
 
 
+#: A register name as programs almost always write it: a lower-case bank letter and a
+#: decimal number without a leading zero, nothing after it.  Such a name has nothing to
+#: warn about and is read without the C number parser (every operand of a program is
+#: one, and a language server re-assembles the whole program after each edit).
+_PLAIN_REGISTER = re.compile(r"([vocrib])(0|[1-9][0-9]?)")
+
+
 def _literal(ctx: Context, base: Tok) -> tuple[int, str]:
     """(register id, bank letter) of a literal register name such as ``r5``
     (pica-assembly.md#register-names)."""
+    text = base.text
+    plain = _PLAIN_REGISTER.fullmatch(text)
+    if plain is not None:
+        letter, value = plain[1], int(plain[2])
+    else:
+        value, letter = _spelled(ctx, base)
+        if letter not in _BANKS:  # picasso's reading of an upper-case letter
+            return value, letter
+    bank = _BANKS[letter]
+    if letter == "o":
+        count = ctx.output_limit()  # 16, or 7 in a geometry shader
+    elif ctx.strict:
+        count = bank.strict_count
+    else:
+        count = bank.count
+    if value >= count:
+        raise AsmError(f"invalid {bank.kind} register: {text}", base)
+    return bank.base + value, letter
+
+
+def _spelled(ctx: Context, base: Tok) -> tuple[int, str]:
+    """(number, bank letter) of any other register name, as picasso's ``strtoll`` reads
+    it; the letter stays upper case in strict mode (pica-assembly.md#defect-uppercase)."""
     text = base.text
     if len(text) < 2 or text[0].lower() not in _BANKS or not ("0" <= text[1] <= "9"):
         raise AsmError(f"invalid register: {text}", base)
@@ -341,16 +385,7 @@ def _literal(ctx: Context, base: Tok) -> tuple[int, str]:
                      f"0x{value:02X}, not {letter.lower()}{value}", base)
             return value, letter
         letter = letter.lower()
-    bank = _BANKS[letter]
-    if letter == "o":
-        count = ctx.output_limit()  # 16, or 7 in a geometry shader
-    elif ctx.strict:
-        count = bank.strict_count
-    else:
-        count = bank.count
-    if value >= count:
-        raise AsmError(f"invalid {bank.kind} register: {text}", base)
-    return bank.base + value, letter
+    return value, letter
 
 
 # -- conditions (pica-assembly.md#conditions) ----------------------------------------------

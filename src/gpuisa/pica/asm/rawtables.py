@@ -12,17 +12,14 @@ range checks are those of the fields' widths.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from ..shbin.records import Constant, ConstantKind, Label, OutputEntry, Uniform
 from .cnum import strtoll
+from .core import AssemblerCore
 from .errors import AsmError, need
 from .source import Statement, Tok
 
-if TYPE_CHECKING:
-    from .assembler import Assembler
-
-Handler = Callable[["Assembler", Statement], None]
+Handler = Callable[[AssemblerCore, Statement], None]
 
 #: ``.dvle`` keys -> (Dvle field, largest value).
 DVLE_KEYS = {
@@ -112,12 +109,12 @@ def _keys(st: Statement, keys: dict[str, int]) -> list[tuple[str, int, Tok]]:
     return items
 
 
-def _top_level(asm: Assembler, st: Statement) -> None:
+def _top_level(asm: AssemblerCore, st: Statement) -> None:
     if asm.stack:
         raise AsmError(f"{st.name.text} is not allowed inside a block", st.name)
 
 
-def dvlp(asm: Assembler, st: Statement) -> None:
+def dvlp(asm: AssemblerCore, st: Statement) -> None:
     """``.dvlp version=V dvles=0``: DVLP word 0x04; a SHBIN without DVLEs."""
     _top_level(asm, st)
     for key, value, _ in _keys(st, DVLP_KEYS):
@@ -127,7 +124,7 @@ def dvlp(asm: Assembler, st: Statement) -> None:
             asm.no_dvles = st.name
 
 
-def opdeschigh(asm: Assembler, st: Statement) -> None:
+def opdeschigh(asm: AssemblerCore, st: Statement) -> None:
     """``.opdeschigh V[, V ...]``: second words of the descriptor table's entries, from
     entry 0 on (a later ``.opdeschigh`` continues where the previous one stopped)."""
     _top_level(asm, st)
@@ -140,7 +137,7 @@ def opdeschigh(asm: Assembler, st: Statement) -> None:
         raise AsmError("missing parameter", args.end_tok())
 
 
-def dvle(asm: Assembler, st: Statement) -> None:
+def dvle(asm: AssemblerCore, st: Statement) -> None:
     """``.dvle KEY=VALUE ...``: header fields of the current DVLE, overriding what the
     declarations and the entry procedure give."""
     _top_level(asm, st)
@@ -150,7 +147,7 @@ def dvle(asm: Assembler, st: Statement) -> None:
         state.header[name] = bool(value) if name == "merge_outmaps" else value
 
 
-def dvleconst(asm: Assembler, st: Statement) -> None:
+def dvleconst(asm: AssemblerCore, st: Statement) -> None:
     """``.dvleconst TYPE, REG, W0, W1, W2, W3``: one raw constant-table entry."""
     _top_level(asm, st)
     state = asm.current_dvle()
@@ -159,7 +156,7 @@ def dvleconst(asm: Assembler, st: Statement) -> None:
                                     tuple(_int(w, 0xFFFFFFFF) for w in words)))
 
 
-def dvleout(asm: Assembler, st: Statement) -> None:
+def dvleout(asm: AssemblerCore, st: Statement) -> None:
     """``.dvleout SEMANTIC, REG, MASK, UPPER``: one raw output-table entry (it takes no
     part in the output mask or the collision check of ``.out``)."""
     _top_level(asm, st)
@@ -169,7 +166,7 @@ def dvleout(asm: Assembler, st: Statement) -> None:
                                      _int(mask, 0xF), _int(upper, (1 << 28) - 1)))
 
 
-def dvleuniform(asm: Assembler, st: Statement) -> None:
+def dvleuniform(asm: AssemblerCore, st: Statement) -> None:
     """``.dvleuniform FIRST, LAST, "NAME"``: one raw uniform-table entry, after the
     (sorted) entries of the declarations, in statement order."""
     _top_level(asm, st)
@@ -178,7 +175,7 @@ def dvleuniform(asm: Assembler, st: Statement) -> None:
     state.raw_uniforms.append(Uniform(_name(name), _int(first, 0xFFFF), _int(last, 0xFFFF)))
 
 
-def dvlelabel(asm: Assembler, st: Statement) -> None:
+def dvlelabel(asm: AssemblerCore, st: Statement) -> None:
     """``.dvlelabel ID, OFFSET, UNKNOWN, "NAME"``: one label-table entry."""
     _top_level(asm, st)
     state = asm.current_dvle()

@@ -11,6 +11,7 @@ same way.  Unlike picasso, every piece remembers its column for diagnostics.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -50,13 +51,10 @@ class Tok:
     def strip(self) -> Tok:
         """C ``isspace`` trimming on both sides (picasso's ``trim_whitespace``)."""
         text = self.text
-        start = 0
-        while start < len(text) and text[start] in C_SPACE:
-            start += 1
-        end = len(text)
-        while end > start and text[end - 1] in C_SPACE:
-            end -= 1
-        return self.sub(start, end)
+        stripped = text.strip(C_SPACE)
+        if len(stripped) == len(text):
+            return self
+        return Tok(stripped, self.col + len(text) - len(text.lstrip(C_SPACE)), self.line)
 
 
 class Cursor:
@@ -78,9 +76,7 @@ class Cursor:
         if self.pos >= self._end:
             return None
         start = self.pos
-        stop = start
-        while stop < self._end and text[stop] not in delims:
-            stop += 1
+        stop = _until(text, start, self._end, delims)
         self.pos = stop + 1 if stop < self._end else self._end
         return Tok(text[start:stop], start, self._line)
 
@@ -100,9 +96,7 @@ class Cursor:
         tok = self.next(" \t")
         if tok is None:
             return None
-        text = self._line.text
-        while self.pos < self._end and text[self.pos] in C_SPACE:
-            self.pos += 1
+        self.pos, _ = _trim_bounds(self._line.text, self.pos, self._end)
         return tok.strip()
 
     def rest(self) -> Tok:
@@ -137,11 +131,25 @@ class Marker:
 
 
 def _trim_bounds(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start] in C_SPACE:
-        start += 1
-    while end > start and text[end - 1] in C_SPACE:
-        end -= 1
-    return start, end
+    """``text[start:end]`` without C white space on either side, as bounds."""
+    piece = text[start:end]
+    kept = piece.lstrip(C_SPACE)
+    start += len(piece) - len(kept)
+    return start, start + len(kept.rstrip(C_SPACE))
+
+
+#: A run without each delimiter set the lexer splits at (matched at C speed: the
+#: assembler and the language server's index lex every line of a document).
+_RUNS: dict[str, re.Pattern[str]] = {}
+
+
+def _until(text: str, start: int, end: int, delims: str) -> int:
+    """The first position from ``start`` (before ``end``) holding one of ``delims``, or
+    ``end``."""
+    run = _RUNS.get(delims)
+    if run is None:
+        run = _RUNS[delims] = re.compile(f"[^{re.escape(delims)}]*")
+    return run.match(text, start, end).end()
 
 
 class Lexer:
@@ -201,21 +209,15 @@ class Lexer:
             return Statement(line, labels, None, Cursor(line, end, end)) if labels else None
         if raw.startswith("#", start):
             return self._marker(line, start + 1, end, labels)
-        stop = start
-        while stop < end and raw[stop] not in " \t":
-            stop += 1
+        stop = _until(raw, start, end, " \t")
         name = Tok(raw[start:stop], start, line)
-        args = stop + 1 if stop < end else end
-        while args < end and raw[args] in C_SPACE:
-            args += 1
+        args, _ = _trim_bounds(raw, stop + 1 if stop < end else end, end)
         return Statement(line, labels, name, Cursor(line, args, end))
 
     def _marker(self, line: Line, start: int, end: int, labels: list[Tok] | None = None) -> Marker:
         raw = line.text
         start, end = _trim_bounds(raw, start, end)
-        stop = start
-        while stop < end and raw[stop] not in " \t":
-            stop += 1
+        stop = _until(raw, start, end, " \t")
         number, _ = atoi(raw[start:stop])
         name_start, name_end = _trim_bounds(raw, stop + 1 if stop < end else end, end)
         name = raw[name_start:name_end]

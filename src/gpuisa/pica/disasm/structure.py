@@ -15,7 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..encoding import Instruction
-from ..isa import NUM_INT_UNIFORMS, OPCODES, Flow, Kind, Opcode, picasso_pads
+from ..isa import NUM_INT_UNIFORMS, OPCODES, Condition, Flow, Kind, Opcode, picasso_pads
+from ..syntax import FORMS, SlotKind
 from .syntax import condition_text
 
 
@@ -362,45 +363,38 @@ def _encloses(outer: Block, inner: Block) -> bool:
     return outer.kind == "proc" and inner.kind != "proc"
 
 
+def _procedure_name(ins: Instruction, structure: Structure) -> str | None:
+    span = (ins["dst"], ins["dst"] + ins["num"])
+    return next((b.name for b in structure.procedures
+                 if b.kind == "proc" and (b.start, b.end) == span), None)
+
+
+def _bool_text(ins: Instruction) -> str:
+    """``bN``; ``!bN`` where the opcode tests a negatable boolean (JMPU's ``num`` bit)."""
+    negated = ins.info.condition is Condition.BOOLNUM and ins["num"] & 1
+    return f"{'!' if negated else ''}b{ins['id']}"
+
+
+#: How each flow operand is printed from the word (None: it has no spelling here).
+_FLOW_PRINTERS: dict[SlotKind, Callable[[Instruction, Structure], str | None]] = {
+    SlotKind.CONDITION: lambda ins, _: condition_text(ins["condop"], ins["refx"], ins["refy"]),
+    SlotKind.BOOL: lambda ins, _: _bool_text(ins),
+    SlotKind.LOOP_REGISTER: lambda ins, _: f"i{ins['id']}",
+    SlotKind.PROCEDURE: _procedure_name,
+    SlotKind.LABEL: lambda ins, structure: structure.labels.get(ins["dst"]),
+}
+
+
 def _flow_text(ins: Instruction, pos: int, structure: Structure) -> str | None:
+    """A flow word's statement, operand by operand as its form says
+    (:data:`..syntax.FORMS`), or None when it must be printed raw."""
     if pos in structure.raw:
         return None
-    op = ins.opcode
-    cond = (
-        condition_text(ins["condop"], ins["refx"], ins["refy"])
-        if ins.info.reads_flags
-        else None
-    )
-    if op is Opcode.IFC:
-        return f"ifc {cond}"
-    if op is Opcode.IFU:
-        return f"ifu b{ins['id']}"
-    if op is Opcode.LOOP:
-        return f"for i{ins['id']}"
-    if op is Opcode.BREAKC:
-        return f"breakc {cond}"
-    if ins.info.flow is Flow.CALL:
-        target = next(
-            (
-                b.name
-                for b in structure.procedures
-                if b.kind == "proc" and (b.start, b.end) == (ins["dst"], ins["dst"] + ins["num"])
-            ),
-            None,
-        )
-        if target is None:
-            return None
-        if op is Opcode.CALL:
-            return f"call {target}"
-        if op is Opcode.CALLC:
-            return f"callc {cond}, {target}"
-        return f"callu b{ins['id']}, {target}"
-    label = structure.labels.get(ins["dst"])
-    if label is None:
+    form = FORMS[ins.opcode]
+    operands = [_FLOW_PRINTERS[slot.kind](ins, structure) for slot in form.slots]
+    if None in operands:
         return None
-    if op is Opcode.JMPC:
-        return f"jmpc {cond}, {label}"
-    return f"jmpu {'!' if ins['num'] & 1 else ''}b{ins['id']}, {label}"
+    return form.text(operands)
 
 
 @dataclass(slots=True)

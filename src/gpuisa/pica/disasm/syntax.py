@@ -17,15 +17,23 @@ from ..isa import (
     INDEX_REGISTERS,
     NUM_GEOMETRY_OUTPUTS,
     OPDESC_LAYOUT,
-    CompareOp,
     CondOp,
     Format,
     Kind,
     Opcode,
+    Writes,
     destination_register,
     mask_components,
     selector_components,
     source_register,
+)
+from ..syntax import (
+    COMPARE_OPERATORS,
+    FORMS,
+    MAX_EMIT_VERTEX,
+    MOVA_TARGETS,
+    SETEMIT_FLAGS,
+    printed_spelling,
 )
 
 #: Register-field values from this one up can only be reached through a 7-bit field.
@@ -164,26 +172,27 @@ def instruction_text(ins: Instruction, opdescs: tuple[int, ...], names: UnitName
         if text is None:
             return None
         srcs.append(text)
-    mnemonic = info.base_mnemonic
+    form = FORMS[info.base_opcode]
     if ins.opcode is Opcode.CMP:
-        if ins["cmpx"] > CompareOp.GE or ins["cmpy"] > CompareOp.GE:
+        ops = [printed_spelling(COMPARE_OPERATORS, ins[field]) for field in ("cmpx", "cmpy")]
+        if None in ops:
             return None
-        opx, opy = CompareOp(ins["cmpx"]).name.lower(), CompareOp(ins["cmpy"]).name.lower()
-        return f"cmp {srcs[0]}, {opx}, {opy}, {srcs[1]}"
-    if ins.opcode is Opcode.MOVA:
-        target = {0x8: "a0.x", 0x4: "a0.y", 0xC: "a0.xy"}.get(desc.mask)
+        return form.text([srcs[0], *ops, srcs[1]])
+    if info.writes is Writes.ADDRESS:
+        target = printed_spelling(MOVA_TARGETS, desc.mask)
         if target is None or ins["dst"] != 0:
             return None
-        return f"mova {target}, {srcs[0]}"
+        return form.text([target, *srcs])
     dst = destination_text(ins["dst"], desc.mask, names)
     if dst is None:
         return None
-    return f"{mnemonic} {', '.join([dst, *srcs])}"
+    return form.text([dst, *srcs])
 
 
 def _setemit_text(ins: Instruction) -> str | None:
     vtxid = ins["vtxid"]
-    if vtxid > 2:
+    if vtxid > MAX_EMIT_VERTEX:
         return None  # picasso: Value out of range (0..2)
-    flags = [word for word, bit in (("prim", ins["primemit"]), ("inv", ins["winding"])) if bit]
-    return f"setemit {vtxid}" + (f", {' '.join(flags)}" if flags else "")
+    fields = dict.fromkeys(SETEMIT_FLAGS.values())
+    flags = [printed_spelling(SETEMIT_FLAGS, f) for f in fields if ins[f]]
+    return FORMS[ins.opcode].text([str(vtxid), *([" ".join(flags)] if flags else [])])

@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import gc
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ...errors import Diagnostic, GpuIsaError, SourceLocation
 from ..asm.assembler import Assembler, Options
@@ -61,14 +61,42 @@ class UnitFacts:
     labels: Mapping[str, int]
 
 
+class _IndexOnDemand:
+    """The index of one version of a program, built the first time something asks for
+    it: diagnostics are published without it (indexing 200,000 lines takes about a
+    second), and a version edited again before anything asked never builds it.  It
+    reuses the lines of the last version whose index was built; an unbuilt one is
+    passed over, so that no chain of old versions is kept."""
+
+    __slots__ = ("_base", "_built", "_sources")
+
+    def __init__(self, sources: tuple[tuple[str, str], ...], previous: _IndexOnDemand | None):
+        self._sources = sources
+        self._built: ProgramIndex | None = None
+        self._base = previous if previous is None or previous._built is not None \
+            else previous._base
+
+    def get(self) -> ProgramIndex:
+        if self._built is None:
+            base = self._base._built if self._base is not None else None
+            with _no_cycle_collection():
+                self._built = build_index(self._sources, base)
+            self._base = None
+        return self._built
+
+
 @dataclass(frozen=True, slots=True)
 class Analysis:
     sources: tuple[tuple[str, str], ...]
-    index: ProgramIndex
+    indexer: _IndexOnDemand = field(repr=False, compare=False)
     problems: Mapping[str, tuple[Problem, ...]]
     units: tuple[UnitFacts, ...]
     #: Procedure name -> (first word, length in words).
     procedures: Mapping[str, tuple[int, int]]
+
+    @property
+    def index(self) -> ProgramIndex:
+        return self.indexer.get()
 
     def text(self, path: str) -> str:
         return next((text for p, text in self.sources if p == path), "")
@@ -181,8 +209,9 @@ def _no_cycle_collection() -> Iterator[None]:
 
 
 def analyse(sources: Sequence[tuple[str, str]], previous: Analysis | None = None) -> Analysis:
-    """Assemble and index a program (``(path, text)`` pairs in assembly order), reusing
-    what the lines it shares with the ``previous`` analysis's program meant."""
+    """Assemble a program (``(path, text)`` pairs in assembly order); its index is built
+    when first asked for, reusing what the lines it shares with an earlier version's
+    program meant."""
     with _no_cycle_collection():
         return _analyse(sources, previous)
 
@@ -197,6 +226,6 @@ def _analyse(sources: Sequence[tuple[str, str]], previous: Analysis | None) -> A
         diagnostics.extend(_check_diagnostics(sources))
     texts = dict(sources)
     procedures = {name: (p.start, p.length) for name, p in recorder.procs.items()}
-    index = build_index(sources, previous.index if previous is not None else None)
-    return Analysis(sources, index, _findings(diagnostics, texts, sources[0][0]),
+    indexer = _IndexOnDemand(sources, previous.indexer if previous is not None else None)
+    return Analysis(sources, indexer, _findings(diagnostics, texts, sources[0][0]),
                     tuple(recorder.facts), procedures)

@@ -27,7 +27,8 @@ from ..asm.instructions import MNEMONICS
 from ..asm.operands import is_identifier
 from ..asm.source import Cursor, Lexer, Marker, Statement, Tok
 from ..isa import BY_MNEMONIC, OpcodeInfo
-from .syntax import MOVA_DESTINATION, operand_names
+from ..syntax import SlotKind
+from .syntax import operand_kinds
 
 
 class Role(Enum):
@@ -196,14 +197,16 @@ class _UnitIndexer:
         self.operands(st.args, instruction_operand_roles(info))
 
 
-#: The role of each operand name of :func:`.syntax.operand_names` that is not an ``o``.
-_ROLE_LETTERS = {"proc": "p", "label": "l", "cond": "c", "opx": "k", "opy": "k",
-                 MOVA_DESTINATION: "r", "vtx": "-", "[prim] [inv]": "-"}
+#: The role letter of each kind of operand (:func:`.syntax.operand_kinds`) that is not
+#: an ``o`` (a register or a name standing for one).
+_ROLE_LETTERS = {SlotKind.PROCEDURE: "p", SlotKind.LABEL: "l", SlotKind.CONDITION: "c",
+                 SlotKind.COMPARE: "k", SlotKind.ADDRESS_TARGET: "r", SlotKind.VERTEX: "-",
+                 SlotKind.EMIT_FLAGS: "-"}
 
 
 def instruction_operand_roles(info: OpcodeInfo) -> str:
     """The role letters of :meth:`_UnitIndexer.operands` for an instruction's operands."""
-    return "".join(_ROLE_LETTERS.get(name, "o") for name in operand_names(info)) or "-"
+    return "".join(_ROLE_LETTERS.get(kind, "o") for kind in operand_kinds(info)) or "-"
 
 
 # -- directives -----------------------------------------------------------------------------

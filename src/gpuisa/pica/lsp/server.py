@@ -26,6 +26,7 @@ import threading
 import traceback
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import BinaryIO
 
 from lsprotocol import types
@@ -49,9 +50,9 @@ from .index import SYMBOL_ROLES, Occurrence, is_register
 from .project import Workspace, read_source
 from .tokens import SYMBOL_KINDS, TOKEN_MODIFIERS, TOKEN_TYPES, document_symbols, semantic_tokens
 
-_SEVERITY = {"error": types.DiagnosticSeverity.Error,
-             "warning": types.DiagnosticSeverity.Warning,
-             "information": types.DiagnosticSeverity.Information}
+_SEVERITY = {"error": int(types.DiagnosticSeverity.Error),
+             "warning": int(types.DiagnosticSeverity.Warning),
+             "information": int(types.DiagnosticSeverity.Information)}
 _COMPLETION_KIND = {
     "mnemonic": types.CompletionItemKind.Keyword, "directive": types.CompletionItemKind.Keyword,
     "register": types.CompletionItemKind.Variable, "swizzle": types.CompletionItemKind.Field,
@@ -62,9 +63,23 @@ _COMPLETION_KIND = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class _Lines:
+    """A document's lines, and the numbers of those holding a character that is not
+    ASCII.  Only those need the client's position encoding: a column in an ASCII line is
+    the same number in UTF-8, UTF-16 and UTF-32 units, and counting the units of every
+    line a diagnostic is on was most of the time publishing 200,000 of them took."""
+
+    lines: list[str]
+    wide: frozenset[int]
+
+
 @functools.lru_cache(maxsize=16)
-def _lines(text: str) -> list[str]:
-    return text.split("\n")
+def _lines(text: str) -> _Lines:
+    lines = text.split("\n")
+    if text.isascii():
+        return _Lines(lines, frozenset())
+    return _Lines(lines, frozenset(n for n, line in enumerate(lines) if not line.isascii()))
 
 
 def _path(uri: str) -> str:
@@ -102,22 +117,32 @@ class PicaServer(LanguageServer):
 
     # -- positions ----------------------------------------------------------------------
 
-    def to_client(self, text: str, line: int, col: int) -> types.Position:
-        lines = _lines(text)
-        line = min(line, max(len(lines) - 1, 0))
-        return self.workspace.position_codec.position_to_client_units(
-            lines, types.Position(line=line, character=col))
+    def to_client(self, text: str, line: int, col: int) -> tuple[int, int]:
+        """(line, character) of a character column, in the client's units."""
+        doc = _lines(text)
+        line = min(line, max(len(doc.lines) - 1, 0))
+        if line not in doc.wide:
+            return line, min(col, len(doc.lines[line]))
+        found = self.workspace.position_codec.position_to_client_units(
+            doc.lines, types.Position(line=line, character=col))
+        return found.line, found.character
 
     def from_client(self, text: str, position: types.Position) -> tuple[int, int]:
         server = self.workspace.position_codec.position_from_client_units(
-            _lines(text), types.Position(line=position.line, character=position.character))
+            _lines(text).lines, types.Position(line=position.line, character=position.character))
         return server.line, server.character
+
+    def span(self, text: str, line: int, col: int,
+             length: int) -> tuple[tuple[int, int], tuple[int, int]]:
+        """The start and end (line, character) of ``length`` characters of a document's
+        ``text``, in client units."""
+        return self.to_client(text, line, col), self.to_client(text, line, col + max(length, 1))
 
     def range(self, analysis: Analysis, path: str, line: int, col: int,
               length: int) -> types.Range:
-        text = analysis.text(path)
-        return types.Range(start=self.to_client(text, line, col),
-                           end=self.to_client(text, line, col + max(length, 1)))
+        (l0, c0), (l1, c1) = self.span(analysis.text(path), line, col, length)
+        return types.Range(start=types.Position(line=l0, character=c0),
+                           end=types.Position(line=l1, character=c1))
 
     def location(self, analysis: Analysis, o: Occurrence) -> types.Location:
         return types.Location(uri=self.uri(o.path),
@@ -138,15 +163,34 @@ class PicaServer(LanguageServer):
 
     # -- diagnostics --------------------------------------------------------------------
 
-    def _diagnostic(self, analysis: Analysis, p: Problem) -> types.Diagnostic:
-        related = [types.DiagnosticRelatedInformation(
-            location=types.Location(uri=self.uri(r.path),
-                                    range=self.range(analysis, r.path, r.line, r.col, 1)),
-            message=r.message) for r in p.related]
-        return types.Diagnostic(range=self.range(analysis, p.path, p.line, p.col, p.length),
-                                message=p.message, severity=_SEVERITY[p.severity],
-                                source="gpuisa", code=p.code,
-                                related_information=related or None)
+    def _json_range(self, text: str, line: int, col: int, length: int) -> dict:
+        (l0, c0), (l1, c1) = self.span(text, line, col, length)
+        return {"start": {"line": l0, "character": c0}, "end": {"line": l1, "character": c1}}
+
+    def _diagnostic(self, texts: dict[str, str], p: Problem) -> dict:
+        """A diagnostic as the protocol's JSON (``texts``: the program's documents by
+        path): built as plain data, since making and then unstructuring lsprotocol
+        objects cost as much again as placing them."""
+        found = {"range": self._json_range(texts[p.path], p.line, p.col, p.length),
+                 "message": p.message, "severity": _SEVERITY[p.severity], "source": "gpuisa"}
+        if p.code is not None:
+            found["code"] = p.code
+        if p.related:
+            found["relatedInformation"] = [
+                {"location": {"uri": self.uri(r.path),
+                              "range": self._json_range(texts[r.path], r.line, r.col, 1)},
+                 "message": r.message} for r in p.related]
+        return found
+
+    def send(self, message: dict) -> None:
+        """Write one message to the client, framed (as pygls does, without its
+        per-object conversion)."""
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode("utf-8")
+        self.protocol.writer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+
+    def publish_diagnostics(self, uri: str, diagnostics: list[dict]) -> None:
+        self.send({"method": types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
+                   "params": {"uri": uri, "diagnostics": diagnostics}})
 
     def publish(self, uri: str) -> None:
         path = _path(uri)
@@ -154,17 +198,16 @@ class PicaServer(LanguageServer):
         analysis = self.project.analyse(sources)
         files = {p for p, _ in analysis.sources}
         for stale in self.published.get(path, set()) - files:
-            self.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(uri=self.uri(stale), diagnostics=[]))
+            self.publish_diagnostics(self.uri(stale), [])
         self.published[path] = files
+        texts = dict(analysis.sources)
         for name in files:
-            found = [self._diagnostic(analysis, p) for p in analysis.problems.get(name, ())]
+            found = [self._diagnostic(texts, p) for p in analysis.problems.get(name, ())]
             if error is not None and name == path:
-                found.insert(0, types.Diagnostic(range=self.range(analysis, path, 0, 0, 1),
-                                                 message=error.message, source="gpuisa",
-                                                 severity=types.DiagnosticSeverity.Error))
-            self.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(uri=self.uri(name), diagnostics=found))
+                found.insert(0, {"range": self._json_range(texts[path], 0, 0, 1),
+                                 "message": error.message, "source": "gpuisa",
+                                 "severity": _SEVERITY["error"]})
+            self.publish_diagnostics(self.uri(name), found)
 
 
 server = PicaServer()
@@ -202,8 +245,7 @@ def _changed(ls: PicaServer, params) -> None:
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 @_safe()
 def _closed(ls: PicaServer, params: types.DidCloseTextDocumentParams) -> None:
-    ls.text_document_publish_diagnostics(
-        types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
+    ls.publish_diagnostics(params.text_document.uri, [])
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
@@ -271,7 +313,7 @@ def _completion(ls: PicaServer, params: types.CompletionParams) -> types.Complet
     path = _path(params.text_document.uri)
     text = analysis.text(path)
     line, col = ls.from_client(text, params.position)
-    lines = text.split("\n")
+    lines = _lines(text).lines
     prefix = lines[line][:col] if line < len(lines) else ""
     items = [types.CompletionItem(label=c.label, detail=c.detail or None,
                                   kind=_COMPLETION_KIND.get(c.role.value))
@@ -285,7 +327,7 @@ def _completion(ls: PicaServer, params: types.CompletionParams) -> types.Complet
 def _signature(ls: PicaServer, params: types.SignatureHelpParams) -> types.SignatureHelp | None:
     text = ls.analysis(params.text_document.uri).text(_path(params.text_document.uri))
     line, col = ls.from_client(text, params.position)
-    lines = text.split("\n")
+    lines = _lines(text).lines
     found = signature_help(lines[line][:col] if line < len(lines) else "")
     if found is None:
         return None
@@ -318,7 +360,7 @@ def _tokens(ls: PicaServer, params: types.SemanticTokensParams) -> types.Semanti
     path = _path(params.text_document.uri)
     text = analysis.text(path)
     data = semantic_tokens(analysis.index, path,
-                           lambda line, col: ls.to_client(text, line, col).character)
+                           lambda line, col: ls.to_client(text, line, col)[1])
     return types.SemanticTokens(data=data)
 
 
@@ -398,9 +440,7 @@ def _message_id(raw: object) -> int | str | None:
 
 
 def _reply_error(ls: PicaServer, ident: int | str | None, code: int, message: str) -> None:
-    body = json.dumps({"jsonrpc": "2.0", "id": ident,
-                       "error": {"code": code, "message": message}}).encode("utf-8")
-    ls.protocol.writer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+    ls.send({"id": ident, "error": {"code": code, "message": message}})
 
 
 def _invalid(error: JsonRpcException) -> str:

@@ -1,23 +1,26 @@
 """The language's surface for the editor: directive syntax, instruction operand lists and
 the keywords each operand position accepts.
 
-The keyword sets are the assembler's own tables (so completion offers exactly what
-``pica asm`` accepts); the directive texts summarise pica-assembly.md#directives and
+The instructions' operands and keywords are the language's one description
+(:mod:`..syntax`, which the assembler and the disassembler read too), the directive
+keywords the assembler's own tables (so completion offers exactly what ``pica asm``
+accepts); the directive texts summarise pica-assembly.md#directives and
 docs/assembly-extensions.md.
 """
 
 from __future__ import annotations
 
+from .. import syntax as _syntax
 from ..asm import directives as _directives
-from ..asm import instructions as _instructions
 from ..asm.directives import DIRECTIVES as _HANDLERS
-from ..isa import Condition, Flow, Kind, Opcode, OpcodeInfo, Writes
+from ..isa import OpcodeInfo
+from ..syntax import FORMS, SlotKind
 
 OUTPUT_TYPES: tuple[str, ...] = tuple(_directives.OUTPUT_TYPES)
 GEOMETRY_MODES: tuple[str, ...] = tuple(_directives.GSH_MODES)
-COMPARE_OPERATORS: tuple[str, ...] = tuple(_instructions.COMPARE_OPS)
-MOVA_TARGETS: tuple[str, ...] = tuple(t for t in _instructions.MOVA_TARGETS if "." in t)
-SETEMIT_FLAGS: tuple[str, ...] = tuple(_instructions.SETEMIT_FLAGS)
+COMPARE_OPERATORS: tuple[str, ...] = tuple(_syntax.COMPARE_OPERATORS)
+MOVA_TARGETS: tuple[str, ...] = tuple(t for t in _syntax.MOVA_TARGETS if "." in t)
+SETEMIT_FLAGS: tuple[str, ...] = tuple(_syntax.SETEMIT_FLAGS)
 CONDITIONS = ("cmp.x", "cmp.y", "!cmp.x", "!cmp.y", "cmp.x && cmp.y", "cmp.x || cmp.y")
 BOOL_VALUES = ("true", "false")
 
@@ -78,28 +81,15 @@ DIRECTIVES: dict[str, tuple[str, str]] = {
 DRIVER_DIRECTIVES = frozenset({"word", "unit"})
 ASSEMBLER_DIRECTIVES = frozenset(_HANDLERS) | DRIVER_DIRECTIVES
 
-#: A flow word's operands: where its condition comes from, then its target.
-_CONDITION_OPERAND = {Condition.FLAGS: "cond", Condition.BOOL: "bN", Condition.BOOLNUM: "[!]bN"}
-_TARGET_OPERAND = {Flow.CALL: "proc", Flow.JUMP: "label"}
-#: MOVA's destination is an address register, not a register field.
-MOVA_DESTINATION = "a0.x|a0.y|a0.xy"
-
 
 def operand_names(info: OpcodeInfo) -> tuple[str, ...]:
-    """The operands of an instruction as written in assembly (pica-assembly.md#mnemonics), from what
-    the ISA table says the instruction does."""
-    if info.opcode is Opcode.SETEMIT:
-        return ("vtx", "[prim] [inv]")
-    if info.flow is Flow.LOOP:
-        return ("iN",)
-    if info.kind is Kind.FLOW:
-        names = (_CONDITION_OPERAND.get(info.condition), _TARGET_OPERAND.get(info.flow))
-        return tuple(n for n in names if n is not None)
-    if info.kind is Kind.COMPARE:
-        first, second = info.format.sources
-        return (first, "opx", "opy", second)
-    if info.writes is Writes.ADDRESS:
-        return (MOVA_DESTINATION, *info.format.sources)
-    if info.kind is Kind.ARITHMETIC:
-        return ("dst", *info.format.sources)
-    return ()
+    """The operands of an instruction as written in assembly (pica-assembly.md#mnemonics):
+    the names of its form's slots."""
+    form = FORMS.get(info.opcode)
+    return tuple(slot.name for slot in form.slots) if form is not None else ()
+
+
+def operand_kinds(info: OpcodeInfo) -> tuple[SlotKind, ...]:
+    """What each operand of an instruction is (its form's slots)."""
+    form = FORMS.get(info.opcode)
+    return tuple(slot.kind for slot in form.slots) if form is not None else ()

@@ -9,9 +9,11 @@ values the reader only warned about.
 from __future__ import annotations
 
 import struct
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Protocol
 
 from ...errors import EncodingError, ShbinError
+from ..program import Program
 from .check import problems
 from .layout import DvleLayout, ShbinLayout
 from .read import (
@@ -26,8 +28,20 @@ from .read import (
 )
 from .records import Constant, Dvle, Label, OutputEntry, Uniform
 
-if TYPE_CHECKING:
-    from . import Shbin
+
+class ShbinContents(Protocol):
+    """What the writers read of a :class:`gpuisa.pica.shbin.Shbin` (the package imports
+    this module, so the fields are named here instead of the class imported back)."""
+
+    @property
+    def program(self) -> Program: ...
+    @property
+    def entries(self) -> Sequence[Dvle]: ...
+    @property
+    def dvlp_version(self) -> int: ...
+    @property
+    def opdesc_high(self) -> tuple[int, ...]: ...
+
 
 DVLP_CANONICAL_HEADER = 0x28  # picasso's 10-word DVLP header (shbin-format.md#dvlp)
 
@@ -102,12 +116,12 @@ def _dvle_header(d: Dvle, path: str, tables: tuple[int, ...]) -> bytes:
     )
 
 
-def _opdesc_high(shbin: Shbin) -> list[int]:
+def _opdesc_high(shbin: ShbinContents) -> list[int]:
     high = shbin.opdesc_high or (0,) * len(shbin.program.opdescs)
     return [_fit(h, 32, f"opdesc_high[{k}]") for k, h in enumerate(high)]
 
 
-def write_canonical(shbin: Shbin) -> bytes:
+def write_canonical(shbin: ShbinContents) -> bytes:
     """The file exactly as picasso lays it out (shbin-format.md#layout, shbin-format.md#offsets)."""
     code, opdescs = shbin.program.code, shbin.program.opdescs
     high = _opdesc_high(shbin)
@@ -189,7 +203,7 @@ def _mismatch(what: str, original: int, now: int) -> ShbinError:
     )
 
 
-def write_preserving(shbin: Shbin, layout: ShbinLayout) -> bytes:
+def write_preserving(shbin: ShbinContents, layout: ShbinLayout) -> bytes:
     """``layout.image`` with every parsed structure re-serialized at its original place."""
     code, opdescs = shbin.program.code, shbin.program.opdescs
     high = _opdesc_high(shbin)
