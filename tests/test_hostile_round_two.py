@@ -322,7 +322,8 @@ def test_vectors_check_reports_a_malformed_pc(tmp_path, capsys):
     ({"status": "hang", "pc": "abc"}, 'pc: expected an integer 0..4095, got "abc"'),
     ({"status": "fault", "pc": 4096}, "pc: expected an integer 0..4095, got 4096"),
     ({"status": "hang", "pc": True}, "pc: expected an integer 0..4095, got true"),
-    ({"status": ["ok"]}, 'status must be one of ok, hang, fault, got ["ok"]'),
+    ({"status": ["ok"]}, 'status must be one of ok, hang, fault, crash, timeout, '
+                         'unsupported, got ["ok"]'),
     ({"address": [1, "x", 3]}, 'address[1]: expected an integer -2147483648..2147483647, '
                                'got "x"'),
     ({"address": [1, 2]}, "address: expected a list of 3, got [1, 2]"),

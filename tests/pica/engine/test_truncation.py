@@ -35,7 +35,7 @@ from gpuisa.errors import InputError
 from gpuisa.floats import round_f24
 from gpuisa.pica.asm import assemble
 from gpuisa.pica.engine import run
-from gpuisa.pica.engine.compiled import llvmjit, nativeload, nativerun, runner
+from gpuisa.pica.engine.compiled import llvmjit, nativeload, nativerun
 from gpuisa.pica.engine.compiled.alu import AluLowering
 from gpuisa.pica.engine.compiled.lower import F32, I8, I64, Lowering
 from gpuisa.pica.engine.loading import load_floats, precision_of
@@ -255,7 +255,6 @@ _EXPECTED = {
 @pytest.mark.parametrize("engine", ["reference", "jit"])
 @pytest.mark.parametrize("rounding", ["nearest-even", "truncate"])
 def test_runs_give_the_hand_worked_results_of_each_mode(monkeypatch, rounding, engine):
-    monkeypatch.setattr(runner, "NATIVE", True)
     lanes = 3 * 8 + 5  # full vectors of the LLVM kernels and a partial one
     result = run(_SHADER, _inputs(lanes), rounding=rounding, engine=engine)
     assert result.precision == "f24" and result.rounding == rounding
@@ -273,7 +272,6 @@ def test_the_hand_worked_values_tell_the_modes_apart():
 def test_compiled_kernels_are_kept_apart_by_mode(monkeypatch):
     """One program run in both modes in one process: each run gets the kernel of its
     mode (nativerun's key holds it), so each equals the reference engine of its mode."""
-    monkeypatch.setattr(runner, "NATIVE", True)
     made = []
     real = nativerun.kernel
     monkeypatch.setattr(nativerun, "kernel", lambda *args, **kw: made.append(
