@@ -45,6 +45,13 @@ def meshes() -> dict[str, bytes]:
     points.ply (the particles' seeds, a point cloud)."""
     torus = trimesh.creation.torus(major_radius=1.0, minor_radius=0.4, major_sections=32,
                                    minor_sections=16)
+    # The torus's own normals (away from the nearest point of its major circle, about
+    # z), not trimesh's average of face normals, whose rounding depends on whether SciPy
+    # is installed: the files must be the same bytes everywhere.
+    around = torus.vertices * [1.0, 1.0, 0.0]
+    centre = around / np.linalg.norm(around, axis=1, keepdims=True)
+    normals = torus.vertices - centre
+    torus.vertex_normals = normals / np.linalg.norm(normals, axis=1, keepdims=True)
     sphere = trimesh.creation.icosphere(subdivisions=1)
     seeds = np.zeros((PARTICLES, 3))
     seeds[:, 0] = np.arange(PARTICLES) / PARTICLES * 7.3 + 0.01
