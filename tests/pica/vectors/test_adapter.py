@@ -6,8 +6,11 @@ suite."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import textwrap
+import time
+from pathlib import Path
 
 import pytest
 
@@ -97,3 +100,36 @@ def test_the_cli_writes_the_results_it_checked(sample, echo, tmp_path, capsys, m
     assert "0 of" in capsys.readouterr().out
     assert [json.loads(line)["id"] for line in path.read_text().splitlines()] == \
         [c.id for c in sample]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
+def test_a_hanging_adapter_dies_with_a_killed_driver(tmp_path):
+    """A campaign killed from outside (SIGKILL: no cleanup runs) leaves no adapter
+    behind holding a core."""
+    pid_file = tmp_path / "adapter.pid"
+    adapter = tmp_path / "hang.sh"
+    adapter.write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec sleep 600\n")
+    adapter.chmod(0o755)
+    driver = subprocess.Popen([sys.executable, "-c", (
+        "from gpuisa.pica import vectors\n"
+        "from gpuisa.pica.vectors.adapter import run_cases\n"
+        f"list(run_cases([{str(adapter)!r}], vectors.build_suite()[:1], 'f32', timeout=600))")])
+    deadline = time.monotonic() + 120
+    while not pid_file.exists() or not pid_file.read_text().strip():
+        assert time.monotonic() < deadline and driver.poll() is None
+        time.sleep(0.05)
+    pid = int(pid_file.read_text())
+    driver.kill()
+    driver.wait()
+    deadline = time.monotonic() + 10
+    while _alive(pid):
+        assert time.monotonic() < deadline, "the adapter outlived its driver"
+        time.sleep(0.05)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"  # a zombie no longer runs

@@ -179,8 +179,24 @@ class Executable:
         return tuple(range(NUM_GEOMETRY_OUTPUTS if self.geometry else NUM_OUTPUTS))
 
 
+#: The shader last made executable, its DVLE and entry, and the result (shaders are
+#: frozen: runs of a few vertices in a loop pass the same one).
+_last_executable: tuple = (None, None, None, None)
+
+
 def executable(shader: Shbin | Program, dvle: int = 0, entry: int | str | None = None
                ) -> Executable:
+    """What runs: the program (decoded), its entry point and DVLE."""
+    global _last_executable
+    last = _last_executable
+    if last[0] is shader and last[1] is dvle and last[2] is entry:
+        return last[3]
+    exe = _executable(shader, dvle, entry)
+    _last_executable = (shader, dvle, entry, exe)
+    return exe
+
+
+def _executable(shader: Shbin | Program, dvle: int, entry: int | str | None) -> Executable:
     if isinstance(shader, Shbin):
         if not shader.entries:
             raise InputError("the SHBIN has no DVLE; run its .program with an entry offset")

@@ -12,11 +12,13 @@ process.  A hang or crash of the emulator under test is thus a result, never fat
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
 import selectors
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -80,7 +82,7 @@ def _one_process(command: Sequence[str], cases: list[Case], mode: str, directory
         try:
             process = subprocess.Popen([*command, mode, directory], stdin=subprocess.DEVNULL,
                                        stdout=subprocess.PIPE, stderr=stderr,
-                                       start_new_session=True)
+                                       start_new_session=True, preexec_fn=_die_with_parent)
         except OSError as error:
             raise AdapterError(f"adapter: cannot start {command[0]!r}: {error.strerror}; "
                                "check --adapter") from None
@@ -150,6 +152,20 @@ def _last_line(path: str) -> str:
     with open(path, "rb") as handle:
         lines = handle.read()[-4096:].decode("utf-8", "replace").strip().splitlines()
     return f"; its last words: {lines[-1][:200]}" if lines else ""
+
+
+#: Linux's prctl option that sends the child a signal when its parent thread ends.
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """In the adapter's process, before it starts (Linux): be killed when the driver
+    ends, even by SIGKILL.  The adapter runs in its own session (so that a timeout can
+    kill its helpers too), which no signal to the driver reaches: a hanging adapter
+    would otherwise outlive a killed campaign and hold a core."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def _stop(process: subprocess.Popen) -> None:
