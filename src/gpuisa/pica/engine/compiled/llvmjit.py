@@ -104,7 +104,7 @@ def compile_cached(key: str, make: Callable[[], ir.Module], name: str = "run",
         try:
             return _loaded(payload, name, signature, level)
         except (RuntimeError, ValueError) as error:  # a file this LLVM cannot load
-            objectcache.discard(objectcache.folder() / file_name, str(error))
+            objectcache.discard(file_name, str(error))
     module = make()
     with _lock:
         machine = _target_machine(level)

@@ -89,7 +89,7 @@ def read(file_name: str) -> bytes | None:
     if (len(data) > head and data.startswith(MAGIC)
             and hashlib.sha256(payload).digest() == data[len(MAGIC):head]):
         return payload
-    discard(path, "its contents do not match their hash")
+    discard(file_name, "its contents do not match their hash")
     return None
 
 
@@ -110,8 +110,12 @@ def write(file_name: str, payload: bytes) -> None:
     _prune(where)
 
 
-def discard(path: Path, why: str) -> None:
-    """Delete a damaged file, saying so once per file."""
+def discard(file_name: str, why: str) -> None:
+    """Delete the damaged file ``file_name``, with a warning."""
+    where = folder()
+    if where is None:
+        return
+    path = where / file_name
     with contextlib.suppress(OSError):
         path.unlink()
     warnings.warn(f"{path}: damaged ({why}); discarded, compiled again",

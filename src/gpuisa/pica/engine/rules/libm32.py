@@ -43,18 +43,17 @@ _LN2 = _CONTEXT.ln(decimal.Decimal(2))
 
 def ex2_32(x: float) -> float:
     """2^x of the float32 ``x``, correctly rounded to float32."""
-    single = np.float32(x)
     if math.isnan(x):
-        return _numpy32(np.exp2, single)
-    return _rounded(_numpy64(np.exp2, x), lambda: _exp2(x))
+        return unit(np.exp2, np.float32(x))
+    return _rounded(unit(np.exp2, np.float64(x)), lambda: _exp2(x))
 
 
 def lg2_32(x: float) -> float:
     """log2 of the float32 ``x`` (-0 read as +0), correctly rounded to float32."""
     if math.isnan(x):
-        return _numpy32(np.log2, np.float32(x))
+        return unit(np.log2, np.float32(x))
     x = 0.0 if x == 0.0 else x
-    return _rounded(_numpy64(np.log2, x), lambda: _log2(x))
+    return _rounded(unit(np.log2, np.float64(x)), lambda: _log2(x))
 
 
 def ambiguous(wide: float) -> bool:
@@ -121,11 +120,7 @@ def _log2(x: float) -> decimal.Decimal:
     return _CONTEXT.divide(_CONTEXT.ln(decimal.Decimal(x)), _LN2)
 
 
-def _numpy64(ufunc, x: float) -> float:
+def unit(ufunc, value: np.floating) -> float:
+    """A NumPy ufunc on one value (of its precision), without floating-point warnings."""
     with np.errstate(all="ignore"):
-        return float(ufunc(np.float64(x)))
-
-
-def _numpy32(ufunc, x: np.float32) -> float:
-    with np.errstate(all="ignore"):
-        return float(ufunc(x))
+        return float(ufunc(value))

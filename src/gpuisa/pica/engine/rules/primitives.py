@@ -32,6 +32,7 @@ import numpy as np
 from ....floats import F24_MIN_NORMAL
 from ...isa import RELATIVE_INDEX_MASK, RELATIVE_OFFSET_RANGE
 from . import libm32
+from .libm32 import unit as _unit
 
 _F64 = struct.Struct("<d")
 _U64 = struct.Struct("<Q")
@@ -389,12 +390,6 @@ def flr32(x):
     if x != x:
         return quiet(x)
     return floor(x)
-
-
-def _unit(ufunc, value):
-    """A NumPy ufunc on one value, without floating-point warnings."""
-    with np.errstate(all="ignore"):
-        return float(ufunc(value))
 
 
 def ex2_64(x):
