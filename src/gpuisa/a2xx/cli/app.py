@@ -23,13 +23,13 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import __version__
-from ..cli_support import dispatch, integer
-from ..datafiles import MAX_SHADER_BYTES, read_input
-from ..errors import Diagnostic, GpuIsaError, InputError, SourceError
-from ..fileio import write_output, write_text
-from .asm import AssemblyResult, assemble_with_warnings
-from .containers import (
+from ... import __version__
+from ...cli_support import dispatch, integer
+from ...datafiles import MAX_SHADER_BYTES, read_input
+from ...errors import Diagnostic, GpuIsaError, InputError, SourceError
+from ...fileio import write_output, write_text
+from ..asm import AssemblyResult, assemble_with_warnings
+from ..containers import (
     BYTE_ORDERS,
     ShaderFile,
     constant_table_lines,
@@ -38,16 +38,16 @@ from .containers import (
     semantic_lines,
     xenia_hash,
 )
-from .containers.microcode import dump_name
-from .disasm import STYLES, disassemble
-from .encoding import words_to_bytes
-from .engine import EmulatorConfig, run_fragment, run_vertex
-from .engine.api import DEFAULT_MAX_STEPS
-from .engine.files import load_constants, load_inputs
-from .engine.report import result_json, result_npz, result_table
-from .engine.state import MAX_INVOCATIONS
-from .engine.trace import format_trace, trace
-from .xna_asm import XeniaAssembly, assemble_xenia, looks_like_xenia_listing
+from ..containers.microcode import dump_name
+from ..disasm import STYLES, disassemble
+from ..encoding import words_to_bytes
+from ..engine import EmulatorConfig, run_fragment, run_vertex
+from ..engine.api import DEFAULT_MAX_STEPS
+from ..engine.files import load_constants, load_inputs
+from ..engine.report import result_json, result_npz, result_table
+from ..engine.state import MAX_INVOCATIONS
+from ..engine.trace import format_trace, trace
+from ..xna_asm import XeniaAssembly, assemble_xenia, looks_like_xenia_listing
 
 PROG = "a2xx"
 _SHADER_TYPES = {
