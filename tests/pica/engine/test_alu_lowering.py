@@ -23,12 +23,12 @@ import functools
 
 import numpy as np
 import pytest
-from llvmlite import ir
 from test_lowering import over_lanes
 from test_rules import ALU, RANDOM32, VALUES, same_bits
 
 from gpuisa.floats import f24_to_f32, round_f24
 from gpuisa.pica.engine.compiled import llvmjit
+from gpuisa.pica.engine.compiled import textir as ir
 from gpuisa.pica.engine.compiled.alu import AluLowering
 from gpuisa.pica.engine.compiled.lower import F32, I8, I64, Lowering
 from gpuisa.pica.engine.compiled.numpyloops import LOOPS_OK, NATIVE_LOOPS

@@ -13,9 +13,9 @@ import ctypes
 
 import numpy as np
 import pytest
-from llvmlite import ir
 
 from gpuisa.pica.engine.compiled import emissionir, llvmjit
+from gpuisa.pica.engine.compiled import textir as ir
 from gpuisa.pica.engine.compiled.lower import I64
 from gpuisa.pica.flow import emission as E
 

@@ -15,9 +15,9 @@ import ctypes
 
 import numpy as np
 import pytest
-from llvmlite import ir
 
 from gpuisa.pica.engine.compiled import llvmjit
+from gpuisa.pica.engine.compiled import textir as ir
 from gpuisa.pica.engine.compiled.flowir import ControlState, condition
 from gpuisa.pica.engine.compiled.lower import I1, I64
 from gpuisa.pica.flow import stacks as S

@@ -21,10 +21,10 @@ import functools
 
 import numpy as np
 import pytest
-from llvmlite import ir
 from test_rules import f24_neighbours, numpy_trunc24, round24_model, same_bits
 
 from gpuisa.pica.engine.compiled import llvmjit
+from gpuisa.pica.engine.compiled import textir as ir
 from gpuisa.pica.engine.compiled.lower import (
     F32,
     F64,

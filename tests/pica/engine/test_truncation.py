@@ -19,7 +19,6 @@ import math
 
 import numpy as np
 import pytest
-from llvmlite import ir
 from test_alu_lowering import BOUNDED_OPCODES, _bounded_values
 from test_lowering import over_lanes
 from test_rules import (
@@ -36,6 +35,7 @@ from gpuisa.floats import round_f24
 from gpuisa.pica.asm import assemble
 from gpuisa.pica.engine import run
 from gpuisa.pica.engine.compiled import llvmjit, nativeload, nativerun
+from gpuisa.pica.engine.compiled import textir as ir
 from gpuisa.pica.engine.compiled.alu import AluLowering
 from gpuisa.pica.engine.compiled.lower import F32, I8, I64, Lowering
 from gpuisa.pica.engine.loading import load_floats, precision_of

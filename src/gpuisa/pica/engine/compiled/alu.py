@@ -13,11 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from llvmlite import ir
-
 from ..loading import Arithmetic, float24, rounding_of
 from ..rules.recipes import Result
 from ..rules.tree import RULES, Node, Source, rules_used
+from . import textir as ir
 from .lower import F32, F64, Lowering
 
 #: The rules an instruction may use to be computed in range (:meth:`AluLowering.lower`

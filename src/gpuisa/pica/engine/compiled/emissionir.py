@@ -9,9 +9,8 @@ SETEMIT/EMIT sequences and compares every state and result.
 
 from __future__ import annotations
 
-from llvmlite import ir
-
 from ...flow import emission as E
+from . import textir as ir
 from .lower import I64
 
 

@@ -12,8 +12,6 @@ Integers are ``i64``.
 
 from __future__ import annotations
 
-from llvmlite import ir
-
 from ...flow import stacks as S
 from ...isa import (
     CALL_POPS_EFFECTIVE,
@@ -24,6 +22,7 @@ from ...isa import (
     CondOp,
     Flow,
 )
+from . import textir as ir
 from .lower import I1, I64
 
 

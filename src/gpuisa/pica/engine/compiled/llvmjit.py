@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 import llvmlite.binding as llvm
 import numpy as np
-from llvmlite import ir
 
 from . import objectcache
+from . import textir as ir
 
 #: ``void run(int64 lo, int64 hi, int64 *args)``: ctypes releases the GIL for the call.
 KERNEL = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)

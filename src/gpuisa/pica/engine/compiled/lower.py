@@ -29,12 +29,12 @@ from collections import defaultdict
 from collections.abc import Callable
 
 import numpy as np
-from llvmlite import ir
 
 from ....floats import F24_MIN_NORMAL, RoundingMode
 from ...isa import RELATIVE_INDEX_MASK, RELATIVE_OFFSET_RANGE
 from ..rules import libm32
 from ..rules import primitives as P
+from . import textir as ir
 
 F32 = ir.FloatType()
 F64 = ir.DoubleType()
@@ -130,9 +130,8 @@ class Lowering:
         return scalar if self.width == 1 else ir.VectorType(scalar, self.width)
 
     def const(self, scalar: ir.Type, value) -> ir.Constant:
-        """``value`` in every lane: one object per type and value, whose text llvmlite
-        then makes once (a kernel uses a few hundred constants tens of thousands of
-        times; making and printing each use took a quarter of a compile)."""
+        """``value`` in every lane: one object per type and value, whose text is made
+        once (a kernel uses a few hundred constants tens of thousands of times)."""
         key = (str(scalar), _bits(value))
         found = _CONSTANTS[self.width].get(key)
         if found is None:

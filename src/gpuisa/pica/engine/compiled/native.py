@@ -28,12 +28,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from llvmlite import ir
-
 from ...isa import Flow, Kind
 from ..decode import DecodedProgram, Step
 from ..loading import Arithmetic, float24, rounding_of
 from ..state import UNIFORM_TABLE_ROWS as UNIFORM_ROWS
+from . import textir as ir
 from .alu import AluLowering
 from .flowir import ControlState
 from .lower import F32, F64, I1, I8, I32, I64, Lowering
@@ -124,7 +123,7 @@ class _Unit(FlowMixin, AluMixin):
         #: Values made once in the prologue (:meth:`hoisted`), and which they are.
         self.prologue: ir.Block | None = None
         self.entry_values: dict[tuple, ir.Value] = {}
-        self.entry_keys: dict[int, tuple] = {}
+        self.entry_keys: dict[ir.Value, tuple] = {}
         self.alu_ir.hoist = self.hoist_work
 
     # -- lanes and memory ------------------------------------------------------------------
@@ -369,7 +368,7 @@ class _Unit(FlowMixin, AluMixin):
         #: Values written in this block (:meth:`.nativealu.AluMixin.read`), and the
         #: working values of those stored from rounded ones.
         self.fresh: dict[tuple[str, int, int], ir.Value] = {}
-        self.working: dict[int, ir.Value] = {}
+        self.working: dict[ir.Value, ir.Value] = {}
         count = L.const(I64, len(steps))
         if self.masked:
             count = b.select(self.mask, count, L.const(I64, 0))

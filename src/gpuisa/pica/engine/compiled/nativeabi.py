@@ -4,8 +4,7 @@ in IR."""
 
 from __future__ import annotations
 
-from llvmlite import ir
-
+from . import textir as ir
 from .lower import I32
 
 #: Lanes per SIMD vector (AVX-512 holds 16 float32 or 8 float64 values; wider vectors

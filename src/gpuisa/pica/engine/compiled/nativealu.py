@@ -5,11 +5,10 @@ checked), the masked writes; values of inputs and uniforms made once in the prol
 
 from __future__ import annotations
 
-from llvmlite import ir
-
 from ..decode import Operand, Step
 from ..rules import primitives as P
 from ..rules.tree import Source, operand_bounds, trace
+from . import textir as ir
 from .lower import F32, F64, I32, I64
 from .nativeabi import ARG, arg_pointer, arg_word
 
@@ -67,7 +66,7 @@ class AluMixin:
             # their working values, made once per call of run (native._working_table)
             for value, working in zip(values, self.gather_rows(self.table, rows, F64),
                                       strict=True):
-                self.working[id(value)] = working
+                self.working[value] = working
         return values
 
     def gather_rows(self, table: ir.Value, rows: list[ir.Value], kind: ir.Type
@@ -94,10 +93,10 @@ class AluMixin:
         """The working value ``make()`` of ``x``: the rounded working value ``x`` was
         stored from earlier in this block (work24 of a stored rounded value is that
         value), made once at entry if ``x`` was, else made here."""
-        working = self.working.get(id(x))
+        working = self.working.get(x)
         if working is not None:
             return working
-        key = self.entry_keys.get(id(x))
+        key = self.entry_keys.get(x)
         if key is not None:
             return self.hoisted(("work", *key), make)
         return make()
@@ -152,7 +151,7 @@ class AluMixin:
             with self.b.goto_block(self.prologue):
                 found = make()
             self.entry_values[key] = found
-            self.entry_keys[id(found)] = key
+            self.entry_keys[found] = key
         return found
 
     def emit_alu(self, step: Step) -> None:
@@ -190,7 +189,7 @@ class AluMixin:
                 self.fresh[(bank, number, component)] = value
                 if isinstance(value, ir.CastInstr) and value.opname == "fptrunc":
                     # store24 of a rounded working value: that value is its working one
-                    self.working[id(value)] = value.operands[0]
+                    self.working[value] = value.operands[0]
             if mask and bounds is None and self.alu_ir.computes_in_range(tree):
                 out = self.L.nonfinite32(result.value[mask[0]])
                 for component in mask[1:]:

@@ -6,10 +6,9 @@ branches to the block of the next PC."""
 
 from __future__ import annotations
 
-from llvmlite import ir
-
 from ...isa import NUM_INT_UNIFORMS, Flow, Kind
 from ..decode import Step
+from . import textir as ir
 from .flowir import condition
 from .lower import I1, I8, I64
 from .nativeabi import ARG, FINISHED, arg_pointer

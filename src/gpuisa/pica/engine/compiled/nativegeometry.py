@@ -33,14 +33,13 @@ The kernel is ``int8 run(int64 invocations, int64 *args)`` with the words of
 
 from __future__ import annotations
 
-from llvmlite import ir
-
 from ...flow import emission as E
 from ...isa import NUM_OUTPUTS, EmitEffect
 from ..decode import Step
 from ..geometry import GS_DONE_BOOL
 from ..loading import Arithmetic
 from . import emissionir
+from . import textir as ir
 from .alu import AluLowering
 from .lower import F32, I1, I8, I64
 from .native import Plan, _Unit

@@ -19,9 +19,9 @@ import functools
 from collections.abc import Callable
 
 import numpy as np
-from llvmlite import ir
 
 from ..loading import Arithmetic, float24, load_floats, rounding_of
+from . import textir as ir
 from .llvmjit import Compiled, address, compile_cached
 from .lower import F32, F64, I8, I32, I64, Lowering
 
