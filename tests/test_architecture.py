@@ -28,7 +28,7 @@ LAYERS = (
     ("foundation", ("gpuisa", "gpuisa.errors", "gpuisa.bits", "gpuisa.floats",
                     "gpuisa.numtext", "gpuisa.fileio", "gpuisa.datafiles")),
     ("isa and its control-flow rules", ("*.isa", "*.flow", "*.flow.*")),
-    ("encoding", ("*.encoding", "*.descriptors", "*.program", "*.errors")),
+    ("encoding", ("*.encoding", "*.descriptors", "*.program", "*.errors", "*.toolchains")),
     ("containers, assemblers, disassemblers",
      ("*.shbin", "*.shbin.*", "*.containers", "*.containers.*", "*.asm", "*.asm.*", "*.xna_asm",
       "*.disasm", "*.disasm.*", "*.xna", "*.xdk_text", "*.xdk_asm", "*.syntax", "*.analysis",

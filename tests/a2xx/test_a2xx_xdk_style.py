@@ -11,12 +11,12 @@ written by the XDK, not by gpuisa.
 from __future__ import annotations
 
 import re
-import struct
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from xdk_listing_helpers import IDS, shaders
 
 from gpuisa.a2xx import disassemble
 from gpuisa.a2xx.containers import read_shader_file
@@ -26,22 +26,7 @@ from gpuisa.a2xx.xdk_asm import assemble_xdk
 from gpuisa.a2xx.xdk_text import disassemble_xdk, short_swizzle
 from gpuisa.errors import GpuIsaError
 
-DATA = Path(__file__).parent / "data" / "xdk-listings.txt"
 _NOT_PRINTED = re.compile(r"^(config Vs|// PsExportColorCount|dcl_)")
-
-
-def shaders() -> list[tuple[str, str, bytes]]:
-    parts = re.split(r"^=== index file (\d+) ===\n", DATA.read_text(), flags=re.MULTILINE)
-    result = []
-    for ident, text in zip(parts[1::2], parts[2::2], strict=True):
-        listing = text.split("#if 0\n")[1].split("// PDB hint")[0]
-        hex_words = re.findall(r"0x([0-9a-f]{8})", text.split("const DWORD")[1])
-        data = struct.pack(f">{len(hex_words)}I", *(int(w, 16) for w in hex_words))
-        result.append((ident, listing, data))
-    return result
-
-
-IDS = [s[0] for s in shaders()]
 
 
 def _xdk_text(data: bytes) -> str:

@@ -47,6 +47,7 @@ from ..engine.files import load_constants, load_inputs
 from ..engine.report import result_json, result_npz, result_table
 from ..engine.state import MAX_INVOCATIONS
 from ..engine.trace import format_trace, trace
+from ..toolchains import TOOLCHAINS
 from ..xdk_asm import assemble_xdk, looks_like_xdk_listing, shader_type_of
 from ..xdk_text import disassemble_xdk
 from ..xna_asm import XeniaAssembly, assemble_xenia, looks_like_xenia_listing
@@ -189,10 +190,12 @@ def _resolve_type(requested: str | None, shader: ShaderFile | None, default: str
     return default
 
 
-def _assemble(text: str, path: str) -> AssemblyResult:
-    result = assemble_with_warnings(text, filename=path)
+def _assemble(text: str, path: str, toolchain: str = "adreno") -> AssemblyResult:
+    result = assemble_with_warnings(text, filename=path, toolchain=toolchain)
     for warning in result.warnings:
         _print_diagnostic(warning)
+    for guess in result.guesses:
+        print(f"{PROG}: note: {path}: not in Mesa's text, filled in: {guess}", file=sys.stderr)
     return result
 
 
@@ -274,7 +277,7 @@ def _asm(args: argparse.Namespace) -> int:
         if syntax == "xdk":
             words = list(_assemble_xdk(text, args.file).words)
         elif syntax == "mesa":
-            result = _assemble(text, args.file)
+            result = _assemble(text, args.file, args.toolchain)
             if args.werror and result.warnings:
                 raise InputError(f"{args.file}: warnings treated as errors (--Werror)")
             words = list(result.words)
@@ -599,6 +602,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="Mesa's text (the freedreno wiki's), Xenia's listing or the XDK's xvs_3_0/"
         "xps_3_0 listing (default: the XDK's when a line is its profile, Xenia's when the "
         "text has its /* slot */ markers, else Mesa's)",
+    )
+    asm.add_argument(
+        "--toolchain",
+        choices=tuple(TOOLCHAINS),
+        default="adreno",
+        help="whose compiler's values fill the bits Mesa's text does not show: adreno "
+        "(default; the Adreno vendor compiler), xdk (the Xbox 360 XDK's) or mesa "
+        "(Mesa's ir2)",
     )
     asm.add_argument("-o", "--output", metavar="OUT", help="output file")
     asm.add_argument(
