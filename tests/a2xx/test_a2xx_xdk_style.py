@@ -24,6 +24,7 @@ from gpuisa.a2xx.encoding import decode_alu, slot_from_dwords
 from gpuisa.a2xx.isa import ScalarOpcode, alu_swizzle_components
 from gpuisa.a2xx.xdk_asm import assemble_xdk
 from gpuisa.a2xx.xdk_text import disassemble_xdk, short_swizzle
+from gpuisa.a2xx.xna_asm import assemble_xenia
 from gpuisa.errors import GpuIsaError
 
 _NOT_PRINTED = re.compile(r"^(config Vs|// PsExportColorCount|dcl_)")
@@ -121,3 +122,28 @@ def test_cli_prints_and_assembles_the_xdk_listing(tmp_path: Path) -> None:
                              capture_output=True, text=True, check=True).stdout
     words = [int(w, 16) for w in hex_out.split()]
     assert tuple(words) == read_shader_file(data).words
+
+
+def test_errors_name_the_line_of_the_xdk_listing() -> None:
+    with pytest.raises(GpuIsaError) as info:
+        assemble_xdk("xps_3_0\n    exec\n    frob r0, r1\n    exece\n", filename="s.asm")
+    assert "s.asm:3:5: error: unknown vector operation 'frob'" in str(info.value)
+
+
+def test_the_compilers_listings_leave_nothing_to_guess() -> None:
+    for _, listing, _ in shaders():
+        assert assemble_xdk(listing).guesses == ()
+
+
+XENIA_DUMPS = Path(__file__).parent / "data" / "xenia-text-dumps.txt"
+
+
+def test_xdk_text_of_the_xenia_dumps_reads_back_to_itself() -> None:
+    # Seven XDK-compiled pixel shaders as Xenia printed them (loops, labels, co-issued
+    # scalar operations, serialize, fetch options): their XDK listing assembles to words
+    # that print the same listing again.
+    parts = re.split(r"^=== index file \d+ ===\n", XENIA_DUMPS.read_text(), flags=re.MULTILINE)
+    for text in parts[1:]:
+        listing = disassemble(list(assemble_xenia(text).words), "fragment", style="xdk")
+        again = disassemble(list(assemble_xdk(listing).words), "fragment", style="xdk")
+        assert again == listing

@@ -12,6 +12,10 @@ words (tests/a2xx/data/xdk-listings.txt):
   the shown component in all four swizzle lanes (``rsq r1.w, r1.w`` is wwww);
 * an exec without instructions points at the slot after the last instruction, and one
   all-zero slot follows the last instruction.
+
+Xenia's listing's own fills for an unused third source (r0, identity swizzle) and a
+vertex fetch's ``signed_rf_mode`` (0) are the XDK's too, so they are not reported as
+guesses; any other bit filled by Xenia's rules is.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from __future__ import annotations
 import math
 import re
 
-from ..errors import InputError
+from ..errors import Diagnostic, InputError, SourceError, SourceLocation
 from . import isa
 from .encoding import (
     decode_alu,
@@ -41,6 +45,12 @@ _ABS = re.compile(r"\b([rc])(\d+)_abs\b")
 _VFETCH = re.compile(r"^(\(!?p0\) )?vfetch (\S+), (\S+), [a-z]+\d*$")
 _SCALAR_NAMES = {info.xna for info in isa.SCALAR_OPS.values() if info.xna} | {"movs"}
 _SLOT_MASK = (1 << 96) - 1
+_XDK_VALUES = (
+    "an exec without instructions",
+    "scalar operand: swizzle lanes",
+    "vertex fetch: signed_rf_mode 0",
+    "source 3 unused: r0 with the identity swizzle",
+)
 
 
 def looks_like_xdk_listing(text: str) -> bool:
@@ -58,62 +68,82 @@ def assemble_xdk(text: str, *, filename: str = "<input>") -> XeniaAssembly:
     XDK compiler fills them."""
     if not isinstance(text, str):
         raise InputError(f"assemble_xdk() takes text (str), not {type(text).__name__}")
-    xenia, cf_count, last_slot = to_xenia(text)
-    result = assemble_xenia(xenia, canary=False, filename=filename)
+    xenia, cf_count, last_slot, origin = to_xenia(text, filename)
+    try:
+        result = assemble_xenia(xenia, canary=False, filename=filename)
+    except SourceError as exc:
+        raise SourceError([_at_origin(d, origin, text) for d in exc.diagnostics]) from None
     words = xdk_defaults(list(result.words), cf_count, last_slot)
-    # Filled by the XDK's rules above, not by Xenia's conventions.
-    guesses = tuple(
-        g for g in result.guesses
-        if "exec without instructions" not in g and "scalar operand: swizzle lanes" not in g
-    )
+    # Filled by the XDK's rules above, or Xenia's conventions that are the XDK's too (no
+    # difference in the three containers' words): not guesses here.
+    guesses = tuple(g for g in result.guesses if not g.startswith(_XDK_VALUES))
     return XeniaAssembly(tuple(words), guesses)
 
 
-def to_xenia(text: str) -> tuple[str, int, int]:
-    """Xenia's listing of an XDK listing, the number of CF clauses and the last slot."""
-    entries: list[tuple[str, list[str]]] = []  # CF clause text, its instruction lines
-    for raw in text.splitlines():
+_Line = tuple[str, int]  # text, line number in the XDK listing
+
+
+def to_xenia(text: str, filename: str = "<input>") -> tuple[str, int, int, list[int]]:
+    """Xenia's listing of an XDK listing, the number of CF clauses, the last slot and,
+    for each line of Xenia's listing, the line of the XDK listing it came from."""
+    entries: list[tuple[_Line, list[_Line]]] = []  # CF clause, its instruction lines
+    for number, raw in enumerate(text.splitlines(), start=1):
         line = re.sub(r"//(?!\s*PredicateClean)[^\n]*", "", raw).strip()
         if not line or _HEADER.match(line):
             continue
         if line.startswith("label ") or _CF.match(line):
-            entries.append((line, []))
+            entries.append(((line, number), []))
         elif not entries:
-            raise InputError(f"{raw.strip()!r}: an instruction before the first exec")
+            loc = SourceLocation(filename, number, len(raw) - len(raw.lstrip()) + 1)
+            message = "an instruction before the first exec (or a CF clause the XDK does not have)"
+            raise SourceError([Diagnostic("error", message, loc, raw)])
         else:
-            entries[-1][1].append(line)
-    clauses = [e for e in entries if not e[0].startswith("label ")]
+            entries[-1][1].append((line, number))
+    clauses = [e for e in entries if not e[0][0].startswith("label ")]
     cf_slots = math.ceil(len(clauses) / 2)
-    out: list[str] = []
+    out: list[_Line] = []
     clause = 0
     slot = cf_slots
-    for cf, body in entries:
+    for (cf, number), body in entries:
         if cf.startswith("label "):
-            out.append("                " + cf)
+            out.append(("                " + cf, number))
             continue
-        out.append(f"/* {clause // 2:4d}.{clause % 2} */       {xenia_cf(cf)}")
+        out.append((f"/* {clause // 2:4d}.{clause % 2} */       {xenia_cf(cf)}", number))
         clause += 1
         slot = _instructions(body, slot, out)
-    return "\n".join(out) + "\n", len(clauses), slot
+    xenia = "\n".join(line for line, _ in out) + "\n"
+    return xenia, len(clauses), slot, [number for _, number in out]
 
 
-def _instructions(body: list[str], slot: int, out: list[str]) -> int:
+def _instructions(body: list[_Line], slot: int, out: list[_Line]) -> int:
     serialize = False
-    for line in body:
+    for line, number in body:
         if line == "serialize":
             serialize = True
             continue
         if line.startswith("+"):
-            out.append("              +       " + xenia_instruction(line[1:].strip()))
+            out.append(("              +       " + xenia_instruction(line[1:].strip()), number))
             continue
         prefix = f"/* {slot:4d}   */ "
         if serialize:
-            out.append(prefix + "         serialize")
+            out.append((prefix + "         serialize", number))
             prefix = " " * 13
-        out.append(prefix + "         " + xenia_instruction(line))
+        out.append((prefix + "         " + xenia_instruction(line), number))
         serialize = False
         slot += 1
     return slot
+
+
+def _at_origin(d: Diagnostic, origin: list[int], text: str) -> Diagnostic:
+    """A diagnostic about Xenia's listing, moved to the XDK listing's line."""
+    index = d.location.line - 1
+    if not 0 <= index < len(origin):
+        return d
+    number = origin[index]
+    source = text.splitlines()[number - 1]
+    indent = len(source) - len(source.lstrip())
+    loc = SourceLocation(d.location.file, number, indent + 1)
+    return Diagnostic(d.severity, d.message, loc, source, max(1, len(source.strip())))
 
 
 def xenia_cf(text: str) -> str:
