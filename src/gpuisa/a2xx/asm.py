@@ -14,11 +14,12 @@ the printer; this module adds the line structure:
 * Raw mode: the hex columns are the starting point of each clause/slot and the text's
   fields are written over them, so bits the text cannot show (relative addressing, unused
   fields) are kept and a raw listing reassembles bit for bit.
-* Without raw columns, instructions start from the vendor compiler's defaults
-  (:data:`isa.ALU_DEFAULTS`, :data:`isa.VERTEX_FETCH_DEFAULTS` for a program's first vertex
-  fetch and :data:`isa.VERTEX_MINI_FETCH_DEFAULTS` for the others,
-  :data:`isa.TEXTURE_FETCH_DEFAULTS`), and a one-source vector operation's src2 repeats
-  src1, so Mesa's text of a vendor-compiled shader reassembles to the vendor's words.
+* Without raw columns, instructions start from a toolchain's defaults (``toolchain``,
+  :mod:`.toolchains`; by default the Adreno vendor compiler's: :data:`isa.ALU_DEFAULTS`,
+  :data:`isa.VERTEX_FETCH_DEFAULTS` for a program's first vertex fetch and
+  :data:`isa.VERTEX_MINI_FETCH_DEFAULTS` for the others, :data:`isa.TEXTURE_FETCH_DEFAULTS`),
+  and a one-source vector operation's src2 repeats src1, so Mesa's text of a shader
+  reassembles to the words its compiler wrote.
 * ``;`` starts a comment; lines starting with ``@`` (fdre headers) are ignored.
 """
 
@@ -49,6 +50,7 @@ from .syntax import (
     tokenize,
     vector_srcs,
 )
+from .toolchains import TOOLCHAINS, Toolchain
 
 _CF_NAMES = {op.name: op for op in CfOpcode}
 _SCALAR_NAMES = {*SCALAR_MNEMONIC.names.values(), *SCALAR_MNEMONIC.aliases}
@@ -59,13 +61,6 @@ _RAW_SLOT = re.compile(
 )
 _MAX_EXEC_COUNT = (1 << isa.CF_LAYOUTS[CfKind.EXEC]["count"].width) - 1
 _SEQUENCE_SLOTS = isa.CF_LAYOUTS[CfKind.EXEC]["serialize"].width // isa.SEQUENCE_BITS_PER_INSTR
-# The vertex fetch bits that tell a program's first (full) fetch from later (mini) ones;
-# the text never shows them.
-_FULL_OR_MINI = frozenset(
-    name
-    for name, value in isa.VERTEX_MINI_FETCH_DEFAULTS.items()
-    if isa.VERTEX_FETCH_DEFAULTS[name] != value
-)
 
 
 # --------------------------------------------------------------------------------------
@@ -123,8 +118,10 @@ def _parse_cf(cur: Cursor, opcode: CfOpcode, base: int | None, where: _Where) ->
     return _Cf(where, opcode, fields, base or 0)
 
 
-def _parse_alu(cur: Cursor, base: int | None, where: _Where, serialize: bool) -> _Slot:
-    start = isa.ALU_LAYOUT.pack(isa.ALU_DEFAULTS) if base is None else base
+def _parse_alu(
+    cur: Cursor, base: int | None, where: _Where, serialize: bool, tc: Toolchain
+) -> _Slot:
+    start = isa.ALU_LAYOUT.pack(tc.alu) if base is None else base
     slot = _Slot(where, "alu", serialize, Fields(isa.ALU_LAYOUT, start), start, base is not None)
     v = slot.fields
     parse(VECTOR_FORM, cur, v)
@@ -149,7 +146,9 @@ def _parse_scalar(cur: Cursor, slot: _Slot) -> None:
     cur.done()
 
 
-def _parse_fetch(cur: Cursor, base: int | None, where: _Where, serialize: bool) -> _Slot:
+def _parse_fetch(
+    cur: Cursor, base: int | None, where: _Where, serialize: bool, tc: Toolchain
+) -> _Slot:
     # The opcode decides the layout: read it first (both layouts put it at bits 0-4).
     start = cur.i
     head = Fields(isa.FETCH_LAYOUTS[FetchKind.VERTEX], base or 0)
@@ -160,8 +159,8 @@ def _parse_fetch(cur: Cursor, base: int | None, where: _Where, serialize: bool) 
     kind = isa.FETCH_OPS[isa.FetchOpcode(opcode)].kind
     layout = isa.FETCH_LAYOUTS[kind]
     if base is None:
-        defaults = isa.VERTEX_FETCH_DEFAULTS if kind is FetchKind.VERTEX else None
-        base_word = layout.pack(defaults or isa.TEXTURE_FETCH_DEFAULTS)
+        defaults = tc.vertex_fetch if kind is FetchKind.VERTEX else tc.texture_fetch
+        base_word = layout.pack(defaults)
     else:
         base_word = base
     fields = Fields(layout, base_word)
@@ -179,12 +178,14 @@ def _parse_fetch(cur: Cursor, base: int | None, where: _Where, serialize: bool) 
 
 
 class _Assembler:
-    def __init__(self, text: str, filename: str):
+    def __init__(self, text: str, filename: str, tc: Toolchain):
         self.filename = filename
+        self.tc = tc
         self.lines = text.split("\n")
         self.errors: list[Diagnostic] = []
         self.warnings: list[Diagnostic] = []
         self.cf: list[_Cf] = []
+        self.guesses: dict[str, int] = {}
 
     def diag(self, severity: str, where: _Where, message: str, col: int, length: int) -> None:
         loc = SourceLocation(self.filename, where.line, col)
@@ -242,9 +243,9 @@ class _Assembler:
             if cf_base is not None:
                 raise token_error(first, "CF raw columns on an instruction line")
             if head.text == "ALU":
-                slot = _parse_alu(cur, slot_base, where, serialize)
+                slot = _parse_alu(cur, slot_base, where, serialize, self.tc)
             else:
-                slot = _parse_fetch(cur, slot_base, where, serialize)
+                slot = _parse_fetch(cur, slot_base, where, serialize, self.tc)
             if raw_index is not None:
                 slot.raw_index = (raw_index, first)
             self.add_instruction(slot, where)
@@ -292,6 +293,19 @@ class _Assembler:
         exec_cf.instrs.append(slot)
 
     # ----------------------------------------------------------------------------------
+
+    def note_high_constants(self, v: Fields) -> None:
+        """Mesa's ``|Cn|`` names two constants (bit 6 of the index is not printed):
+        say which one the toolchain's rule took."""
+        for i in (1, 2, 3):
+            reg = v[f"src{i}_reg"]
+            if not v[f"src{i}_sel"] and reg & isa.REG_ABS_BIT and f"src{i}_reg" in v.given:
+                low = reg & isa.REG_INDEX_MASK
+                what = (
+                    f"|C{low}| is c{reg} (c{reg ^ isa.REG_REL_BIT} reads the same), "
+                    f"the {self.tc.name} toolchain's rule"
+                )
+                self.guesses[what] = self.guesses.get(what, 0) + 1
 
     def layout(self) -> list[int]:
         clauses = list(self.cf)
@@ -347,7 +361,9 @@ class _Assembler:
         first_vertex = min(vertex_slots, default=None)
         slots: dict[int, tuple[int, _Slot]] = {}
         for index, slot in placed:
-            word = _encode_slot(slot, first=index == first_vertex)
+            word = _encode_slot(slot, self.tc, first=index == first_vertex)
+            if slot.kind == "alu" and not slot.raw:
+                self.note_high_constants(slot.fields)
             if index in slots and slots[index][0] != word:
                 self.error_at(
                     slot.where,
@@ -362,17 +378,22 @@ class _Assembler:
 
         words: list[int] = []
         for i in range(0, 2 * cf_slots, 2):
-            a = _encode_cf(clauses[i])
-            b = _encode_cf(clauses[i + 1]) if i + 1 < len(clauses) else 0
+            a = _encode_cf(clauses[i], self.tc)
+            b = _encode_cf(clauses[i + 1], self.tc) if i + 1 < len(clauses) else 0
             words.extend(slot_to_dwords(isa.CF_SLOT.pack({"clause0": a, "clause1": b})))
         # Slots no EXEC runs (gaps between given addresses) are zero.
         for index in range(cf_slots, next_free):
             words.extend(slot_to_dwords(slots[index][0] if index in slots else 0))
+        if self.tc.trailing_zero_slot:
+            words.extend(slot_to_dwords(0))
         return words
 
 
-def _encode_cf(cf: _Cf) -> int:
+def _encode_cf(cf: _Cf, tc: Toolchain) -> int:
     v = cf.fields
+    if isa.CF_OPS[cf.opcode].is_exec and tc.vertex_cache_bits:
+        # Not in Mesa's text: a toolchain's rule (toolchains.py).
+        v["vc"] = sum(1 << i for i, slot in enumerate(cf.instrs) if slot.kind == "vertex")
     if isa.CF_OPS[cf.opcode].is_exec:
         # Sequence bits come from the instruction lines; those of absent instructions keep
         # their raw value.
@@ -387,15 +408,28 @@ def _encode_cf(cf: _Cf) -> int:
     return v.word(cf.base)
 
 
-def _encode_slot(slot: _Slot, *, first: bool) -> int:
+def _encode_slot(slot: _Slot, tc: Toolchain, *, first: bool) -> int:
     """The slot's 96-bit word; ``first``: it is the program's first vertex fetch."""
     v = slot.fields
     if slot.kind == "alu" and not slot.has_scalar:
         v["scalar_write_mask"] = 0  # Mesa prints the scalar line whenever it is set
+    if slot.kind == "alu" and not slot.raw:
+        _toolchain_alu_bits(v, tc)
     if slot.kind == "vertex" and not slot.raw:
-        defaults = isa.VERTEX_FETCH_DEFAULTS if first else isa.VERTEX_MINI_FETCH_DEFAULTS
-        v.update({name: defaults[name] for name in _FULL_OR_MINI})
+        defaults = tc.vertex_fetch if first else tc.vertex_mini_fetch
+        v.update({name: defaults[name] for name in tc.full_or_mini})
     return v.word(slot.base)
+
+
+def _toolchain_alu_bits(v: Fields, tc: Toolchain) -> None:
+    """The ALU bits Mesa's text does not show that a toolchain sets (toolchains.py)."""
+    if tc.export_address_relative and v["export_data"] and v["vector_dest"] == isa.EXPORT_ADDRESS:
+        v["relative_addr"] = 1
+    if tc.high_constants:
+        for i in (1, 2, 3):
+            reg = v[f"src{i}_reg"]
+            if not v[f"src{i}_sel"] and reg & isa.REG_ABS_BIT:
+                v[f"src{i}_reg"] = reg | isa.REG_REL_BIT
 
 
 @dataclass(frozen=True, slots=True)
@@ -404,18 +438,27 @@ class AssemblyResult:
 
     words: tuple[int, ...]
     warnings: tuple[Diagnostic, ...]
+    # Bits the text could not tell, filled by the toolchain's rule (one line each).
+    guesses: tuple[str, ...] = ()
 
 
-def assemble_with_warnings(text: str, *, filename: str = "<input>") -> AssemblyResult:
+def assemble_with_warnings(
+    text: str, *, filename: str = "<input>", toolchain: str = "adreno"
+) -> AssemblyResult:
     """Assemble A2XX text, also returning warnings (a ``CNT`` that disagrees with the
-    instructions that follow it).
+    instructions that follow it).  ``toolchain`` ("adreno", "xdk" or "mesa") fills the
+    bits the text does not show as that compiler does (:mod:`.toolchains`).
 
     Errors raise :class:`~gpuisa.errors.SourceError` listing every diagnostic, warnings
     included, in line order (``file:line:col`` with the source line and a caret).
     """
     if not isinstance(text, str):
         raise InputError(f"assemble() takes source text (str), not {type(text).__name__}")
-    asm = _Assembler(text, filename)
+    if toolchain not in TOOLCHAINS:
+        raise InputError(
+            f"unknown toolchain {toolchain!r} (choose from {', '.join(TOOLCHAINS)})"
+        )
+    asm = _Assembler(text, filename, TOOLCHAINS[toolchain])
     asm.parse()
     if not asm.errors and not asm.cf:
         loc = SourceLocation(filename, 1, 1)
@@ -429,9 +472,12 @@ def assemble_with_warnings(text: str, *, filename: str = "<input>") -> AssemblyR
             [*asm.errors, *asm.warnings], key=lambda d: (d.location.line, d.location.column)
         )
         raise SourceError(found)
-    return AssemblyResult(tuple(words), tuple(asm.warnings))
+    guesses = tuple(
+        what + (f" ({n} times)" if n > 1 else "") for what, n in asm.guesses.items()
+    )
+    return AssemblyResult(tuple(words), tuple(asm.warnings), guesses)
 
 
-def assemble(text: str, *, filename: str = "<input>") -> list[int]:
+def assemble(text: str, *, filename: str = "<input>", toolchain: str = "adreno") -> list[int]:
     """Assemble A2XX text into dwords; see :func:`assemble_with_warnings`."""
-    return list(assemble_with_warnings(text, filename=filename).words)
+    return list(assemble_with_warnings(text, filename=filename, toolchain=toolchain).words)

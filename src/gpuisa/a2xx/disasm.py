@@ -38,7 +38,7 @@ from .syntax import (
 
 ShaderType = Literal["vertex", "fragment"]
 SHADER_TYPES: tuple[str, ...] = ("vertex", "fragment")
-STYLES: tuple[str, ...] = ("mesa", "xenia", "xenia-canary", "xna")
+STYLES: tuple[str, ...] = ("mesa", "xenia", "xenia-canary", "xna", "xdk")
 # Upstream Xenia's text, and the name the style had before xenia-canary's was added.
 _XENIA_STYLES = {"xenia": False, "xna": False, "xenia-canary": True}
 # Mesa's ``levels`` table indents levels 0-8 with level + 1 tabs (and prints "x" beyond).
@@ -70,7 +70,8 @@ def disassemble(
     ``style="mesa"`` (default) reproduces Mesa's ``disasm_a2xx(words, n, level, type)``;
     ``raw=True`` adds the hex columns of its ``PRINT_RAW`` mode.  ``style="xenia"`` (alias
     ``"xna"``) produces upstream Xenia's listing, ``"xenia-canary"`` xenia-canary's
-    (a2xx-isa.md#xna-text, a2xx-isa.md#xenia-flavours; ``raw`` and ``level`` do not apply).
+    (a2xx-isa.md#xna-text, a2xx-isa.md#xenia-flavours; ``raw`` and ``level`` do not apply);
+    ``"xdk"`` Microsoft's ``xvs_3_0`` / ``xps_3_0`` listing (a2xx-formats.md#xdk-listing).
     """
     check_shader_type(shader_type)
     if style in _XENIA_STYLES:
@@ -79,6 +80,12 @@ def disassemble(
         from .xna import disassemble_xna
 
         return disassemble_xna(words, shader_type, canary=_XENIA_STYLES[style])
+    if style == "xdk":
+        if raw or level:
+            raise InputError("raw mode and indentation levels exist only in the mesa style")
+        from .xdk_text import disassemble_xdk
+
+        return disassemble_xdk(words, shader_type)
     if style != "mesa":
         raise InputError(f"unknown disassembly style {style!r} (choose from {', '.join(STYLES)})")
     if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level <= MAX_LEVEL:

@@ -47,6 +47,9 @@ from ..engine.files import load_constants, load_inputs
 from ..engine.report import result_json, result_npz, result_table
 from ..engine.state import MAX_INVOCATIONS
 from ..engine.trace import format_trace, trace
+from ..toolchains import TOOLCHAINS
+from ..xdk_asm import assemble_xdk, looks_like_xdk_listing, shader_type_of
+from ..xdk_text import disassemble_xdk
 from ..xna_asm import XeniaAssembly, assemble_xenia, looks_like_xenia_listing
 
 PROG = "a2xx"
@@ -114,6 +117,9 @@ def read_shader(
     if input_format == "auto":
         if text is None:
             input_format = "bin"
+        elif looks_like_xdk_listing(text):
+            words = _assemble_xdk(text, path).words
+            return words, ShaderFile(words, "xdk-text", "little", True, shader_type_of(text))
         elif looks_like_xenia_listing(text):
             binary = _xenia_microcode(path)
             if binary is not None:
@@ -166,6 +172,13 @@ def _assemble_xenia(text: str, path: str, canary: bool | None) -> XeniaAssembly:
     return result
 
 
+def _assemble_xdk(text: str, path: str) -> XeniaAssembly:
+    result = assemble_xdk(text, filename=path)
+    for guess in result.guesses:
+        print(f"{PROG}: note: {path}: not in the XDK's text, filled in: {guess}", file=sys.stderr)
+    return result
+
+
 def _resolve_type(requested: str | None, shader: ShaderFile | None, default: str | None) -> str:
     """The shader type: as asked, else as the file says, else ``default``."""
     if requested is not None:
@@ -177,10 +190,12 @@ def _resolve_type(requested: str | None, shader: ShaderFile | None, default: str
     return default
 
 
-def _assemble(text: str, path: str) -> AssemblyResult:
-    result = assemble_with_warnings(text, filename=path)
+def _assemble(text: str, path: str, toolchain: str = "adreno") -> AssemblyResult:
+    result = assemble_with_warnings(text, filename=path, toolchain=toolchain)
     for warning in result.warnings:
         _print_diagnostic(warning)
+    for guess in result.guesses:
+        print(f"{PROG}: note: {path}: not in Mesa's text, filled in: {guess}", file=sys.stderr)
     return result
 
 
@@ -227,7 +242,14 @@ def _disasm(args: argparse.Namespace) -> int:
         words, shader = read_shader(args.file, args.input_format, byte_order=args.byte_order)
         shader_type = _resolve_type(args.type, shader, "vertex")
         text = disassemble(words, shader_type, raw=args.raw, style=args.style)  # type: ignore[arg-type]
-    if shader is not None and shader.format == "xdk" and not args.no_constants:
+        if args.style == "xdk" and shader is not None and shader.format == "xdk":
+            # The XDK's own header names the container's constants (defconst/dcl/def).
+            text = disassemble_xdk(
+                words, shader_type, constants=shader.constants, literals=shader.literals,
+                vertex_elements=shader.vertex_elements, interpolators=shader.interpolators,
+            )
+    if shader is not None and shader.format == "xdk" and not args.no_constants \
+            and args.style != "xdk":
         # The container's names for its constants and its literals, as a comment both
         # assemblers skip.
         comment = "; " if args.style == "mesa" else "// "
@@ -251,8 +273,11 @@ def _asm(args: argparse.Namespace) -> int:
         syntax = args.syntax
         if syntax == "auto":
             syntax = "xenia-text" if looks_like_xenia_listing(text) else "mesa"
-        if syntax == "mesa":
-            result = _assemble(text, args.file)
+            syntax = "xdk" if looks_like_xdk_listing(text) else syntax
+        if syntax == "xdk":
+            words = list(_assemble_xdk(text, args.file).words)
+        elif syntax == "mesa":
+            result = _assemble(text, args.file, args.toolchain)
             if args.werror and result.warnings:
                 raise InputError(f"{args.file}: warnings treated as errors (--Werror)")
             words = list(result.words)
@@ -555,7 +580,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--style",
         choices=STYLES,
         default="mesa",
-        help="mesa (default), xenia (upstream Xenia's dump text; alias xna) or xenia-canary",
+        help="mesa (default), xenia (upstream Xenia's dump text; alias xna), xenia-canary or "
+        "xdk (Microsoft's xvs_3_0/xps_3_0 microcode listing)",
     )
     dis.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
     _input_format(dis, ("auto", "bin", "hex"))
@@ -564,16 +590,26 @@ def build_parser() -> argparse.ArgumentParser:
     asm = sub.add_parser(
         "asm",
         help="assemble a program",
-        description="Assemble Mesa disassembly / freedreno wiki syntax, or Xenia's listing "
-        "(its shader_<HASH>.ucode.vert text), into little-endian dwords.",
+        description="Assemble Mesa disassembly / freedreno wiki syntax, Xenia's listing "
+        "(its shader_<HASH>.ucode.vert text) or the XDK's microcode listing into "
+        "little-endian dwords.",
     )
     asm.add_argument("file", metavar="FILE", help="assembly source")
     asm.add_argument(
         "--syntax",
-        choices=("auto", "mesa", "xenia", "xenia-canary"),
+        choices=("auto", "mesa", "xenia", "xenia-canary", "xdk"),
         default="auto",
-        help="Mesa's text (the freedreno wiki's) or Xenia's listing (default: Xenia's "
-        "when the text has its /* slot */ markers)",
+        help="Mesa's text (the freedreno wiki's), Xenia's listing or the XDK's xvs_3_0/"
+        "xps_3_0 listing (default: the XDK's when a line is its profile, Xenia's when the "
+        "text has its /* slot */ markers, else Mesa's)",
+    )
+    asm.add_argument(
+        "--toolchain",
+        choices=tuple(TOOLCHAINS),
+        default="adreno",
+        help="whose compiler's values fill the bits Mesa's text does not show: adreno "
+        "(default; the Adreno vendor compiler), xdk (the Xbox 360 XDK's) or mesa "
+        "(Mesa's ir2)",
     )
     asm.add_argument("-o", "--output", metavar="OUT", help="output file")
     asm.add_argument(

@@ -1,0 +1,100 @@
+"""What each toolchain writes where Mesa's text shows nothing (a2xx-formats.md#toolchain-defaults).
+
+Mesa's disassembly leaves out bits that real programs set: the filler of an unused scalar
+slot, the bank of an unused third source, the vertex fetch's prefetch count, mini-fetch,
+index-rounding and ``signed_rf_mode`` bits, the exec's vertex-cache bits, bit 6 of a
+constant index written ``|C63|``.  Each compiler fills them its own way; ``a2xx asm
+--toolchain`` picks the set, so that Mesa's text of a shader reassembles to the words its
+compiler wrote.  Evidence, per toolchain:
+
+* ``adreno``: the Adreno compiler of the Adreno 200 kernel driver's four GMEM shaders
+  (:data:`isa.ALU_DEFAULTS` and the fetch defaults beside them cite the words).
+* ``xdk``: Microsoft's XDK compiler, the three containers of
+  tests/a2xx/data/xdk-listings.txt: every vector-only slot has scalar opcode 50
+  (RETAIN_PREV, d0 bits 26-31 = 0x32: ``0xc80f8000``); every vertex fetch is a full fetch
+  with prefetch count 0, no index rounding and ``signed_rf_mode`` 0 (``0x00081000
+  0x00000688 0x00000000``, 18 fetches); c252-c255 are written ``0xfc``-``0xff`` (Mesa
+  prints ``|C60|``-``|C63|``); each exec sets its ``vc`` bit for a vertex fetch; one
+  all-zero slot follows the last instruction.
+* ``mesa``: Mesa's own A2XX compiler (ir2, ``ir2_assemble.c`` of freedreno, read at
+  flto/mesa c903b7cd): an instruction starts from zero, so an unused scalar slot is
+  opcode 0 (ADDs) and an unused third source is constant 0; vertex fetches as the Adreno
+  compiler (prefetch 3 and a full fetch first, then prefetch 2 and mini fetches) without
+  index rounding or ``signed_rf_mode``; ``relative_addr`` set on an ALU instruction
+  exporting to eA (export 32).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from . import isa
+from .isa import ScalarOpcode
+
+
+@dataclass(frozen=True, slots=True)
+class Toolchain:
+    """The fills of one compiler for the bits Mesa's text does not show."""
+
+    name: str
+    alu: Mapping[str, int]
+    vertex_fetch: Mapping[str, int]  # a program's first vertex fetch
+    vertex_mini_fetch: Mapping[str, int]  # the vertex fetches after it
+    texture_fetch: Mapping[str, int]
+    export_address_relative: bool  # relative_addr on an ALU instruction exporting eA
+    vertex_cache_bits: bool  # an exec's vc bit set for each vertex fetch it runs
+    high_constants: bool  # |Cn| is c(192+n): bit 6 set beside bit 7
+    trailing_zero_slot: bool  # one all-zero slot after the last instruction
+
+    @property
+    def full_or_mini(self) -> frozenset[str]:
+        """The vertex fetch fields that tell the first fetch from later ones."""
+        return frozenset(
+            name
+            for name, value in self.vertex_mini_fetch.items()
+            if self.vertex_fetch.get(name) != value
+        )
+
+
+ADRENO = Toolchain(
+    "adreno",
+    isa.ALU_DEFAULTS,
+    isa.VERTEX_FETCH_DEFAULTS,
+    isa.VERTEX_MINI_FETCH_DEFAULTS,
+    isa.TEXTURE_FETCH_DEFAULTS,
+    export_address_relative=False,
+    vertex_cache_bits=False,
+    high_constants=False,
+    trailing_zero_slot=False,
+)
+_XDK_FETCH = {
+    **isa.VERTEX_FETCH_DEFAULTS,
+    "prefetch_count": 0,
+    "is_index_rounded": 0,
+    "signed_rf_mode_all": 0,
+    "is_mini_fetch": 0,
+}
+XDK = Toolchain(
+    "xdk",
+    {**isa.ALU_DEFAULTS, "scalar_opc": ScalarOpcode.RETAIN_PREV},
+    _XDK_FETCH,
+    _XDK_FETCH,
+    isa.TEXTURE_FETCH_DEFAULTS,
+    export_address_relative=False,
+    vertex_cache_bits=True,
+    high_constants=True,
+    trailing_zero_slot=True,
+)
+MESA = Toolchain(
+    "mesa",
+    {**isa.ALU_DEFAULTS, "scalar_opc": ScalarOpcode.ADDs, "src3_sel": 0},
+    {**isa.VERTEX_FETCH_DEFAULTS, "is_index_rounded": 0},
+    {**isa.VERTEX_MINI_FETCH_DEFAULTS, "signed_rf_mode_all": 0},
+    isa.TEXTURE_FETCH_DEFAULTS,
+    export_address_relative=True,
+    vertex_cache_bits=False,
+    high_constants=False,
+    trailing_zero_slot=False,
+)
+TOOLCHAINS: Mapping[str, Toolchain] = {t.name: t for t in (ADRENO, XDK, MESA)}
