@@ -48,6 +48,7 @@ from ..engine.report import result_json, result_npz, result_table
 from ..engine.state import MAX_INVOCATIONS
 from ..engine.trace import format_trace, trace
 from ..xna_asm import XeniaAssembly, assemble_xenia, looks_like_xenia_listing
+from . import vectors
 
 PROG = "a2xx"
 _SHADER_TYPES = {
@@ -634,6 +635,7 @@ def build_parser() -> argparse.ArgumentParser:
     info.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
     _input_format(info, ("auto", "bin", "hex"))
     info.set_defaults(handler=_info)
+    vectors.register(sub)
     return parser
 
 
