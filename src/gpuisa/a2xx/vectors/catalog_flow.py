@@ -92,6 +92,9 @@ def predication_groups() -> Iterator[Draft]:
         "cond-pred-exec": "EXEC\n" + NOP + "      PRED_SETGTs R5.x___ = R2\n"
                           "COND_PRED_EXEC_END COND(1)\n      ALU:    MAXv export0 = C1, C1\n"
                           "EXEC_END\n      ALU:    MAXv export0 = R1, C0\n",
+        "cond-pred-exec-0": "EXEC\n" + NOP + "      PRED_SETGTs R5.x___ = R2\n"
+                            "COND_PRED_EXEC COND(0)\n      ALU:    MAXv export0 = C1, C1\n"
+                            "EXEC_END\n      ALU:    ADDv export1 = R1, C0\n",
         "pred-inv": "EXEC_END\n" + NOP + "      PRED_SETEs R5.x___ = R2\n"
                     + NOP + "      PRED_SET_INVs R6.x___ = R5\n"
                     "      ALU:    ADDvEQ export0 = R1, C1\n",

@@ -76,8 +76,8 @@ def vector_groups() -> Iterator[Draft]:
             )
 
 
-def _scalar_text(op: isa.ScalarOpInfo) -> tuple[str, str, dict]:
-    source = "C3" if op.operands is ScalarOperands.CONST_REG else "R1"
+def _scalar_text(op: isa.ScalarOpInfo, k: int) -> tuple[str, str, dict]:
+    source = f"C{3 + k % 4}" if op.operands is ScalarOperands.CONST_REG else "R1"
     lines = ("EXEC_END\n"
              "      ALU:    MAXv R0.____ = R0, R0\n"
              "              MAXs R5.x___ = R2\n"  # ps = R2.w (R2's lanes are equal)
@@ -97,19 +97,21 @@ def _scalar_text(op: isa.ScalarOpInfo) -> tuple[str, str, dict]:
 
 def scalar_groups() -> Iterator[Draft]:
     for op in isa.SCALAR_OPS.values():
-        text, shader, patch = _scalar_text(op)
         const = op.operands is ScalarOperands.CONST_REG
+        # The constant operands of one opcode's cases share one table (C3-C6, one row
+        # per case modulo 4), so that the cases run as four batches.
+        table = {3 + j: named(*_operands(j, int(op.opcode))[1][1:], NAMES[(j * 5 + 2) % 25])
+                 for j in range(4)}
         for k in range(SCALAR_CASES):
+            text, shader, patch = _scalar_text(op, k)
             a, b, p = _operands(k, int(op.opcode))
             # R1 = (b, a, b, a): lane 2 (Z) and lane 0 (X) agree, so both readings of
             # the second operand's lane give the same value (scalar-lane cases differ).
             r1 = named(b[0], a[1], b[0], a[0])
             registers = {1: r1, 2: named(p[0], p[0], p[0], p[0]), 4: PRED_PROBE,
                          0: named(b[0], "+0", "+0", "+0")}
-            floats = dict(MOVA_TABLE) if patch else {}
-            if const:
-                floats[3] = named(b[1], b[2], b[3], a[0])
-            names = [a[0], b[0], p[0]] + ([a[0], b[1]] if const else [])
+            floats = dict(MOVA_TABLE) if patch else table if const else {}
+            names = [a[0], b[0], p[0]] + ([NAMES[(k % 4 * 5 + 2) % 25]] if const else [])
             yield draft(
                 f"alu/scalar/{op.opcode.name}/{k:02d}", text, registers,
                 tags=(f"op:{op.opcode.name}", "unit:scalar", *special_tags(names)),
@@ -117,6 +119,8 @@ def scalar_groups() -> Iterator[Draft]:
                 shader=shader, floats=floats or None,
                 patches=(("alu", 3, patch),) if patch else (),
                 note=f"{op.opcode.name} (XNA {op.xna}): a = {a[0]}, b = {b[0]}, "
-                     f"ps = {p[0]}" + (f", constant w = {a[0]}" if const else ""),
+                     f"ps = {p[0]}"
+                     + (f", constant C{3 + k % 4}.w = {NAMES[(k % 4 * 5 + 2) % 25]}"
+                        if const else ""),
             )
 
