@@ -22,8 +22,8 @@ from gpuisa.errors import InputError
 
 
 @pytest.fixture(scope="module")
-def suite():
-    return build_suite()
+def suite(vectors_suite):
+    return vectors_suite
 
 
 @pytest.fixture(autouse=True)
