@@ -8,6 +8,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -92,13 +93,14 @@ def _rows(values: npt.ArrayLike) -> np.ndarray:
 
 def draft(ident: str, text: str, registers: Mapping[int, npt.ArrayLike], *,
           tags: Sequence[str], provenance: Provenance = MODEL_ENGINE, note: str = "",
-          shader: str = "vertex", floats: Mapping[int, npt.ArrayLike] | None = None,
-          extra: Mapping[str, object] | None = None,
           patches: Sequence[tuple[str, int, Mapping[str, int]]] = (),
-          alternatives: Sequence[str] = ()) -> Draft:
-    """A case from assembly text ``text``.  ``extra`` holds ``bools`` (true indices),
+          alternatives: Sequence[str] = (), **inputs: Any) -> Draft:
+    """A case from assembly text ``text``.  ``inputs`` may give ``shader`` ("vertex" or
+    "pixel"), ``floats`` (index -> vec4) and ``extra``: ``bools`` (true indices),
     ``loops`` (index -> register value), ``buffers`` and ``textures``."""
-    extra = extra or {}
+    extra: Mapping[str, Any] = inputs.get("extra") or {}
+    shader: str = inputs.get("shader", "vertex")
+    floats: Mapping[int, npt.ArrayLike] = inputs.get("floats") or {}
     words = list(_assembled(text))
     for kind, index, values in patches:
         _patch(words, kind, index, values)
@@ -111,11 +113,11 @@ def draft(ident: str, text: str, registers: Mapping[int, npt.ArrayLike], *,
         words=tuple(words), source=text, invocations=count,
         registers=tuple((n, bit_rows(rows[n])) for n in sorted(rows)),
         float_constants=tuple((i, bit_rows(_rows(v))[0])
-                              for i, v in sorted((floats or {}).items())),
-        bool_constants=tuple(sorted(extra.get("bools", ()))),  # type: ignore[call-overload]
-        loop_constants=tuple(sorted(extra.get("loops", {}).items())),  # type: ignore[attr-defined]
-        vertex_buffers=tuple(extra.get("buffers", ())),  # type: ignore[call-overload]
-        textures=tuple(extra.get("textures", ())),  # type: ignore[call-overload]
+                              for i, v in sorted(floats.items())),
+        bool_constants=tuple(sorted(extra.get("bools", ()))),
+        loop_constants=tuple(sorted(extra.get("loops", {}).items())),
+        vertex_buffers=tuple(extra.get("buffers", ())),
+        textures=tuple(extra.get("textures", ())),
         expected={},
     )
     return Draft(case, tuple(alternatives))
