@@ -187,6 +187,10 @@ def test_check_on_the_command_line(written, suite, tmp_path, capsys):
      r"results.jsonl:2: exports.export0\[0\]: expected four bit patterns"),
     ('{"id": "alu/vector/ADDv/00", "exports": {"oPos": []}}',
      r"results.jsonl:2: exports: \"oPos\" is not an export register"),
+    ('{"id": "alu/vector/ADDv/00", "exports": {"export' + "9" * 5000 + '": []}}',
+     r"results.jsonl:2: exports: \"export9999"),
+    ('{"id": "alu/vector/ADDv/00", "exports": {"export\u00b2": []}}',
+     r"results.jsonl:2: exports: \"export\\u00b2\" is not an export register"),
     ('{"id": "alu/vector/ADDv/00", "killed": [2]}', r"results.jsonl:2: 'killed' must be 1"),
     ('{"id": "alu/vector/ADDv/00", "exports": {"export0": [["0x1", "0x2", "0x3", "zz"]]}}',
      r'"zz" is not a float32 bit pattern'),
@@ -219,5 +223,14 @@ def test_command_line_writes_the_suite(suite, tmp_path, capsys):
     # No progress counter when standard error is not a terminal.
     assert err.strip() == f"a2xx vectors: wrote {len(suite)} cases to {target}"
     assert len(list(read_cases(str(target / "cases.jsonl")))) == len(suite)
-    assert sorted(p.name for p in Path(target).iterdir()) == [
-        "cases.bin", "cases.jsonl", "manifest.json"]
+    files = suite_files(suite, SUITE_VERSION)
+    assert {p.name: p.read_bytes() for p in Path(target).iterdir()} == files
+    # Written again over the old suite: the same bytes.
+    assert main(["vectors", "-o", str(target)]) == 0
+    assert {p.name: p.read_bytes() for p in Path(target).iterdir()} == files
+    plain = tmp_path / "plain"
+    plain.write_text("keep")
+    capsys.readouterr()
+    assert main(["vectors", "-o", str(plain)]) == 1
+    assert "it exists and is not a directory" in capsys.readouterr().err
+    assert plain.read_text() == "keep"

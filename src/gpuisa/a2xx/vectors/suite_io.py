@@ -171,7 +171,7 @@ def _row(values: object, where: str) -> Row:
 
 def _export_number(name: object, where: str) -> int:
     text = name[6:] if isinstance(name, str) and name.startswith("export") else ""
-    if not text.isdigit() or int(text) > MAX_EXPORT:
+    if not (text.isascii() and text.isdigit() and len(text) <= 2) or int(text) > MAX_EXPORT:
         raise InputError(f"{where}: {shown(name)} is not an export register (export0-export63)")
     return int(text)
 
