@@ -169,6 +169,30 @@ def test_check_kill_and_xenos_target(written, suite, tmp_path):
     assert {d.case.id for d in report.divergences} == {c.id for c in suite if c.differences}
 
 
+def test_check_recognises_the_alternative_lane(written, suite, tmp_path):
+    """Results of a translator that reads the second scalar operand from lane X (upstream
+    Xenia) diverge exactly in the scalar-lane cases where the lane changes the result,
+    and the report says they follow the stored alternative."""
+    def upstream(result):
+        if result["id"].startswith("evidence/scalar-lane/"):
+            case = next(c for c in suite if c.id == result["id"])
+            alternative = dict(case.alternatives)["scalar_b_lane=0"]
+            result["exports"] = {f"export{n}": [[f"0x{v:08x}" for v in row] for row in rows]
+                                 for n, rows in alternative.exports}
+    path = tmp_path / "results.jsonl"
+    path.write_text(_results(written, "xenos", upstream))
+    report = check(suite, read_results(str(path)), "xenos", str(path))
+    lane_cases = [c for c in suite if c.id.startswith("evidence/scalar-lane/")]
+    changed = {c.id for c in lane_cases if c.alternatives[0][1] != c.expected["xenos"]}
+    assert {d.case.id for d in report.divergences} == changed
+    assert len(changed) >= 20
+    assert list(report.groups()) == ["quirk:scalar-lane"]
+    text = render(report, disasm=False)
+    assert text.count("the results match the alternative scalar_b_lane=0") == len(
+        report.divergences)
+    assert "documented choice: lane 2 (Z)" in text
+
+
 def test_check_on_the_command_line(written, suite, tmp_path, capsys):
     path = tmp_path / "results.jsonl"
     path.write_text(_results(written, "adreno", _corrupt("alu/vector/ADDv/01", "export0", 0, 0))
