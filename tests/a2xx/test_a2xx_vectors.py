@@ -137,6 +137,9 @@ def _corrupt(ident, export, invocation, component):
     ("loop/count-5/start-2-step-3", "export1", 0, 1, "max o1, r2, r3"),
     ("export/vertex/1", "export62", 0, 3, "max oPos, r1, r1"),
     ("predication/alu/3", "export1", 2, 0, "add o1, r1, c0"),
+    ("fetch/vertex/FMT_8_8_8_8/signed-normalized", "export0", 1, 2,
+     "max o0, r1, r1  +       maxs o0._, r0.wx  (produces export0.z of invocation 1)\n"
+     "      <- r1 from cf 0.0 slot 1  vfetch_full r1, r0.x"),
 ])
 def test_check_names_the_case_and_instruction(written, suite, tmp_path, ident, export,
                                               invocation, component, instruction):
@@ -146,7 +149,8 @@ def test_check_names_the_case_and_instruction(written, suite, tmp_path, ident, e
     assert [d.case.id for d in report.divergences] == [ident]
     text = render(report)
     assert f"case {ident}  [" in text
-    first = next(line for line in text.splitlines() if "first differing instruction" in line)
+    at = text.index("first differing instruction")
+    first = text[at: text.index("\n    | ", at)]
     assert instruction in first, first
     assert f"{export}.{'xyzw'[component]} of invocation {invocation}" in first
     assert "| \tEXEC" in text  # the disassembly follows

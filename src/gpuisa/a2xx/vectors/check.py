@@ -5,6 +5,7 @@ the program's disassembly."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -74,18 +75,35 @@ def _line(step: TraceStep, why: str) -> str:
     return f"cf {step.cf // 2}.{step.cf % 2} slot {step.slot}  {text}  ({why})"
 
 
+#: Xenia's text of a move (``max dst, rN, rN``): the suite's cases export fetched values so.
+_MOVE = re.compile(r"^max \S+, (r\d+), \1\b")
+
+
+def _origin(steps: list[TraceStep], index: int) -> str:
+    """Where the value a move at ``steps[index]`` copies came from, as " <- ..." text."""
+    move = _MOVE.match(steps[index].text)
+    if move is None:
+        return ""
+    for step in reversed(steps[:index]):
+        if step.executed and any(c.name == move[1] for c in step.changes):
+            return f"\n      <- {move[1]} from {_line(step, 'the value it moves')}"
+    return ""
+
+
 def first_instruction(case: Case, target: str, where: tuple[int, int, int] | None) -> str:
     """The instruction of gpuisa's trace that produced the first differing value: the
-    last one that changed that export (or killed the invocation)."""
+    last one that changed that export (or killed the invocation), and, when that is a
+    move, the one that made the register it moves (a fetch, say)."""
     invocation = where[0] if where else 0
     steps = [s for s in case_trace(case, target, invocation) if s.slot is not None]
     if where is not None:
         name = "killed" if where[1] < 0 else f"export{where[1]}"
         what = (f"kills invocation {invocation}" if where[1] < 0 else
                 f"produces export{where[1]}.{'xyzw'[where[2]]} of invocation {invocation}")
-        for step in reversed(steps):
+        for index in range(len(steps) - 1, -1, -1):
+            step = steps[index]
             if step.executed and any(c.name == name for c in step.changes):
-                return _line(step, what)
+                return _line(step, what) + _origin(steps, index)
     return _line(steps[-1], "last instruction") if steps else "(no instruction executed)"
 
 
