@@ -26,7 +26,8 @@ SOURCE = Path(__file__).resolve().parent.parent / "src"
 #: Package ``__init__`` modules (the public facades) and the command lines are on top.
 LAYERS = (
     ("foundation", ("gpuisa", "gpuisa.errors", "gpuisa.bits", "gpuisa.floats",
-                    "gpuisa.numtext", "gpuisa.fileio", "gpuisa.datafiles")),
+                    "gpuisa.numtext", "gpuisa.fileio", "gpuisa.datafiles",
+                    "gpuisa.conformance")),
     ("isa and its control-flow rules", ("*.isa", "*.flow", "*.flow.*")),
     ("encoding", ("*.encoding", "*.descriptors", "*.program", "*.errors", "*.toolchains")),
     ("containers, assemblers, disassemblers",

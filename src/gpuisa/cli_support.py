@@ -1,6 +1,7 @@
 """What the ``pica`` and ``a2xx`` command lines share: dispatching a subcommand,
-turning every :class:`GpuIsaError` into ``PROG: error: …`` with exit status 1, and
-reading numeric options with their ranges checked (:func:`integer`, :func:`number`)."""
+turning every :class:`GpuIsaError` into ``PROG: error: …`` with exit status 1,
+reading numeric options with their ranges checked (:func:`integer`, :func:`number`) and
+counting progress on a terminal (:class:`Progress`)."""
 
 from __future__ import annotations
 
@@ -135,3 +136,22 @@ def _bounds(minimum: int | None, maximum: int | None) -> str:
 def _shown(text: str, limit: int = 40) -> str:
     """``text`` quoted, shortened when long (a number of 10^5 digits is not echoed)."""
     return repr(text) if len(text) <= limit else f"{text[:limit]!r}... ({len(text)} characters)"
+
+
+class Progress:
+    """Counts cases on stderr when it is a terminal (``WHAT: N cases``, rewritten in
+    place); silent otherwise, so piped output stays clean."""
+
+    def __init__(self, what: str):
+        self.what = what
+        self.done = 0
+        self.active = sys.stderr.isatty()
+
+    def __call__(self, count: int) -> None:
+        self.done += count
+        if self.active:
+            print(f"\r{self.what}: {self.done} cases", end="", file=sys.stderr, flush=True)
+
+    def finish(self) -> None:
+        if self.active:
+            print(file=sys.stderr)

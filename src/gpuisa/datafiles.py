@@ -21,12 +21,14 @@ import struct
 import sys
 import zipfile
 import zlib
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 import numpy as np
 
 from .errors import InputError
+
+T = TypeVar("T")
 
 #: The largest input file read (inputs for 10^7 vertices of 8 attributes in float64 fit).
 MAX_INPUT_BYTES = 4 << 30
@@ -157,6 +159,52 @@ def read_lines(path: str | os.PathLike[str], *, limit: int) -> Iterator[tuple[in
                 yield number, line
     except OSError as error:
         raise InputError(f"{name}: cannot read: {error.strerror or error}") from None
+
+
+def read_records(path: str, *, limit: int) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) of each non-empty line of a JSON Lines file whose objects
+    each carry a string ``"id"``, read a line at a time (none longer than ``limit``)."""
+    for number, line in read_lines(path, limit=limit):
+        if not line.strip():
+            continue
+        record = parse_json(line, f"{path}:{number}")
+        if not isinstance(record, dict) or not isinstance(record.get("id"), str):
+            raise InputError(f"{path}:{number}: each line must be an object with an 'id'")
+        yield number, record
+
+
+def read_json_lines(path: str, parse: Callable[[Any, str], T], *, limit: int) -> Iterator[T]:
+    """``parse(value, "PATH:LINE")`` of each non-empty line of a JSON Lines file, in order
+    (none longer than ``limit``)."""
+    for number, line in read_lines(path, limit=limit):
+        if line.strip():
+            where = f"{path}:{number}"
+            yield parse(parse_json(line, where), where)
+
+
+def shown(value: object, limit: int = 60) -> str:
+    """``value`` as JSON text for a message, shortened when long."""
+    text = json.dumps(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
+def bit_patterns(values: object, where: str, count: int, limit: int, kind: str
+                 ) -> tuple[int, ...]:
+    """A JSON list of ``count`` bit patterns (``"0x..."`` strings or integers) of at most
+    ``limit``; anything else is an :class:`InputError` naming ``where`` and ``kind``."""
+    if not isinstance(values, list) or len(values) != count:
+        words = ("one", "two", "three", "four")[count - 1] if 1 <= count <= 4 else count
+        raise InputError(f"{where}: expected {words} bit patterns, got {shown(values)}")
+    out = []
+    for v in values:
+        try:
+            n = int(v, 16) if isinstance(v, str) else v
+        except ValueError:
+            n = None
+        if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= limit:
+            raise InputError(f"{where}: {shown(v)} is not a {kind} bit pattern")
+        out.append(n)
+    return tuple(out)
 
 
 def load_npy(path: str) -> np.ndarray:

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import stat
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from .errors import InputError
@@ -117,3 +118,37 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def write_directory(directory: str | os.PathLike[str], files: Mapping[str, bytes],
+                    what: str) -> None:
+    """Write ``files`` (name -> bytes) as the directory ``directory``, replaced as a whole:
+    they go to a temporary directory beside it, renamed into place, so a failure never
+    leaves half of them.  ``what`` names the contents in errors ("the suite")."""
+    target = Path(directory)
+    if target.exists() and not target.is_dir():
+        raise InputError(f"cannot write {what} to {target}: it exists and is not a directory")
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.is_dir():
+        raise InputError(f"cannot write {what} to {target}: {parent} is not a directory")
+    try:
+        work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=parent))
+    except OSError as error:
+        raise InputError(f"cannot write {what} to {target}: {error.strerror}") from None
+    try:
+        for name, data in files.items():
+            (work / name).write_bytes(data)
+        os.chmod(work, 0o755)
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.", dir=parent))
+            os.replace(target, old / "previous")
+            os.replace(work, target)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(work, target)
+    except OSError as error:
+        shutil.rmtree(work, ignore_errors=True)
+        raise InputError(f"cannot write {what} to {target}: {error.strerror}") from None
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise

@@ -51,6 +51,7 @@ from ..toolchains import TOOLCHAINS
 from ..xdk_asm import assemble_xdk, looks_like_xdk_listing, shader_type_of
 from ..xdk_text import disassemble_xdk
 from ..xna_asm import XeniaAssembly, assemble_xenia, looks_like_xenia_listing
+from . import vectors
 
 PROG = "a2xx"
 _SHADER_TYPES = {
@@ -670,6 +671,7 @@ def build_parser() -> argparse.ArgumentParser:
     info.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
     _input_format(info, ("auto", "bin", "hex"))
     info.set_defaults(handler=_info)
+    vectors.register(sub)
     return parser
 
 

@@ -10,6 +10,7 @@ import json
 import shlex
 import sys
 
+from ...cli_support import Progress
 from ...errors import InputError
 from .. import vectors
 from ..engine.loading import DEFAULT_ROUNDING, ROUNDINGS
@@ -50,24 +51,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=_run)
 
 
-class _Progress:
-    """Counts cases on stderr when it is a terminal; silent otherwise."""
-
-    def __init__(self, what: str):
-        self.what = what
-        self.done = 0
-        self.active = sys.stderr.isatty()
-
-    def __call__(self, count: int) -> None:
-        self.done += count
-        if self.active:
-            print(f"\r{self.what}: {self.done} cases", end="", file=sys.stderr, flush=True)
-
-    def finish(self) -> None:
-        if self.active:
-            print(file=sys.stderr)
-
-
 def _run(args: argparse.Namespace) -> int:
     if args.emit:
         return _emit(args)
@@ -81,7 +64,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.rounding != DEFAULT_ROUNDING and not args.output and args.mode == "f32":
         raise InputError(f"--rounding {args.rounding} changes the f24 expectations only: "
                          f"--check with --mode f32 compares float32 ones (give --mode f24)")
-    progress = _Progress("building the suite")
+    progress = Progress("building the suite")
     cases = vectors.build_suite(progress, args.rounding)
     progress.finish()
     if args.output:
@@ -102,7 +85,7 @@ def _run(args: argparse.Namespace) -> int:
 def _adapter_results(args: argparse.Namespace, cases: list) -> list:
     from ..vectors.adapter import run_cases
 
-    progress = _Progress(f"running the suite on {args.adapter}")
+    progress = Progress(f"running the suite on {args.adapter}")
     records = list(run_cases(shlex.split(args.adapter), cases, args.mode,
                              timeout=args.timeout, batch=args.batch, progress=progress,
                              rounding=args.rounding))

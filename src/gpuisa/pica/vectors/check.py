@@ -8,6 +8,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...conformance import group_key as shared_group_key
+from ...conformance import summary_lines
 from ...errors import InputError
 from ..engine.loading import DEFAULT_ROUNDING
 from ..isa import BY_MNEMONIC, Kind
@@ -91,13 +93,7 @@ def _compare_geometry(exp: Expected, got: Expected, mode: str, div: Divergence) 
 
 def group_key(case: Case) -> str:
     """What a divergence is filed under: a quirk, else a flow rule, else the opcode."""
-    for prefix in ("quirk:", "flow:"):
-        for tag in case.tags:
-            if tag.startswith(prefix):
-                return tag
-    ops = [t for t in case.tags if t.startswith("op:")]
-    preferred = [t for t in ops if t not in _PLUMBING]
-    return (preferred or ops or ["other"])[0]
+    return shared_group_key(case.tags, ("quirk:", "flow:"), _PLUMBING)
 
 
 def first_instruction(case: Case, mode: str, where: tuple[str, int] | None,
@@ -197,17 +193,10 @@ def _rounded(report: Report) -> str:
 def render(report: Report, disassemble: bool = True) -> str:
     from ..disasm import disassemble as disasm
 
-    lines = [f"{len(report.divergences)} of {report.checked} checked cases diverge "
-             f"({report.mode} mode{_rounded(report)})"]
-    if report.missing:
-        lines.append(f"{len(report.missing)} cases of the suite have no result "
-                     f"(first: {report.missing[0]})")
-    if report.unknown:
-        lines.append(f"{max(report.unknown_count, len(report.unknown))} results name no "
-                     f"case of the suite (first: {report.unknown[0][:80]!r})")
     groups = report.groups()
-    for key, items in groups.items():
-        lines.append(f"  {key}: {len(items)}")
+    lines = summary_lines(len(report.divergences), report.checked,
+                          f"{report.mode} mode{_rounded(report)}", report.missing,
+                          report.unknown, report.unknown_count, groups)
     for key, items in groups.items():
         lines.append("")
         lines.append(f"== {key} ({len(items)} case{'s' if len(items) != 1 else ''}) ==")

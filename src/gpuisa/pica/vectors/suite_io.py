@@ -9,16 +9,14 @@ import base64
 import hashlib
 import json
 import os
-import shutil
 import struct
-import tempfile
 from collections.abc import Iterable, Iterator, Mapping
-from pathlib import Path
 from typing import Any
 
 from ... import __version__
-from ...datafiles import parse_json, read_lines
+from ...datafiles import bit_patterns, read_json_lines, read_records, shown
 from ...errors import InputError
+from ...fileio import write_directory
 from .model import (
     ADAPTER_STATUSES,
     MODES,
@@ -165,67 +163,27 @@ def write_suite(directory: str | os.PathLike[str], cases: list[Case], version: i
                 rounding: str) -> None:
     """Write the suite into ``directory`` (replaced as a whole, atomically); ``rounding``
     is the f24 rounding its cases were made with."""
-    target = Path(directory)
-    if target.exists() and not target.is_dir():
-        raise InputError(f"cannot write the suite to {target}: it exists and is not a "
-                         f"directory")
-    parent = target.parent if str(target.parent) else Path(".")
-    if not parent.is_dir():
-        raise InputError(f"cannot write the suite to {target}: {parent} is not a directory")
-    try:
-        work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=parent))
-    except OSError as error:
-        raise InputError(f"cannot write the suite to {target}: {error.strerror}") from None
-    try:
-        contents = {
-            "cases.jsonl": b"".join(_jsonl(cases)),
-            "cases.bin": MAGIC + struct.pack("<II", version, len(cases))
-            + b"".join(case_bin(c) for c in cases),
-        }
-        for name, data in contents.items():
-            (work / name).write_bytes(data)
-        manifest = {
-            "format": FORMAT, "suite_version": version, "gpuisa": __version__,
-            "cases": len(cases), "modes": list(MODES), "rounding": rounding,
-            "provenance": {kind: sum(c.provenance.kind == kind for c in cases)
-                           for kind in PROVENANCE_KINDS},
-            "files": {name: hashlib.sha256(data).hexdigest() for name, data in contents.items()},
-        }
-        (work / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
-        os.chmod(work, 0o755)
-        if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.", dir=parent))
-            os.replace(target, old / "suite")
-            os.replace(work, target)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(work, target)
-    except OSError as error:
-        shutil.rmtree(work, ignore_errors=True)
-        raise InputError(f"cannot write the suite to {target}: {error.strerror}") from None
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
-        raise
+    contents = {
+        "cases.jsonl": b"".join(_jsonl(cases)),
+        "cases.bin": MAGIC + struct.pack("<II", version, len(cases))
+        + b"".join(case_bin(c) for c in cases),
+    }
+    manifest = {
+        "format": FORMAT, "suite_version": version, "gpuisa": __version__,
+        "cases": len(cases), "modes": list(MODES), "rounding": rounding,
+        "provenance": {kind: sum(c.provenance.kind == kind for c in cases)
+                       for kind in PROVENANCE_KINDS},
+        "files": {name: hashlib.sha256(data).hexdigest() for name, data in contents.items()},
+    }
+    contents["manifest.json"] = (json.dumps(manifest, indent=2) + "\n").encode()
+    write_directory(directory, contents, "the suite")
 
 
 # -- reading ----------------------------------------------------------------------------------
 
 
 def _bits(values: object, mode: str, where: str, count: int = 4) -> tuple[int, ...]:
-    limit = 0xFFFFFF if mode == "f24" else 0xFFFFFFFF
-    if not isinstance(values, list) or len(values) != count:
-        words = ("one", "two", "three", "four")[count - 1] if 1 <= count <= 4 else count
-        raise InputError(f"{where}: expected {words} bit patterns, got {_shown(values)}")
-    out = []
-    for v in values:
-        try:
-            n = int(v, 16) if isinstance(v, str) else v
-        except ValueError:
-            n = None
-        if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= limit:
-            raise InputError(f"{where}: {_shown(v)} is not a {mode} bit pattern")
-        out.append(n)
-    return tuple(out)
+    return bit_patterns(values, where, count, 0xFFFFFF if mode == "f24" else 0xFFFFFFFF, mode)
 
 
 def parse_result(record: Mapping[str, Any], mode: str, where: str,
@@ -244,7 +202,7 @@ def parse_result(record: Mapping[str, Any], mode: str, where: str,
     if not isinstance(status, str) or status not in STATUSES + ADAPTER_STATUSES:
         raise InputError(f"{where}: status must be one of "
                          f"{', '.join(STATUSES + ADAPTER_STATUSES)}, got "
-                         f"{_shown(status)}")
+                         f"{shown(status)}")
     if status != "ok":
         pc = _integer(record["pc"], f"{where}: pc", 0, MAX_PC) if "pc" in record else -1
         return Expected(status, (), (False, False), (0, 0, 0), pc=pc)
@@ -263,7 +221,7 @@ def parse_result(record: Mapping[str, Any], mode: str, where: str,
     for k, vertex in enumerate(_list(record.get("vertices", []), f"{where}: vertices")):
         if not isinstance(vertex, Mapping):
             raise InputError(f"{where}: vertices[{k}] must map output registers to bit "
-                             f"patterns, got {_shown(vertex)}")
+                             f"patterns, got {shown(vertex)}")
         vertices.append(tuple(_bits(vertex.get(name), mode, f"{where}: vertices[{k}].{name}")
                               for name in outputs))
     primitives = []
@@ -295,28 +253,22 @@ def _integer(value: object, where: str, low: int, high: int) -> int:
     if isinstance(value, bool) and (low, high) == (0, 1):
         return int(value)
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise InputError(f"{where}: expected an integer {low}..{high}, got {_shown(value)}")
+        raise InputError(f"{where}: expected an integer {low}..{high}, got {shown(value)}")
     return value
 
 
 def _list(value: object, where: str, count: int | None = None) -> list:
     if not isinstance(value, list) or (count is not None and len(value) != count):
         items = "a list" if count is None else f"a list of {count}"
-        raise InputError(f"{where}: expected {items}, got {_shown(value)}")
+        raise InputError(f"{where}: expected {items}, got {shown(value)}")
     return value
 
 
 def _mapping(record: Mapping[str, Any], key: str, where: str, what: str) -> Mapping:
     value = record.get(key, {})
     if not isinstance(value, Mapping):
-        raise InputError(f"{where}: '{key}' must map {what}, got {_shown(value)}")
+        raise InputError(f"{where}: '{key}' must map {what}, got {shown(value)}")
     return value
-
-
-def _shown(value: object, limit: int = 60) -> str:
-    """``value`` as JSON text, shortened when long."""
-    text = json.dumps(value)
-    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
 #: The longest line read from a results file (a whole case of the suite is about 14 KB).
@@ -326,13 +278,7 @@ MAX_RESULT_LINE = 1 << 20
 def read_results(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) of each non-empty line of a JSON Lines file, read a line at a
     time (none longer than :data:`MAX_RESULT_LINE`)."""
-    for number, line in read_lines(path, limit=MAX_RESULT_LINE):
-        if not line.strip():
-            continue
-        record = parse_json(line, f"{path}:{number}")
-        if not isinstance(record, dict) or not isinstance(record.get("id"), str):
-            raise InputError(f"{path}:{number}: each line must be an object with an 'id'")
-        yield number, record
+    return read_records(path, limit=MAX_RESULT_LINE)
 
 
 def provenance_of(record: Mapping[str, Any]) -> Provenance:
@@ -378,6 +324,4 @@ def case_from_json(record: Mapping[str, Any], where: str = "case") -> Case:
 
 def read_cases(path: str) -> Iterator[Case]:
     """Every case of a ``cases.jsonl`` file, in order."""
-    for number, line in read_lines(path, limit=MAX_RESULT_LINE):
-        if line.strip():
-            yield case_from_json(parse_json(line, f"{path}:{number}"), f"{path}:{number}")
+    return read_json_lines(path, case_from_json, limit=MAX_RESULT_LINE)
