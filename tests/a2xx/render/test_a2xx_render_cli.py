@@ -30,6 +30,7 @@ def files(tmp_path, monkeypatch):
     (tmp_path / "quad.obj").write_text(QUAD)
     # colour = position * C0 + C1: (0, 0, 0, 0) * ... + (0.2, 0.4, 0.6, 1) at C0 = 0.
     (tmp_path / "ps.json").write_text('{"float": {"C0": [0, 0, 0, 0], "C1": [0.2, 0.4, 0.6, 1]}}')
+    (tmp_path / "fc.json").write_text('{"fetch": {"12": {"buffer": "12"}}}')
     return tmp_path
 
 
@@ -70,6 +71,8 @@ def test_compare_targets_writes_both_pictures_and_a_heat_map(files, capsys):
     (["--attr", "R1=colour"], "unknown mesh attribute 'colour'"),
     (["--max-steps", "0"], "--max-steps"),
     (["-o", "out.jpg"], "--output out.jpg: a2xx render writes PNG pictures"),
+    (["--vs-constants", "fc.json"], "--vs-constants fc.json: a2xx render binds the vertex"),
+    (["--ps-constants", "none.json"], "none.json"),
 ])
 def test_bad_options_name_the_option(files, capsys, argv, message):
     base = ["render", "vs.txt", "ps.txt", "--mesh", "quad.obj", "-o", "out.png"]
@@ -93,3 +96,43 @@ def test_bad_inputs_are_one_line_errors(files, capsys, argv, message):
     assert err.startswith("a2xx: error: ") and message in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
     assert not (files / "out.png").exists()
+
+
+def test_xenia_dumps_say_their_type_and_draw_as_xenos(files, capsys):
+    # A Xenia dump's name says its type: given in the wrong place it is refused; in the
+    # right one it draws, as xenos (its file implies the target): the quad's colour.
+    from gpuisa.a2xx import assemble
+    from gpuisa.a2xx.encoding import words_to_bytes
+
+    vertex = files / "shader_00000000000000AA.ucode.bin.vert"
+    pixel = files / "shader_00000000000000BB.ucode.bin.frag"
+    vertex.write_bytes(words_to_bytes(assemble(VS)))
+    pixel.write_bytes(words_to_bytes(assemble(PS)))
+    assert main(["render", pixel.name, vertex.name, "--mesh", "quad.obj", "-o", "o.png"]) == 1
+    err = capsys.readouterr().err
+    assert f"{pixel.name}: the file holds a pixel shader, given as the vertex shader" in err
+    code = main(["render", vertex.name, pixel.name, "--mesh", "quad.obj", "--ps-constants",
+                 "ps.json", "--size", "3x2", "-o", "o.png"])
+    assert code == 0
+    assert (picture(files / "o.png") == [51, 102, 153, 255]).all()
+
+
+def test_a_texture_from_an_image_file(files):
+    # A 2x2 picture of a 2x2 texture on the quad, texture coordinates (0, 0) at the top
+    # left: adreno samples pixel (i, j) at ((i + .5) / 2, (j + .5) / 2), the centre of
+    # texel (i, j), so the picture is the image file's pixels.
+    texels = np.array([[[255, 0, 0, 255], [0, 255, 0, 255]],
+                       [[0, 0, 255, 255], [255, 255, 0, 255]]], dtype=np.uint8)
+    Image.fromarray(texels, "RGBA").save(files / "t.png")
+    (files / "tq.obj").write_text(QUAD.replace("f 1 2 3\nf 1 3 4\n", "")
+                                  + "vt 0 1\nvt 1 1\nvt 1 0\nvt 0 0\n"
+                                  + "f 1/1 2/2 3/3\nf 1/1 3/3 4/4\n")
+    (files / "tvs.txt").write_text(VS.replace(
+        "EXEC_END", "  FETCH: VERTEX R2.xy01 = R0.x FMT_32_32_FLOAT SIGNED STRIDE(8) "
+        "CONST(4, 1)\nEXEC_END").replace("export0 = R1, R1", "export0 = R2, R2"))
+    (files / "tps.txt").write_text("EXEC\n  FETCH: SAMPLE R1 = R0.xyx CONST(5)\n"
+                                   "EXEC_END\n  ALU: MAXv export0 = R1, R1\n")
+    code = main(["render", "tvs.txt", "tps.txt", "--mesh", "tq.obj", "--attr", "R2=texcoord",
+                 "--texture", "5=t.png", "--filter", "nearest", "--size", "2x2", "-o", "o.png"])
+    assert code == 0
+    np.testing.assert_array_equal(picture(files / "o.png"), texels)

@@ -20,6 +20,7 @@ from ...fileio import write_output
 from ...render.images import load_texture, png_bytes
 from ...render.mesh import as_mesh
 from .. import isa
+from ..containers import ShaderFile
 from ..engine import EmulatorConfig, Texture
 from ..engine.api import DEFAULT_MAX_STEPS
 from ..engine.texture import ADDRESS_MODES, FILTERS
@@ -131,6 +132,14 @@ def _textures(pairs: list[str], args: argparse.Namespace) -> dict[int, Texture]:
     return out
 
 
+def _constants(shader: ShaderFile | None, path: str | None, option: str) -> dict:
+    constants = stage_constants(shader, path)
+    if constants.pop("fetch_constants", None) is not None:
+        raise InputError(f"{option} {path}: a2xx render binds the vertex fetch constants "
+                         f"to the mesh itself; leave out \"fetch\"")
+    return constants
+
+
 def _output(path: str) -> None:
     suffix = os.path.splitext(path)[1].lower() if path != "-" else ".png"
     if suffix not in (".png", ""):
@@ -147,8 +156,8 @@ def _render(args: argparse.Namespace) -> int:
     target = args.target or target_of(vertex_file)
     options = dict(
         size=args.size, background=args.background, max_steps=args.max_steps,
-        vertex_constants=stage_constants(vertex_file, args.vs_constants),
-        pixel_constants=stage_constants(pixel_file, args.ps_constants),
+        vertex_constants=_constants(vertex_file, args.vs_constants, "--vs-constants"),
+        pixel_constants=_constants(pixel_file, args.ps_constants, "--ps-constants"),
         textures=_textures(args.texture, args),
         attributes=key_values(args.attr, "--attr", "RN=ATTRIBUTE (e.g. R2=normal)"),
         names=(args.vertex, args.pixel))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -42,7 +42,7 @@ BATCH = 1 << 18
 Progress = Callable[[str, float], None]
 MeshLike = Mesh | str | os.PathLike[str] | Mapping[str, object]
 
-__all__ = ["BACKGROUND", "MAX_SIDE", "Comparison", "Frame", "compare", "render"]
+__all__ = ["BACKGROUND", "MAX_SIDE", "Comparison", "Frame", "Options", "compare", "render"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,49 +59,74 @@ class Frame:
     unsupported_fetches: tuple[int, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class Options:
+    """How :func:`render` draws (each a keyword argument of it).
+
+    ``size`` (width, height); ``vertex_constants`` and ``pixel_constants``: the
+    ``float_constants`` / ``bool_constants`` / ``loop_constants`` keyword arguments of
+    each stage's run; ``textures``: texture fetch constant -> :class:`Texture` (or texel
+    array); ``attributes``: ``"R<n>"`` (the register a vertex fetch writes) -> mesh
+    attribute; ``background`` RGBA; ``max_steps`` as for ``run_vertex``; ``names``:
+    what a stage's errors start with."""
+
+    size: tuple[int, int] = (640, 480)
+    vertex_constants: Mapping[str, object] | None = None
+    pixel_constants: Mapping[str, object] | None = None
+    textures: Mapping[int, Texture | np.ndarray] | None = None
+    attributes: Mapping[str, str] | None = None
+    background: tuple[int, ...] = BACKGROUND
+    max_steps: int = DEFAULT_MAX_STEPS
+    names: tuple[str, str] = ("vertex shader", "pixel shader")
+
+    @classmethod
+    def of(cls, settings: Mapping[str, object]) -> Options:
+        unknown = set(settings) - set(cls.__slots__)  # type: ignore[arg-type]
+        if unknown:
+            raise InputError(f"unknown render option {sorted(unknown)[0]!r}; use "
+                             f"{', '.join(cls.__slots__)}")  # type: ignore[arg-type]
+        options = cls(**settings)  # type: ignore[arg-type]
+        background = np.asarray(options.background)
+        if background.shape != (4,) or not ((background >= 0) & (background <= 255)).all():
+            raise InputError(f"background must be 4 numbers 0..255 (RGBA), got "
+                             f"{options.background!r}")
+        return replace(options, size=check_size(options.size),
+                       vertex_constants=_constants(options.vertex_constants,
+                                                   "vertex_constants"),
+                       pixel_constants=_constants(options.pixel_constants,
+                                                  "pixel_constants"))
+
+
 def render(vertex: Sequence[int], pixel: Sequence[int], mesh: MeshLike, *,
-           size: Sequence[int] = (640, 480), target: str = "adreno",
-           config: EmulatorConfig | None = None,
-           vertex_constants: Mapping[str, object] | None = None,
-           pixel_constants: Mapping[str, object] | None = None,
-           textures: Mapping[int, Texture | np.ndarray] | None = None,
-           attributes: Mapping[str, str] | None = None,
-           background: Sequence[int] = BACKGROUND, max_steps: int = DEFAULT_MAX_STEPS,
-           progress: Progress | None = None,
-           names: tuple[str, str] = ("vertex shader", "pixel shader")) -> Frame:
+           target: str = "adreno", config: EmulatorConfig | None = None,
+           progress: Progress | None = None, **settings: object) -> Frame:
     """Draw ``mesh`` (a :class:`Mesh`, a mesh file or arrays) with the vertex shader
     ``vertex`` and the pixel shader ``pixel`` (program words).
 
     ``target`` ("adreno" or "xenos") picks the clip and pixel-centre conventions and,
-    unless ``config`` is given, the :class:`EmulatorConfig`.  ``vertex_constants`` and
-    ``pixel_constants`` are the ``float_constants`` / ``bool_constants`` /
-    ``loop_constants`` keyword arguments of each stage's run; ``textures`` maps texture
-    fetch constants to textures; ``attributes`` maps ``"R<n>"`` (the register a vertex
-    fetch writes) to a mesh attribute.  ``progress(stage, fraction)`` hears of long work;
-    errors of a stage start with its name in ``names``.
+    unless ``config`` is given, the :class:`EmulatorConfig`; ``progress(stage,
+    fraction)`` hears of long work; ``settings`` are the fields of :class:`Options`.
     """
-    width, height = check_size(size)
+    options = Options.of(settings)
+    width, height = options.size
     conventions = Conventions.for_target(target)
     cfg = config if config is not None else EmulatorConfig.for_target(target)
     the_mesh = as_mesh(mesh)
-    vertex_constants = _constants(vertex_constants, "vertex_constants")
-    pixel_constants = _constants(pixel_constants, "pixel_constants")
     report = progress or (lambda stage, fraction: None)
-    with _stage(names[0]):
-        positions, params = _shade_vertices(vertex, the_mesh, cfg, vertex_constants,
-                                            attributes, max_steps, report)
+    with _stage(options.names[0]):
+        positions, params = _shade_vertices(vertex, the_mesh, cfg, options, report)
     faces = the_mesh.faces
     corners, carried, _ = clip_triangles(positions[faces], params[faces], conventions)
     raster = rasterize(corners, (width, height), conventions,
                        lambda fraction: report("rasterizing", fraction))
     image = np.empty((height * width, 4), dtype=np.uint8)
-    image[:] = np.asarray(background, dtype=np.uint8)
-    with _stage(names[1]):
+    image[:] = np.asarray(options.background, dtype=np.uint8)
+    with _stage(options.names[1]):
         if vertex_fetches(pixel, cfg):
             raise InputError("the pixel shader has vertex fetches: is it a vertex shader "
                              "given as the pixel shader?")
-        killed, unsupported = _shade_pixels(pixel, raster, carried, image, cfg,
-                                            pixel_constants, textures, max_steps, report)
+        killed, unsupported = _shade_pixels(pixel, raster, carried, image, cfg, options,
+                                            report)
     return Frame(image.reshape(height, width, 4), positions, len(raster.pixels), killed,
                  unsupported)
 
@@ -131,12 +156,11 @@ def _constants(value: Mapping[str, object] | None, what: str) -> dict[str, objec
 
 
 def _shade_vertices(words: Sequence[int], mesh: Mesh, config: EmulatorConfig,
-                    constants: Mapping[str, object], attributes: Mapping[str, str] | None,
-                    max_steps: int, report: Progress) -> tuple[np.ndarray, np.ndarray]:
+                    options: Options, report: Progress) -> tuple[np.ndarray, np.ndarray]:
     """Every mesh vertex's position ``(V, 4)`` and parameters ``(V, 4 k)`` (exports
     0..k-1, zero where not written)."""
     uses = vertex_fetches(words, config)
-    buffers, fetch = bind_mesh(mesh, uses, assign(uses, attributes))
+    buffers, fetch = bind_mesh(mesh, uses, assign(uses, options.attributes))
     count = len(mesh.positions)
     positions = np.zeros((count, 4))
     exports: dict[int, np.ndarray] = {}
@@ -144,8 +168,9 @@ def _shade_vertices(words: Sequence[int], mesh: Mesh, config: EmulatorConfig,
     for start in range(0, count, BATCH):
         stop = min(start + BATCH, count)
         result = run_vertex(words, indices=np.arange(start, stop), vertex_buffers=buffers,
-                            fetch_constants=fetch, config=config, max_steps=max_steps,
-                            **constants)  # type: ignore[arg-type]
+                            fetch_constants=fetch, config=config,
+                            max_steps=options.max_steps,
+                            **options.vertex_constants)  # type: ignore[arg-type]
         wrote_position |= isa.EXPORT_POSITION in result.exports
         positions[start:stop] = result.position
         for number, value in result.params.items():
@@ -162,9 +187,7 @@ def _shade_vertices(words: Sequence[int], mesh: Mesh, config: EmulatorConfig,
 
 
 def _shade_pixels(words: Sequence[int], raster: Raster, carried: np.ndarray,
-                  image: np.ndarray, config: EmulatorConfig,
-                  constants: Mapping[str, object],
-                  textures: Mapping[int, Texture | np.ndarray] | None, max_steps: int,
+                  image: np.ndarray, config: EmulatorConfig, options: Options,
                   report: Progress) -> tuple[int, tuple[int, ...]]:
     """Run the pixel shader on the covered pixels and write their colour into ``image``
     ``(H * W, 4)``; the number of killed pixels and the unsupported fetch slots."""
@@ -179,8 +202,9 @@ def _shade_pixels(words: Sequence[int], raster: Raster, carried: np.ndarray,
         values = np.einsum("nc,nck->nk", weights, carried[triangles]).astype(np.float32)
         interpolants = ({r: values[:, 4 * r:4 * r + 4] for r in range(registers)}
                         or {0: np.zeros((len(pixels), 4), dtype=np.float32)})
-        result = run_fragment(words, interpolants, textures=textures, config=config,
-                              max_steps=max_steps, **constants)  # type: ignore[arg-type]
+        result = run_fragment(words, interpolants, textures=options.textures, config=config,
+                              max_steps=options.max_steps,
+                              **options.pixel_constants)  # type: ignore[arg-type]
         if isa.EXPORT_POSITION in result.exports:
             raise InputError("the pixel shader writes a position (export 62): is it a "
                              "vertex shader given as the pixel shader?")

@@ -7,8 +7,8 @@ and offset enabled, the position divided by w), no scissor, no culling, a depth 
 that keeps the nearer fragment.  What differs:
 
 * **clip space z**: Xenos runs Direct3D 9 with ``PA_CL_CLIP_CNTL.DX_CLIP_SPACE_DEF`` set,
-  so ``0 <= z <= w``; Mesa's freedreno A2XX driver leaves that register 0 (OpenGL:
-  ``-w <= z <= w``);
+  so ``0 <= z <= w``; Mesa's freedreno A2XX driver's rasterizer state sets that
+  register to 0 (OpenGL: ``-w <= z <= w``);
 * **pixel centres** (``PA_SU_VTX_CNTL.PIX_CENTER``): Direct3D 9 samples pixel ``i`` at
   window coordinate ``i`` (Xenia adds half a pixel to every vertex to reproduce it on a
   host API); OpenGL, as Mesa sets it for GL's half-pixel centres, at ``i + 0.5``.
