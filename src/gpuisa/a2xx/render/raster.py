@@ -134,6 +134,22 @@ def _pieces(xy: np.ndarray, area: np.ndarray, size: tuple[int, int], centre: flo
     return tris[which], lo[which, 0], box_w[which], first_row, rows
 
 
+def _edge_planes(xy: np.ndarray) -> list[np.ndarray]:
+    """Per triangle, contiguous: a_k, b_k, c_k of edge k (corner k+1 to corner k+2, e_k
+    = a x + b y + c, positive inside) for k = 0..2, then whether edge k owns the samples
+    on it.  Top-left rule: for triangles turned clockwise on screen an edge going up
+    (dy < 0) is a left edge, a horizontal one going right (dx > 0) a top edge."""
+    start = xy[:, [1, 2, 0]]
+    delta = xy[:, [2, 0, 1]] - start
+    planes: list[np.ndarray] = []
+    for k in range(3):
+        dx, dy = delta[:, k, 0], delta[:, k, 1]
+        planes += [-dy, dx.copy(), dy * start[:, k, 0] - dx * start[:, k, 1]]
+    dx, dy = delta[..., 0], delta[..., 1]
+    owns = (dy < 0) | ((dy == 0) & (dx > 0))
+    return planes + [np.ascontiguousarray(owns[:, k]) for k in range(3)]
+
+
 def _cover(xy: np.ndarray, depth: np.ndarray, area: np.ndarray, size: tuple[int, int],
            conventions: Conventions, progress: Callable[[float], None] | None
            ) -> np.ndarray:
@@ -144,15 +160,14 @@ def _cover(xy: np.ndarray, depth: np.ndarray, area: np.ndarray, size: tuple[int,
     counts = box_w * rows
     ends = np.cumsum(counts)
     total = int(ends[-1]) if len(ends) else 0
-    # Edge k runs from corner k+1 to corner k+2: e_k = a*x + b*y + c.
-    start_xy = xy[:, [1, 2, 0]]
-    delta = xy[:, [2, 0, 1]] - start_xy
-    a, b = -delta[..., 1], delta[..., 0]
-    c = delta[..., 1] * start_xy[..., 0] - delta[..., 0] * start_xy[..., 1]
-    # Top-left rule: an edge going up (dy < 0) is a left edge, a horizontal one going
-    # right (dx > 0) a top edge, for triangles turned clockwise on screen.
-    owns = (delta[..., 1] < 0) | ((delta[..., 1] == 0) & (delta[..., 0] > 0))
-    scale = float((1 << _DEPTH_BITS) - 1)
+    edges = _edge_planes(xy)
+    # z/w is linear in screen space: level = dx * x + dy * y + d0 over the triangle (the
+    # depth mapped to 0..1 and scaled to the key's bits).
+    scale = float((1 << _DEPTH_BITS) - 1) / (1.0 - conventions.near)
+    shifted = (depth - conventions.near) * scale
+    safe = np.where(area > 0, area, 1.0)  # triangles of no area have no candidates
+    level_plane = [sum(edges[3 * k + m] * shifted[:, k] for k in range(3)) / safe
+                   for m in range(3)]
     best = np.full(width * height, _EMPTY, dtype=np.int64)
     first = 0
     while first < len(counts):
@@ -164,17 +179,15 @@ def _cover(xy: np.ndarray, depth: np.ndarray, area: np.ndarray, size: tuple[int,
         t = tri[piece]
         ix = col[piece] + local % box_w[piece]
         iy = row[piece] + local // box_w[piece]
-        px, py = ix + centre, iy + centre
-        inside = np.ones(len(t), dtype=bool)
-        lam = []
+        # Edge by edge, so that later edges test fewer candidates.
         for k in range(3):
-            e = a[t, k] * px + b[t, k] * py + c[t, k]
-            inside &= (e > 0) | ((e == 0) & owns[t, k])
-            lam.append(e)
-        t, ix, iy = t[inside], ix[inside], iy[inside]
-        z = sum(lam[k][inside] * depth[t, k] for k in range(3)) / area[t]
-        level = np.clip((z - conventions.near) / (1.0 - conventions.near), 0.0, 1.0)
-        key = (level * scale).astype(np.int64) << 32 | t
+            a, b, c, owns = edges[3 * k], edges[3 * k + 1], edges[3 * k + 2], edges[9 + k]
+            e = a[t] * (ix + centre) + b[t] * (iy + centre) + c[t]
+            inside = (e > 0) | ((e == 0) & owns[t])
+            t, ix, iy = t[inside], ix[inside], iy[inside]
+        level = (level_plane[0][t] * (ix + centre) + level_plane[1][t] * (iy + centre)
+                 + level_plane[2][t])
+        key = np.clip(level, 0.0, scale * (1.0 - conventions.near)).astype(np.int64) << 32 | t
         np.minimum.at(best, iy * width + ix, key)
         first = last
         if progress is not None and total:
