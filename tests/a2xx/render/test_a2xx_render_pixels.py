@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from gpuisa.a2xx import Texture, assemble
-from gpuisa.a2xx.render import render
+from gpuisa.a2xx.render import EmptyPictureWarning, render
 
 BACKGROUND = (0, 0, 0, 0)
 CENTRE = {"adreno": 0.5, "xenos": 0.0}
@@ -189,3 +189,15 @@ EXEC_END
     np.testing.assert_allclose(image[inside][:, :3], expected[inside][:, :3], atol=1)
     affine = np.rint(np.clip(lam @ colours, 0, 1) * 255)
     assert np.abs(affine[inside] - image[inside]).max() > 20  # the formula matters here
+
+
+def test_clip_space_z_is_zero_to_w_on_xenos_and_minus_w_to_w_on_adreno():
+    # A quad at z = -0.5 (w = 1) lies inside OpenGL's -w..w and in front of Direct3D's
+    # near plane z = 0.
+    ps = {"pixel_constants": {"float_constants": {0: [1, 1, 1, 1]}}}
+    assert (draw(PASS_VS, CONSTANT_PS, quad(-0.5), (3, 2), "adreno", **ps) == 255).all()
+    with pytest.warns(EmptyPictureWarning, match=r"xenos clip volume is 0 <= z <= w.*"
+                                                 r"z/w of the vertices with w > 0 lies in "
+                                                 r"\[-0.5, -0.5\]"):
+        image = draw(PASS_VS, CONSTANT_PS, quad(-0.5), (3, 2), "xenos", **ps)
+    assert (image == 0).all()

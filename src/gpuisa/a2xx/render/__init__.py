@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -42,7 +43,8 @@ BATCH = 1 << 18
 Progress = Callable[[str, float], None]
 MeshLike = Mesh | str | os.PathLike[str] | Mapping[str, object]
 
-__all__ = ["BACKGROUND", "MAX_SIDE", "Comparison", "Frame", "Options", "compare", "render"]
+__all__ = ["BACKGROUND", "MAX_SIDE", "Comparison", "EmptyPictureWarning", "Frame", "Options",
+           "compare", "render"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +121,8 @@ def render(vertex: Sequence[int], pixel: Sequence[int], mesh: MeshLike, *,
     corners, carried, _ = clip_triangles(positions[faces], params[faces], conventions)
     raster = rasterize(corners, (width, height), conventions,
                        lambda fraction: report("rasterizing", fraction))
+    if len(faces) and not len(raster.pixels):
+        _warn_empty(positions[np.unique(faces)], conventions, len(faces))
     image = np.empty((height * width, 4), dtype=np.uint8)
     image[:] = np.asarray(options.background, dtype=np.uint8)
     with _stage(options.names[1]):
@@ -129,6 +133,23 @@ def render(vertex: Sequence[int], pixel: Sequence[int], mesh: MeshLike, *,
                                             report)
     return Frame(image.reshape(height, width, 4), positions, len(raster.pixels), killed,
                  unsupported)
+
+
+class EmptyPictureWarning(UserWarning):
+    """No triangle of the draw covers a pixel."""
+
+
+def _warn_empty(positions: np.ndarray, conventions: Conventions, triangles: int) -> None:
+    """Say why the picture is empty, with where the vertices' z/w lie."""
+    with np.errstate(all="ignore"):
+        ratio = positions[:, 2] / positions[:, 3]
+    finite = ratio[np.isfinite(ratio) & (positions[:, 3] > 0)]
+    spread = (f"; z/w of the vertices with w > 0 lies in [{finite.min():.4g}, "
+              f"{finite.max():.4g}]" if len(finite) else "; no vertex has w > 0")
+    low = "0" if conventions.near == 0 else "-w"
+    warnings.warn(f"none of the {triangles} triangles covers a pixel: the picture is "
+                  f"empty (the {conventions.target} clip volume is {low} <= z <= w, w > 0, "
+                  f"-w <= x, y <= w){spread}", EmptyPictureWarning, stacklevel=3)
 
 
 @contextlib.contextmanager
