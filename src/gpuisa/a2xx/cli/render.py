@@ -160,7 +160,9 @@ def _render(args: argparse.Namespace) -> int:
         pixel_constants=_constants(pixel_file, args.ps_constants, "--ps-constants"),
         textures=_textures(args.texture, args),
         attributes=key_values(args.attr, "--attr", "RN=ATTRIBUTE (e.g. R2=normal)"),
-        names=(args.vertex, args.pixel))
+        names=(args.vertex, args.pixel),
+        declared={e.slot: e.usage for e in vertex_file.vertex_elements}
+        if vertex_file is not None else None)
     mesh = as_mesh(args.mesh)
     progress = _Progress()
     try:

@@ -69,14 +69,17 @@ class Options:
     ``float_constants`` / ``bool_constants`` / ``loop_constants`` keyword arguments of
     each stage's run; ``textures``: texture fetch constant -> :class:`Texture` (or texel
     array); ``attributes``: ``"R<n>"`` (the register a vertex fetch writes) -> mesh
-    attribute; ``background`` RGBA; ``max_steps`` as for ``run_vertex``; ``names``:
-    what a stage's errors start with."""
+    attribute; ``declared``: a vertex fetch's program slot -> the usage an XDK
+    container's vertex element declares for it (``"POSITION"``, ...); ``background``
+    RGBA; ``max_steps`` as for ``run_vertex``; ``names``: what a stage's errors start
+    with."""
 
     size: tuple[int, int] = (640, 480)
     vertex_constants: Mapping[str, object] | None = None
     pixel_constants: Mapping[str, object] | None = None
     textures: Mapping[int, Texture | np.ndarray] | None = None
     attributes: Mapping[str, str] | None = None
+    declared: Mapping[int, str] | None = None
     background: tuple[int, ...] = BACKGROUND
     max_steps: int = DEFAULT_MAX_STEPS
     names: tuple[str, str] = ("vertex shader", "pixel shader")
@@ -181,7 +184,8 @@ def _shade_vertices(words: Sequence[int], mesh: Mesh, config: EmulatorConfig,
     """Every mesh vertex's position ``(V, 4)`` and parameters ``(V, 4 k)`` (exports
     0..k-1, zero where not written)."""
     uses = vertex_fetches(words, config)
-    buffers, fetch = bind_mesh(mesh, uses, assign(uses, options.attributes))
+    attributes = assign(uses, options.attributes, options.declared)
+    buffers, fetch = bind_mesh(mesh, uses, attributes)
     count = len(mesh.positions)
     positions = np.zeros((count, 4))
     exports: dict[int, np.ndarray] = {}

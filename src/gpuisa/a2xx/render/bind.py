@@ -30,6 +30,10 @@ from ..isa import VertexDataKind
 #: flexible vertex format (position, normal, diffuse colour, texture coordinates), in
 #: which Xbox 360 vertex declarations usually list them.
 DEFAULT_ORDER = ("position", "normal", "color", "texcoord")
+#: The Direct3D declaration usages (an XDK container's vertex elements) that name a mesh
+#: attribute.
+USAGES = {"POSITION": "position", "POSITIONT": "position", "NORMAL": "normal",
+          "COLOR": "color", "TEXCOORD": "texcoord"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +45,7 @@ class FetchUse:
     offset: int
     register: int
     instr: VertexFetch
+    program_slot: int  # where the fetch instruction is: what vertex elements name
 
 
 def vertex_fetches(words: Sequence[int], config: EmulatorConfig) -> list[FetchUse]:
@@ -56,18 +61,20 @@ def vertex_fetches(words: Sequence[int], config: EmulatorConfig) -> list[FetchUs
                 continue
             offset = vertex_offset(instr, config) * config.address_bytes
             if config.mini_fetch and instr.is_mini_fetch and last is not None:
-                use = FetchUse(last.slot, last.stride, offset, instr.dst_reg, instr)
+                use = FetchUse(last.slot, last.stride, offset, instr.dst_reg, instr,
+                               step.slot)
             else:
                 use = FetchUse(fetch_slot(instr), instr.stride * config.address_bytes, offset,
-                               instr.dst_reg, instr)
+                               instr.dst_reg, instr, step.slot)
                 last = use
             uses.append(use)
     return uses
 
 
-def assign(uses: Sequence[FetchUse], overrides: Mapping[str, str] | None = None
-           ) -> list[str]:
-    """The mesh attribute each fetch reads."""
+def assign(uses: Sequence[FetchUse], overrides: Mapping[str, str] | None = None,
+           declared: Mapping[int, str] | None = None) -> list[str]:
+    """The mesh attribute each fetch reads; ``declared`` maps a fetch instruction's
+    program slot to the usage an XDK container declares for it ("POSITION", ...)."""
     given: dict[int, str] = {}
     for key, attribute in (overrides or {}).items():
         name = key.strip().upper()
@@ -93,8 +100,9 @@ def assign(uses: Sequence[FetchUse], overrides: Mapping[str, str] | None = None
                     f"writing R{use.register} reads the bytes the one writing "
                     f"R{first.register} reads ({attribute}): {_where(use)}")
         else:
-            attribute = given.get(use.register,
-                                  DEFAULT_ORDER[min(len(places), len(DEFAULT_ORDER) - 1)])
+            usage = USAGES.get((declared or {}).get(use.program_slot, ""))
+            attribute = given.get(use.register) or usage or DEFAULT_ORDER[
+                min(len(places), len(DEFAULT_ORDER) - 1)]
             places[place] = (attribute, use)
         out.append(attribute)
     return out

@@ -4,12 +4,16 @@
 from __future__ import annotations
 
 import io
+import struct
 
 import numpy as np
 import pytest
+from container_helpers import build_container
 from PIL import Image
 
+from gpuisa.a2xx import assemble
 from gpuisa.a2xx.cli import main
+from gpuisa.a2xx.encoding import words_to_bytes
 
 VS = """\
 EXEC
@@ -101,9 +105,6 @@ def test_bad_inputs_are_one_line_errors(files, capsys, argv, message):
 def test_xenia_dumps_say_their_type_and_draw_as_xenos(files, capsys):
     # A Xenia dump's name says its type: given in the wrong place it is refused; in the
     # right one it draws, as xenos (its file implies the target): the quad's colour.
-    from gpuisa.a2xx import assemble
-    from gpuisa.a2xx.encoding import words_to_bytes
-
     vertex = files / "shader_00000000000000AA.ucode.bin.vert"
     pixel = files / "shader_00000000000000BB.ucode.bin.frag"
     vertex.write_bytes(words_to_bytes(assemble(VS)))
@@ -136,3 +137,30 @@ def test_a_texture_from_an_image_file(files):
                  "--texture", "5=t.png", "--filter", "nearest", "--size", "2x2", "-o", "o.png"])
     assert code == 0
     np.testing.assert_array_equal(picture(files / "o.png"), texels)
+
+
+def test_an_xdk_containers_vertex_elements_say_what_each_fetch_reads(files):
+    # Texture coordinates are fetched first (slot 1, after the slot of the two CF
+    # clauses; 2 dwords at offset 0) and the position second (slot 2, a xenos mini fetch
+    # at offset 2 dwords): in program order
+    # the first would get the position; the container's elements say TEXCOORD0 and
+    # POSITION0.  The pixel shader paints the texture coordinates: red = u, green = v.
+    words = assemble(
+        "EXEC\n"
+        "  FETCH: VERTEX R2.xy01 = R0.x FMT_32_32_FLOAT SIGNED STRIDE(5) CONST(4, 0)\n"
+        "  FETCH: VERTEX R1.xyz1 = R0.x FMT_32_32_32_FLOAT SIGNED STRIDE(5) OFFSET(2) "
+        "CONST(4, 0)\n"
+        "EXEC_END\n  ALU: MAXv export62 = R1, R1\n  ALU: MAXv export0 = R2, R2\n")
+    elements = (1 | 5 << 12, 2 | 0 << 12)  # slot 1: TEXCOORD0; slot 2: POSITION0
+    container = build_container(microcode=struct.pack(f">{len(words)}I", *words),
+                                elements=elements)
+    (files / "vs.xvu").write_bytes(container)
+    (files / "uv.txt").write_text("EXEC_END\n  ALU: MAXv export0 = R0, R0\n")
+    (files / "tq.obj").write_text(QUAD.replace("f 1 2 3\nf 1 3 4\n", "")
+                                  + "vt 0 1\nvt 1 1\nvt 1 0\nvt 0 0\n"
+                                  + "f 1/1 2/2 3/3\nf 1/1 3/3 4/4\n")
+    assert main(["render", "vs.xvu", "uv.txt", "--mesh", "tq.obj", "--size", "2x2",
+                 "-o", "o.png"]) == 0
+    # xenos samples pixel (i, j) at (i, j): u = i / 2, v = j / 2 (v = 0 at the top).
+    expected = [[[0, 0, 0, 255], [128, 0, 0, 255]], [[0, 128, 0, 255], [128, 128, 0, 255]]]
+    np.testing.assert_array_equal(picture(files / "o.png"), expected)
