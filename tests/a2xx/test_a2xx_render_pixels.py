@@ -156,7 +156,8 @@ def test_texture_between_texels_with_the_half_pixel_offset():
     assert (image != TEXELS).any()
 
 
-def test_interpolation_is_perspective_correct():
+@pytest.mark.parametrize("face", [[0, 1, 2], [0, 2, 1]])  # either winding
+def test_interpolation_is_perspective_correct(face):
     # Clip position = (x w, y w, z w, w), w from the mesh's normal.x: the vertex shader
     # multiplies; the colour (third fetch) is interpolated with weights l_k / w_k.
     vs = assemble("""
@@ -172,7 +173,7 @@ EXEC_END
     ndc = np.array([[-0.9, -0.8], [0.85, -0.6], [-0.2, 0.9]])
     w = np.array([1.0, 4.0, 0.5])
     colours = np.array([[1, 0, 0, 1], [0, 1, 0, 1], [0, 0, 1, 1]], dtype=np.float64)
-    mesh = {"position": [[x, y, 0.5] for x, y in ndc], "faces": [[0, 1, 2]],
+    mesh = {"position": [[x, y, 0.5] for x, y in ndc], "faces": [face],
             "normal": [[v, 0, 0] for v in w], "color": colours}
     size = (24, 20)
     image = draw(vs, PARAM_PS, mesh, size, "adreno")
