@@ -43,10 +43,11 @@ def picture(path) -> np.ndarray:
         return np.asarray(image.convert("RGBA"))
 
 
-def test_writes_the_colour_export_as_a_png(files):
+def test_writes_the_colour_export_as_a_png(files, capsys):
     code = main(["render", "vs.txt", "ps.txt", "--mesh", "quad.obj", "--ps-constants",
                  "ps.json", "--size", "6x4", "-o", "out.png"])
     assert code == 0
+    assert capsys.readouterr().err == ""  # no progress when stderr is not a terminal
     image = picture(files / "out.png")
     assert image.shape == (4, 6, 4)
     assert (image == [51, 102, 153, 255]).all()
@@ -164,3 +165,18 @@ def test_an_xdk_containers_vertex_elements_say_what_each_fetch_reads(files):
     # xenos samples pixel (i, j) at (i, j): u = i / 2, v = j / 2 (v = 0 at the top).
     expected = [[[0, 0, 0, 255], [128, 0, 0, 255]], [[0, 128, 0, 255], [128, 128, 0, 255]]]
     np.testing.assert_array_equal(picture(files / "o.png"), expected)
+
+
+def test_progress_on_a_terminal_only(files, monkeypatch):
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    argv = ["render", "vs.txt", "ps.txt", "--mesh", "quad.obj", "--size", "4x4", "-o", "o.png"]
+    assert main(argv) == 0
+    shown = terminal.getvalue()
+    for stage in ("vertex shader", "rasterizing", "pixel shader"):
+        assert f"\ra2xx render: {stage} 100%" in shown
+    assert shown.endswith("\n")
