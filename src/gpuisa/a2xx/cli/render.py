@@ -100,8 +100,10 @@ class _Progress:
             print(f"\r{line}\x1b[K", end="", file=sys.stderr, flush=True)
 
     def finish(self) -> None:
+        """End the progress line (once) before anything else is printed."""
         if self.active and self.shown:
             print(file=sys.stderr)
+        self.shown = ""
 
 
 def _shader(path: str, expected: str, args: argparse.Namespace):
