@@ -1,16 +1,20 @@
 """Regenerate the pictures in docs/images/ from the shaders in examples/.
 
 Run from the repository root: ``python examples/make_pictures.py`` (needs
-``pip install -e ".[render]"``).
+``pip install -e ".[render]"``); ``python examples/make_pictures.py a2xx`` makes only the
+``a2xx render`` ones.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
 import trimesh
 
+from gpuisa.a2xx import assemble
+from gpuisa.a2xx.render import compare as compare_a2xx
 from gpuisa.fileio import write_output
 from gpuisa.pica.render import compare, render
 from gpuisa.pica.render.shade import png_bytes
@@ -48,7 +52,30 @@ def main() -> None:
     write_output(IMAGES / "particles-f24.png", png_bytes(result.first.image))
     write_output(IMAGES / "particles-diff.png", png_bytes(result.difference))
     print("particles:", result.summary())
+    a2xx_pictures()
+
+
+def a2xx_pictures() -> None:
+    """The lit torus of examples/torus.*.txt drawn by a2xx render, and where reading the
+    second scalar operand from lane X instead of Z changes it."""
+    def constants(name: str) -> dict[str, object]:
+        rows = json.loads((HERE / name).read_text())["float"]
+        return {"float_constants": {int(k[1:]): v for k, v in rows.items()}}
+
+    result = compare_a2xx(assemble((HERE / "torus.vs.txt").read_text()),
+                          assemble((HERE / "torus.ps.txt").read_text()), HERE / "model.ply",
+                          between="lanes", size=(400, 300),
+                          vertex_constants=constants("torus-vs.json"),
+                          pixel_constants=constants("torus-ps.json"))
+    write_output(IMAGES / "a2xx-torus.png", png_bytes(result.first.image))
+    write_output(IMAGES / "a2xx-lanes-diff.png", png_bytes(result.difference))
+    print("a2xx torus:", result.summary())
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    if sys.argv[1:] == ["a2xx"]:
+        a2xx_pictures()
+    else:
+        main()

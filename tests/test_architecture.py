@@ -36,7 +36,8 @@ LAYERS = (
       "*.analysis", "*.analysis.*")),
     ("engines", ("*.engine", "*.engine.*")),
     ("tools", ("*.check", "*.check.*", "*.render", "*.render.*", "*.vectors", "*.vectors.*",
-               "*.lsp", "*.lsp.*", "*.isadoc", "*.fuzz", "*.fuzz.*")),
+               "*.lsp", "*.lsp.*", "*.isadoc", "*.fuzz", "*.fuzz.*",
+               "gpuisa.render", "gpuisa.render.*")),
     ("command lines and facades", ("gpuisa.cli_support", "gpuisa.__main__", "*.cli",
                                    "*.cli.*", "*.__main__", "gpuisa.pica", "gpuisa.a2xx")),
 )
@@ -53,8 +54,8 @@ def _modules() -> dict[str, Path]:
 
 
 def _matches(module: str, pattern: str) -> bool:
-    if not pattern.startswith("*"):
-        return module == pattern
+    if not pattern.startswith("*"):  # a name, or a package and its modules ("x.*")
+        return module == pattern or (pattern.endswith(".*") and module.startswith(pattern[:-1]))
     tail = pattern[2:]  # "*.engine.*" -> "engine.*"; ISA packages are gpuisa.pica/.a2xx
     for isa in ("gpuisa.pica.", "gpuisa.a2xx."):
         if not module.startswith(isa):
@@ -128,6 +129,8 @@ def test_the_module_list_is_sane():
     ("gpuisa.pica.engine.reference.emitter", "engines"),
     ("gpuisa.pica.cli", "command lines and facades"),
     ("gpuisa.pica.cli.check", "command lines and facades"),
+    ("gpuisa.render.mesh", "tools"),
+    ("gpuisa.a2xx.render.raster", "tools"),
     ("gpuisa.a2xx.disasm", "containers, assemblers, disassemblers"),
 ])
 def test_packages_share_their_layer(module, layer):

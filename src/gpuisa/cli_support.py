@@ -1,6 +1,7 @@
 """What the ``pica`` and ``a2xx`` command lines share: dispatching a subcommand,
 turning every :class:`GpuIsaError` into ``PROG: error: …`` with exit status 1,
-reading numeric options with their ranges checked (:func:`integer`, :func:`number`) and
+reading numeric options with their ranges checked (:func:`integer`, :func:`number`),
+the picture options of the renderers (:func:`picture_size`, :func:`rgba_colour`) and
 counting progress on a terminal (:class:`Progress`)."""
 
 from __future__ import annotations
@@ -123,6 +124,41 @@ def number(option: str, *, above: float | None = None, below: float | None = Non
         return value
 
     return parse
+
+
+def picture_size(option: str, max_side: int) -> Callable[[str], tuple[int, int]]:
+    """An argparse ``type`` reading ``WIDTHxHEIGHT``, each side 1..``max_side``."""
+    side = integer(option, 1, max_side)
+
+    def parse(text: str) -> tuple[int, int]:
+        parts = text.lower().split("x")
+        if len(parts) != 2 or not all(parts):
+            raise InputError(f"{option}: expected WIDTHxHEIGHT, got {_shown(text)}")
+        return side(parts[0]), side(parts[1])
+
+    return parse
+
+
+def rgba_colour(text: str) -> tuple[int, int, int, int]:
+    """An argparse ``type`` reading ``RRGGBB`` or ``RRGGBBAA`` (``#`` allowed; opaque
+    without alpha)."""
+    digits = text.removeprefix("#")
+    if len(digits) not in (6, 8) or any(c not in "0123456789abcdefABCDEF" for c in digits):
+        raise argparse.ArgumentTypeError(f"expected RRGGBB or RRGGBBAA, got {text!r}")
+    values = [int(digits[i:i + 2], 16) for i in range(0, len(digits), 2)]
+    return tuple(values + [255] * (4 - len(values)))  # type: ignore[return-value]
+
+
+def key_values(pairs: Sequence[str], option: str, example: str) -> dict[str, str]:
+    """Repeated ``KEY=VALUE`` options as a mapping (values in lower case); ``example``
+    shows the form in the error."""
+    out = {}
+    for pair in pairs:
+        key, eq, value = pair.partition("=")
+        if not eq or not key or not value:
+            raise InputError(f"{option} {pair!r}: expected {example}")
+        out[key.strip()] = value.strip().lower()
+    return out
 
 
 def _bounds(minimum: int | None, maximum: int | None) -> str:

@@ -1,4 +1,5 @@
-"""The ``a2xx`` command line: ``disasm``, ``asm``, ``run``, ``trace`` and ``info``.
+"""The ``a2xx`` command line: ``disasm``, ``asm``, ``run``, ``trace``, ``info``,
+``vectors`` (:mod:`.vectors`) and ``render`` (:mod:`.render`).
 
 Binary programs are recognised by content (:mod:`.containers`): an XDK shader container,
 a Xenia dump (``shader_<HASH>.ucode.bin.vert`` / ``.frag``) or raw microcode in either
@@ -14,234 +15,55 @@ files are written atomically and never when there is an error.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-
-import numpy as np
 
 from ... import __version__
 from ...cli_support import dispatch, integer
 from ...datafiles import MAX_SHADER_BYTES, read_input
-from ...errors import Diagnostic, GpuIsaError, InputError, SourceError
+from ...errors import InputError
 from ...fileio import write_output, write_text
-from ..asm import AssemblyResult, assemble_with_warnings
 from ..containers import (
-    BYTE_ORDERS,
     ShaderFile,
     constant_table_lines,
     literal_line,
-    read_shader_file,
     semantic_lines,
     xenia_hash,
 )
-from ..containers.microcode import dump_name
 from ..disasm import STYLES, disassemble
 from ..encoding import words_to_bytes
-from ..engine import EmulatorConfig, run_fragment, run_vertex
+from ..engine import run_fragment, run_vertex
 from ..engine.api import DEFAULT_MAX_STEPS
-from ..engine.files import load_constants, load_inputs
+from ..engine.files import load_inputs
 from ..engine.report import result_json, result_npz, result_table
 from ..engine.state import MAX_INVOCATIONS
 from ..engine.trace import format_trace, trace
 from ..toolchains import TOOLCHAINS
-from ..xdk_asm import assemble_xdk, looks_like_xdk_listing, shader_type_of
+from ..xdk_asm import looks_like_xdk_listing
 from ..xdk_text import disassemble_xdk
-from ..xna_asm import XeniaAssembly, assemble_xenia, looks_like_xenia_listing
-from . import vectors
-
-PROG = "a2xx"
-_SHADER_TYPES = {
-    "vs": "vertex",
-    "vertex": "vertex",
-    "fs": "fragment",
-    "ps": "fragment",
-    "fragment": "fragment",
-}
-_HEX_WORD = re.compile(r"(?:0[xX])?([0-9a-fA-F]{1,8})")
-_SEPARATORS = re.compile(r"[\s,]+")
-_TEXT_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-
-
-# -- reading programs ----------------------------------------------------------------------
-
-
-def _as_text(data: bytes) -> str | None:
-    """``data`` as text, or None if it looks binary (undecodable or control bytes)."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    return None if _TEXT_CONTROL.search(text) else text
-
-
-def parse_hex_words(text: str, path: str) -> list[int]:
-    """32-bit words written in hex; problems are reported as ``PATH:LINE:COL``."""
-    words: list[int] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        code = re.split(r"[#;]", line, maxsplit=1)[0]
-        for match in re.finditer(r"[^\s,]+", code):
-            token = match.group()
-            parsed = _HEX_WORD.fullmatch(token)
-            if parsed is None:
-                raise InputError(
-                    f"{path}:{number}:{match.start() + 1}: {token!r} is not a 32-bit hex word"
-                )
-            words.append(int(parsed[1], 16))
-    if not words:
-        raise InputError(f"{path}: no words in the file")
-    return words
-
-
-def _looks_like_hex(text: str) -> bool:
-    code = "\n".join(re.split(r"[#;]", line, maxsplit=1)[0] for line in text.splitlines())
-    tokens = [t for t in _SEPARATORS.split(code) if t]
-    return bool(tokens) and all(_HEX_WORD.fullmatch(t) for t in tokens)
-
-
-def read_words(
-    path: str, input_format: str = "auto", *, allow_asm: bool = False, byte_order: str = "auto"
-) -> list[int]:
-    """The dwords of a program file (binary, hex text, or with ``allow_asm`` assembly)."""
-    return list(read_shader(path, input_format, allow_asm=allow_asm, byte_order=byte_order)[0])
-
-
-def read_shader(
-    path: str, input_format: str = "auto", *, allow_asm: bool = False, byte_order: str = "auto"
-) -> tuple[tuple[int, ...], ShaderFile | None]:
-    """The dwords of a program file, and what a binary file says about its shader."""
-    data = read_input(path, limit=MAX_SHADER_BYTES)
-    text = _as_text(data)
-    if input_format == "auto":
-        if text is None:
-            input_format = "bin"
-        elif looks_like_xdk_listing(text):
-            words = _assemble_xdk(text, path).words
-            return words, ShaderFile(words, "xdk-text", "little", True, shader_type_of(text))
-        elif looks_like_xenia_listing(text):
-            binary = _xenia_microcode(path)
-            if binary is not None:
-                return read_shader(binary, "bin", byte_order=byte_order)
-            words = _assemble_xenia(text, path, None).words
-            return words, _xenia_text(path, words)
-        elif _looks_like_hex(text) or not allow_asm:
-            input_format = "hex"
-        else:
-            input_format = "asm"
-    if input_format == "bin":
-        shader = read_shader_file(data, path, byte_order=byte_order)
-        return shader.words, shader
-    if text is None:
-        raise InputError(f"{path}: not a text file (use --input-format bin for binaries)")
-    if input_format == "hex":
-        return tuple(parse_hex_words(text, path)), None
-    return _assemble(text, path).words, None
-
-
-def _xenia_microcode(path: str) -> str | None:
-    """The microcode dump Xenia wrote beside its disassembly text ``path``, if there is
-    one: it holds the bits the text does not show."""
-    name = dump_name(path)
-    if name is not None and not name.is_binary:
-        binary = Path(path).with_name(Path(path).name.replace(".ucode.", ".ucode.bin.", 1))
-        if binary.is_file():
-            print(f"{PROG}: note: {path}: reading the microcode from {binary}", file=sys.stderr)
-            return str(binary)
-    return None
-
-
-def _xenia_text(path: str, words: tuple[int, ...]) -> ShaderFile:
-    """Xenia's text, assembled: the type and hash come from its name, if it has one."""
-    name = dump_name(path)
-    return ShaderFile(
-        words,
-        "xenia-text",
-        "little",
-        True,
-        name.shader_type if name else None,
-        name_hash=name.hash if name else None,
-    )
-
-
-def _assemble_xenia(text: str, path: str, canary: bool | None) -> XeniaAssembly:
-    result = assemble_xenia(text, canary=canary, filename=path)
-    for guess in result.guesses:
-        print(f"{PROG}: note: {path}: not in Xenia's text, filled in: {guess}", file=sys.stderr)
-    return result
-
-
-def _assemble_xdk(text: str, path: str) -> XeniaAssembly:
-    result = assemble_xdk(text, filename=path)
-    for guess in result.guesses:
-        print(f"{PROG}: note: {path}: not in the XDK's text, filled in: {guess}", file=sys.stderr)
-    return result
-
-
-def _resolve_type(requested: str | None, shader: ShaderFile | None, default: str | None) -> str:
-    """The shader type: as asked, else as the file says, else ``default``."""
-    if requested is not None:
-        return requested
-    if shader is not None and shader.shader_type is not None:
-        return shader.shader_type
-    if default is None:
-        raise InputError("give --type vs or fs: the file does not say which it is")
-    return default
-
-
-def _assemble(text: str, path: str, toolchain: str = "adreno") -> AssemblyResult:
-    result = assemble_with_warnings(text, filename=path, toolchain=toolchain)
-    for warning in result.warnings:
-        _print_diagnostic(warning)
-    for guess in result.guesses:
-        print(f"{PROG}: note: {path}: not in Mesa's text, filled in: {guess}", file=sys.stderr)
-    return result
-
-
-def _print_diagnostic(diagnostic: Diagnostic) -> None:
-    print(f"{PROG}: {_render(diagnostic)}", file=sys.stderr)
-
-
-def _render(d: Diagnostic) -> str:
-    """``SEVERITY: FILE:LINE:COL: message`` plus the source line and a caret."""
-    loc = d.location
-    rendered = d.render().split("\n", 1)
-    head = f"{d.severity}: {loc.file}:{loc.line}:{loc.column}: {d.message}"
-    return head + ("\n" + rendered[1] if len(rendered) > 1 else "")
-
-
-@contextlib.contextmanager
-def _about(path: str) -> Iterator[None]:
-    """Prefix errors that do not already name a file with ``path``."""
-    try:
-        yield
-    except SourceError:
-        raise
-    except GpuIsaError as exc:
-        message = str(exc)
-        if message.startswith(f"{path}:"):
-            raise
-        raise InputError(f"{path}: {message}") from None
-
-
-# -- subcommands -----------------------------------------------------------------------------
-
-
-def _shader_type(value: str) -> str:
-    try:
-        return _SHADER_TYPES[value.lower()]
-    except KeyError:
-        raise argparse.ArgumentTypeError(
-            f"invalid shader type {value!r} (choose vs or fs)"
-        ) from None
+from ..xna_asm import looks_like_xenia_listing
+from . import render, vectors
+from .common import (
+    PROG,
+    about,
+    assemble_source,
+    assemble_xdk_listing,
+    assemble_xenia_listing,
+    emulator_config,
+    input_format_options,
+    read_shader,
+    render_diagnostic,
+    resolve_type,
+    shader_type_option,
+    stage_constants,
+)
 
 
 def _disasm(args: argparse.Namespace) -> int:
-    with _about(args.file):
+    with about(args.file):
         words, shader = read_shader(args.file, args.input_format, byte_order=args.byte_order)
-        shader_type = _resolve_type(args.type, shader, "vertex")
+        shader_type = resolve_type(args.type, shader, "vertex")
         text = disassemble(words, shader_type, raw=args.raw, style=args.style)  # type: ignore[arg-type]
         if args.style == "xdk" and shader is not None and shader.format == "xdk":
             # The XDK's own header names the container's constants (defconst/dcl/def).
@@ -268,7 +90,7 @@ def _disasm(args: argparse.Namespace) -> int:
 def _asm(args: argparse.Namespace) -> int:
     if not args.output and not args.hex:
         raise InputError("give -o OUT for the binary (or --hex to print hex words)")
-    with _about(args.file):
+    with about(args.file):
         data = read_input(args.file, limit=MAX_SHADER_BYTES)
         text = data.decode("utf-8", errors="surrogateescape")
         syntax = args.syntax
@@ -276,15 +98,15 @@ def _asm(args: argparse.Namespace) -> int:
             syntax = "xenia-text" if looks_like_xenia_listing(text) else "mesa"
             syntax = "xdk" if looks_like_xdk_listing(text) else syntax
         if syntax == "xdk":
-            words = list(_assemble_xdk(text, args.file).words)
+            words = list(assemble_xdk_listing(text, args.file).words)
         elif syntax == "mesa":
-            result = _assemble(text, args.file, args.toolchain)
+            result = assemble_source(text, args.file, args.toolchain)
             if args.werror and result.warnings:
                 raise InputError(f"{args.file}: warnings treated as errors (--Werror)")
             words = list(result.words)
         else:
             canary = {"xenia": False, "xenia-canary": True}.get(syntax)
-            words = list(_assemble_xenia(text, args.file, canary).words)
+            words = list(assemble_xenia_listing(text, args.file, canary).words)
     if args.hex:
         lines = [" ".join(f"{w:08x}" for w in words[i : i + 3]) for i in range(0, len(words), 3)]
         out = "\n".join(lines) + "\n"
@@ -295,23 +117,6 @@ def _asm(args: argparse.Namespace) -> int:
     else:
         write_output(args.output, words_to_bytes(words))
     return 0
-
-
-def _target(shader: ShaderFile | None) -> str:
-    """The emulator preset a file implies: Xbox 360 files (XDK containers, Xenia's dumps,
-    big-endian microcode, which no Adreno driver writes) run as Xenos, the rest as Adreno."""
-    if shader is not None and (shader.format != "raw" or shader.byte_order == "big"):
-        return "xenos"
-    return "adreno"
-
-
-def _config(args: argparse.Namespace, shader: ShaderFile | None) -> EmulatorConfig:
-    overrides: dict[str, object] = {}
-    if args.scalar_lane is not None:
-        overrides["scalar_b_lane"] = {"z": 2, "x": 0}[args.scalar_lane]
-    if args.address_unit is not None:
-        overrides["address_unit"] = args.address_unit
-    return EmulatorConfig.for_target(args.target or _target(shader), **overrides)
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,30 +130,18 @@ class _RunInputs:
 
 
 def _run_inputs(args: argparse.Namespace) -> _RunInputs:
-    _config(args, None)  # a bad option is reported before anything is read
-    with _about(args.file):
+    emulator_config(args, None)  # a bad option is reported before anything is read
+    with about(args.file):
         words, shader = read_shader(
             args.file, args.input_format, allow_asm=True, byte_order=args.byte_order
         )
-        shader_type = _resolve_type(args.type, shader, None)
-    config = _config(args, shader)
+        shader_type = resolve_type(args.type, shader, None)
+    config = emulator_config(args, shader)
     kwargs: dict[str, object] = {"config": config, "max_steps": args.max_steps}
-    if shader is not None and shader.literals:
-        # The constants an XDK shader defines itself; --constants may override them.
-        kwargs["float_constants"] = {lit.register: lit.values for lit in shader.literals}
-    if args.constants:
-        # A container's float constants may be set by name (its constant table).
-        names = {
-            c.name: (c.index, c.count)
-            for c in (shader.constants if shader is not None else ())
-            if c.register_set == "float4"
-        }
-        with _about(args.constants):
-            given = load_constants(args.constants, names)
-        kwargs |= given | {"float_constants": _merge_floats(kwargs, given, args.constants)}
+    kwargs |= stage_constants(shader, args.constants)
     inputs: dict[str, object] = {}
     if args.inputs:
-        with _about(args.inputs):
+        with about(args.inputs):
             inputs = load_inputs(args.inputs)
     if shader_type == "vertex":
         count = inputs.pop("count", None)
@@ -365,30 +158,12 @@ def _run_inputs(args: argparse.Namespace) -> _RunInputs:
     return _RunInputs(words, shader, shader_type, kwargs)
 
 
-def _merge_floats(
-    kwargs: dict[str, object], given: dict[str, object], path: str
-) -> object:
-    """The container's literals with the float constants of ``--constants`` over them."""
-    floats = given.get("float_constants")
-    literals = kwargs.get("float_constants")
-    if literals is None:
-        return floats
-    if floats is None:
-        return literals
-    if not isinstance(floats, dict):
-        rows = np.atleast_2d(np.asarray(floats, dtype=np.float32))
-        if rows.ndim != 2 or rows.shape[1] != 4:
-            raise InputError(f"{path}: float constants must be rows of 4, not {rows.shape}")
-        floats = dict(enumerate(rows))
-    return {**literals, **floats}  # type: ignore[dict-item]
-
-
 def _run(args: argparse.Namespace) -> int:
     if args.format == "npz" and not args.output:
         raise InputError("--format npz writes a binary file: give -o OUT")
     run = _run_inputs(args)
     # Run-time problems concern the program; input problems name the argument at fault.
-    with _about(args.file):
+    with about(args.file):
         if run.shader_type == "vertex":
             result = run_vertex(run.words, **run.arguments)  # type: ignore[arg-type]
         else:
@@ -407,7 +182,7 @@ def _run(args: argparse.Namespace) -> int:
 def _trace(args: argparse.Namespace) -> int:
     run = _run_inputs(args)
     shader = run.shader
-    with _about(args.file):
+    with about(args.file):
         steps = trace(
             run.words,
             run.shader_type,
@@ -433,7 +208,7 @@ _FORMAT_NAMES = {
 
 
 def _info(args: argparse.Namespace) -> int:
-    with _about(args.file):
+    with about(args.file):
         words, shader = read_shader(args.file, args.input_format, byte_order=args.byte_order)
     lines = [f"{args.file}: " + (_FORMAT_NAMES[shader.format] if shader else "hex words")]
     if shader is not None and shader.shader_type:
@@ -489,29 +264,13 @@ index in R0.x.
 # -- parser ----------------------------------------------------------------------------------
 
 
-def _input_format(parser: argparse.ArgumentParser, choices: tuple[str, ...]) -> None:
-    parser.add_argument(
-        "--input-format",
-        choices=choices,
-        default="auto",
-        help="how FILE is stored (default: guess; binaries are recognised by content, "
-        "text is hex words" + (" or assembly" if "asm" in choices else "") + ")",
-    )
-    parser.add_argument(
-        "--byte-order",
-        choices=("auto", *BYTE_ORDERS),
-        default="auto",
-        help="byte order of raw microcode (default: the one whose CF program is consistent)",
-    )
-
-
 def _run_options(parser: argparse.ArgumentParser) -> None:
     """The options ``a2xx run`` and ``a2xx trace`` share: program, inputs, constants."""
     parser.add_argument(
         "file", metavar="FILE", help="program: container, dump, raw microcode, hex or assembly"
     )
     parser.add_argument(
-        "--type", type=_shader_type, help="vs or fs (default: what the file says)"
+        "--type", type=shader_type_option, help="vs or fs (default: what the file says)"
     )
     parser.add_argument(
         "--inputs",
@@ -545,7 +304,7 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="CF clauses per invocation group before reporting a hang",
     )
-    _input_format(parser, ("auto", "bin", "hex", "asm"))
+    input_format_options(parser, ("auto", "bin", "hex", "asm"))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -568,7 +327,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     dis.add_argument(
         "--type",
-        type=_shader_type,
+        type=shader_type_option,
         help="vs or fs: names the exports (default: what the file says, else vs)",
     )
     dis.add_argument("--raw", action="store_true", help="add the raw hex columns (mesa style)")
@@ -585,7 +344,7 @@ def build_parser() -> argparse.ArgumentParser:
         "xdk (Microsoft's xvs_3_0/xps_3_0 microcode listing)",
     )
     dis.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
-    _input_format(dis, ("auto", "bin", "hex"))
+    input_format_options(dis, ("auto", "bin", "hex"))
     dis.set_defaults(handler=_disasm)
 
     asm = sub.add_parser(
@@ -669,12 +428,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     info.add_argument("file", metavar="FILE", help="program file")
     info.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
-    _input_format(info, ("auto", "bin", "hex"))
+    input_format_options(info, ("auto", "bin", "hex"))
     info.set_defaults(handler=_info)
     vectors.register(sub)
+    render.register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return dispatch(PROG, build_parser(), argv, lambda d: f"{PROG}: {_render(d)}")
+    return dispatch(PROG, build_parser(), argv, lambda d: f"{PROG}: {render_diagnostic(d)}")
 

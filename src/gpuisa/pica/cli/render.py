@@ -12,7 +12,7 @@ import argparse
 import math
 import os
 
-from ...cli_support import integer, number
+from ...cli_support import integer, key_values, number, picture_size, rgba_colour
 from ...errors import InputError
 from ...fileio import write_output
 from ..render import MAX_SIDE, SCREENS, Camera, Mesh, as_mesh, compare, render_frame
@@ -36,6 +36,8 @@ from .run import (
     load_uniforms,
     rounding,
 )
+
+_ATTR_FORM = "INPUT=ATTRIBUTE (e.g. v1=normal)"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -73,7 +75,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--modelview", metavar="NAME",
                         help="the uniform --camera puts the view matrix in")
     size = parser.add_mutually_exclusive_group()
-    size.add_argument("--size", type=_size, metavar="WxH",
+    size.add_argument("--size", type=picture_size("--size", MAX_SIDE), metavar="WxH",
                       help="picture size (default: 400x240, the top screen)")
     size.add_argument("--screen", choices=tuple(SCREENS),
                       help="picture size of a 3DS screen (top 400x240, bottom 320x240)")
@@ -82,7 +84,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "(citro3d's *Tilt helpers) so the picture looks as on the console")
     add_precision_options(parser)
     parser.add_argument("--engine", default="auto", help="execution engine (default: auto)")
-    parser.add_argument("--background", type=_colour, default=BACKGROUND,
+    parser.add_argument("--background", type=rgba_colour, default=BACKGROUND,
                         metavar="RRGGBB[AA]", help="background colour (default: 202020)")
     parser.add_argument("--max-steps", type=integer("--max-steps", 1), default=100_000,
                         metavar="N",
@@ -99,22 +101,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         metavar="MS",
                         help="with --frames: milliseconds per frame (default: 50)")
     parser.set_defaults(handler=_render)
-
-
-def _size(text: str) -> tuple[int, int]:
-    parts = text.lower().split("x")
-    if len(parts) != 2 or not all(parts):
-        raise InputError(f"--size: expected WIDTHxHEIGHT, got {text!r}")
-    side = integer("--size", 1, MAX_SIDE)
-    return side(parts[0]), side(parts[1])
-
-
-def _colour(text: str) -> tuple[int, int, int, int]:
-    digits = text.removeprefix("#")
-    if len(digits) not in (6, 8) or any(c not in "0123456789abcdefABCDEF" for c in digits):
-        raise argparse.ArgumentTypeError(f"expected RRGGBB or RRGGBBAA, got {text!r}")
-    values = [int(digits[i:i + 2], 16) for i in range(0, len(digits), 2)]
-    return tuple(values + [255] * (4 - len(values)))  # type: ignore[return-value]
 
 
 def _numbers(text: str, what: str) -> list[float]:
@@ -138,16 +124,6 @@ def _camera(args: argparse.Namespace, mesh: Mesh) -> Camera | None:
                          f"got {len(values)}")
     up = tuple(values[6:9]) if len(values) == 9 else (0.0, 1.0, 0.0)
     return Camera(tuple(values[0:3]), tuple(values[3:6]), up, fov=args.fov)
-
-
-def _attributes(pairs: list[str]) -> dict[str, str]:
-    out = {}
-    for pair in pairs:
-        key, eq, value = pair.partition("=")
-        if not eq or not key or not value:
-            raise InputError(f"--attr {pair!r}: expected INPUT=ATTRIBUTE (e.g. v1=normal)")
-        out[key.strip()] = value.strip().lower()
-    return out
 
 
 def _steps(pairs: list[str]) -> dict[str, list[float]]:
@@ -191,7 +167,8 @@ def _render(args: argparse.Namespace) -> int:
     gs_uniforms = load_uniforms(args.gs_uniforms) if args.gs_uniforms else None
     size = args.size or SCREENS[args.screen or "top"]
     options = dict(size=size, dvle=args.dvle, gsh=args.gsh, stride=args.stride,
-                   attributes=_attributes(args.attr), mode=args.mode, texture=args.texture,
+                   attributes=key_values(args.attr, "--attr", _ATTR_FORM), mode=args.mode,
+                   texture=args.texture,
                    camera=_camera(args, mesh), projection=args.projection,
                    modelview=args.modelview, tilt=args.tilt, engine=args.engine,
                    background=args.background, max_steps=args.max_steps,

@@ -16,50 +16,27 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ...errors import InputError
+from ...render.images import MAX_SIDE, check_size, load_texture
+from ...render.mesh import Mesh, as_mesh, load_mesh, mesh_from_arrays
 from ..engine.loading import DEFAULT_ROUNDING
 from ..program import Program
 from ..shbin import ShaderType, Shbin
 from .camera import Camera, camera_uniforms, look_at, perspective
 from .compare import Comparison, compare_frames
-from .mesh import Mesh, load_mesh, mesh_from_arrays
 from .scene import Scene, as_shbin, build_scene, first_vertex_dvle
-from .shade import BACKGROUND, MODES, Frame, draw, load_texture
+from .shade import BACKGROUND, MODES, Frame, draw
 from .stages import name_unset_uniform, route_uniforms
 
 #: Screen sizes of the 3DS (width, height) as seen when the console is held normally.
 SCREENS = {"top": (400, 240), "bottom": (320, 240)}
-#: The largest picture side rendered (bounds the per-pixel working memory).
-MAX_SIDE = 8192
 #: What gives a uniform of each stage a value (both take --uniforms: render_frame routes
 #: each name to the stage that declares it).
 _UNIFORM_FIXES = {stage: "give it with --uniforms FILE (uniforms=), or --camera auto for "
                          "a projection or model-view matrix" for stage in ShaderType}
 
-__all__ = ["BACKGROUND", "MODES", "SCREENS", "Camera", "Comparison", "Frame", "Mesh",
-           "Scene", "as_mesh", "compare", "look_at", "perspective", "render", "render_frame"]
-
-
-def as_mesh(mesh: Mesh | str | os.PathLike[str] | Mapping[str, object]) -> Mesh:
-    """A :class:`Mesh` from a mesh, a file path or a mapping of arrays
-    (:func:`.mesh.mesh_from_arrays`)."""
-    if isinstance(mesh, Mesh):
-        return mesh
-    if isinstance(mesh, str | os.PathLike):
-        return load_mesh(mesh)
-    if isinstance(mesh, Mapping):
-        return mesh_from_arrays(mesh)
-    raise InputError(f"mesh must be a Mesh, a file path or a mapping of arrays, got "
-                     f"{type(mesh).__name__}")
-
-
-def check_size(size: Sequence[int]) -> tuple[int, int]:
-    try:
-        width, height = (int(v) for v in size)
-    except (TypeError, ValueError):
-        raise InputError(f"size must be (width, height), got {size!r}") from None
-    if not (1 <= width <= MAX_SIDE and 1 <= height <= MAX_SIDE):
-        raise InputError(f"size must be 1..{MAX_SIDE} pixels each way, got {width}x{height}")
-    return width, height
+__all__ = ["BACKGROUND", "MAX_SIDE", "MODES", "SCREENS", "Camera", "Comparison", "Frame",
+           "Mesh", "Scene", "as_mesh", "compare", "load_mesh", "look_at", "mesh_from_arrays",
+           "perspective", "render", "render_frame"]
 
 
 def render_frame(shader: Shbin | Program | str | Sequence[tuple[str, str]],

@@ -1,12 +1,9 @@
 """The same scene in float24 and float32: both pictures and where they differ.
 
-The difference picture is a heat map over the second picture dimmed: each pixel whose
-colour differs is coloured by its largest channel difference, scaled to the largest in
-the picture (dark red for the smallest, through yellow, to white for the largest), so a
-one-step rounding difference and a particle in another place are told apart at a glance;
+The difference picture is the heat map of :mod:`gpuisa.render.heat` (each differing
+pixel coloured by its largest channel difference, scaled to the largest in the picture);
 vertices whose screen position moved by half a pixel or more are boxed (when they are
-few enough not to hide the picture).  The summary line
-gives the scale.
+few enough not to hide the picture).  The summary line gives the scale.
 """
 
 from __future__ import annotations
@@ -15,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...render.heat import heat_legend, heat_map
 from .shade import Frame
 
 #: Colour of the boxes around vertices that moved.
@@ -26,10 +24,6 @@ MOVED_PIXELS = 0.5
 #: More moved vertices than this are counted but not boxed (their boxes would hide the
 #: picture: the particles example moves 1560).
 MAX_BOXES = 64
-#: The unchanged picture shows through at this brightness.
-DIMMED = 0.35
-#: The heat map starts here (the smallest difference is still visibly red).
-HEAT_FLOOR = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,9 +52,8 @@ class Comparison:
                  else f"{self.max_position_error:.4g} px")
         boxed = ("boxed in cyan" if self.vertices_moved <= MAX_BOXES
                  else f"too many to box (> {MAX_BOXES})")
-        legend = (f" (heat map: dark red = 1, white = {self.max_pixel_difference} of 255 "
-                  f"in the largest channel; {self.vertices_moved} vertices moved "
-                  f">= {MOVED_PIXELS} px, {boxed})"
+        legend = (f" ({heat_legend(self.max_pixel_difference)}; {self.vertices_moved} "
+                  f"vertices moved >= {MOVED_PIXELS} px, {boxed})"
                   if self.pixels_differ or self.vertices_moved else "")
         return (f"{counts}: {self.vertices_differ} differ; max position error {error}; "
                 f"{self.pixels_differ} pixels differ{legend}")
@@ -76,28 +69,16 @@ def compare_frames(first: Frame, second: Frame) -> Comparison:
     finite = error[np.isfinite(error)]
     max_error = float(finite.max()) if len(finite) else float("nan")
 
-    delta = np.abs(first.image.astype(np.int16) - second.image.astype(np.int16)).max(axis=-1)
-    largest = int(delta.max()) if delta.size else 0
-    image = np.empty_like(second.image)
-    image[..., :3] = (second.image[..., :3].mean(axis=-1) * DIMMED)[..., None].astype(np.uint8)
-    image[..., 3] = 255
-    changed = delta > 0
-    if largest:
-        heat = HEAT_FLOOR + (1 - HEAT_FLOOR) * delta[changed] / largest
-        image[changed, :3] = np.rint(_hot(heat) * 255).astype(np.uint8)
+    heat = heat_map(first.image, second.image)
+    image = heat.image
     moved = differ & (error >= MOVED_PIXELS)
     if moved.sum() <= MAX_BOXES:
         for x, y in second.screen[:count][moved, :2]:
             if np.isfinite(x) and np.isfinite(y):
                 _box(image, int(np.floor(x)), int(np.floor(y)))
-    return Comparison(first, second, image, int(changed.sum()), (len(first_outputs),
-                      len(second_outputs)), int(differ.sum()), max_error, largest,
+    return Comparison(first, second, image, heat.pixels_differ, (len(first_outputs),
+                      len(second_outputs)), int(differ.sum()), max_error, heat.largest,
                       int(moved.sum()))
-
-
-def _hot(t: np.ndarray) -> np.ndarray:
-    """The "hot" colour map: 0 black, 1/3 red, 2/3 yellow, 1 white, ``(..., 3)``."""
-    return np.clip(3 * t[..., None] - np.array([0.0, 1.0, 2.0]), 0, 1)
 
 
 def _box(image: np.ndarray, col: int, row: int) -> None:

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...render.clip import clip_plane
+
 #: Smallest w kept by the clipper (Azahar's clipper clips against a small positive w).
 W_EPSILON = 1e-5
 #: Candidate pixels evaluated at once: bounds the working memory (about 100 bytes each).
@@ -46,48 +48,8 @@ def clip_triangles(corners: np.ndarray, attributes: np.ndarray, source: np.ndarr
     planes = [np.array([0.0, 0.0, 0.0, 1.0]), *map(np.array, _PLANES)]
     offsets = [-W_EPSILON, 0.0, 0.0]
     for plane, offset in zip(planes, offsets, strict=True):
-        corners, attributes, source = _clip_plane(corners, attributes, source, plane, offset)
+        corners, attributes, source = clip_plane(corners, attributes, source, plane, offset)
     return corners, attributes, source
-
-
-def _clip_plane(corners, attributes, source, plane, offset):
-    distance = corners @ plane + offset  # (T, 3)
-    inside = distance >= 0
-    count = inside.sum(axis=1)
-    keep = count == 3
-    if keep.all():
-        return corners, attributes, source
-    one = np.flatnonzero(count == 1)
-    two = np.flatnonzero(count == 2)
-    pieces = [(np.flatnonzero(keep), corners[keep], attributes[keep])]
-    # Rotate each cut triangle (keeping its winding) so that corner 0 is the odd one
-    # out: the one inside (count 1) or the one outside (count 2).
-    for rows, odd in ((one, inside), (two, ~inside)):
-        if not len(rows):
-            continue
-        first = np.argmax(odd[rows], axis=1)
-        order = (first[:, None] + np.arange(3)) % 3
-        p = np.take_along_axis(corners[rows], order[..., None], axis=1)
-        a = np.take_along_axis(attributes[rows], order[..., None], axis=1)
-        d = np.take_along_axis(distance[rows], order, axis=1)
-        t1 = (d[:, 0] / (d[:, 0] - d[:, 1]))[:, None]
-        t2 = (d[:, 0] / (d[:, 0] - d[:, 2]))[:, None]
-        p01 = p[:, 0] + t1 * (p[:, 1] - p[:, 0])
-        p02 = p[:, 0] + t2 * (p[:, 2] - p[:, 0])
-        a01 = a[:, 0] + t1 * (a[:, 1] - a[:, 0])
-        a02 = a[:, 0] + t2 * (a[:, 2] - a[:, 0])
-        if rows is one:  # the inside corner and the two cut points
-            pieces.append((rows, np.stack([p[:, 0], p01, p02], 1),
-                           np.stack([a[:, 0], a01, a02], 1)))
-        else:  # a quad: cut point 01, corners 1 and 2, cut point 02
-            pieces.append((rows, np.stack([p01, p[:, 1], p[:, 2]], 1),
-                           np.stack([a01, a[:, 1], a[:, 2]], 1)))
-            pieces.append((rows + 0.5, np.stack([p01, p[:, 2], p02], 1),
-                           np.stack([a01, a[:, 2], a02], 1)))
-    order = np.argsort(np.concatenate([rows for rows, _, _ in pieces]), kind="stable")
-    rows = np.concatenate([rows for rows, _, _ in pieces]).astype(np.int64)[order]
-    return (np.concatenate([c for _, c, _ in pieces])[order],
-            np.concatenate([a for _, _, a in pieces])[order], source[rows])
 
 
 def to_screen(corners: np.ndarray, size: tuple[int, int], tilt: bool = False) -> np.ndarray:

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...datafiles import read_input
 from ...errors import InputError
+from ...render.images import pillow, png_bytes
 from .raster import Raster, clip_triangles, rasterize, to_screen
 from .scene import Scene
 
@@ -142,27 +142,6 @@ def sample(texture: np.ndarray, texcoord: np.ndarray) -> np.ndarray:
     return texture[y, x, :3].astype(np.float64) / 255.0
 
 
-def load_texture(path: str) -> np.ndarray:
-    """An image file as ``(h, w, 4)`` uint8."""
-    image_module = pillow()
-    data = read_input(path)
-    try:
-        with image_module.open(io.BytesIO(data)) as picture:
-            return np.asarray(picture.convert("RGBA"))
-    except Exception as error:
-        raise InputError(f"{path}: cannot read the texture image: {error}") from None
-
-
-def pillow():
-    """PIL.Image, or an error saying how to install it."""
-    try:
-        from PIL import Image
-    except ImportError:
-        raise InputError("writing and reading images needs Pillow: pip install "
-                         "'gpuisa[render]'") from None
-    return Image
-
-
 #: Still-picture formats by file suffix (no suffix, or standard output: PNG).
 PICTURE_FORMATS = {".png": "PNG", ".apng": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG",
                    ".gif": "GIF", "": "PNG"}
@@ -189,10 +168,4 @@ def picture_bytes(image: np.ndarray, path: str) -> bytes:
     pillow().fromarray(image, "RGBA").convert("RGB").save(buffer, format=kind,
                                                           **({"quality": 95} if kind ==
                                                              "JPEG" else {}))
-    return buffer.getvalue()
-
-
-def png_bytes(image: np.ndarray) -> bytes:
-    buffer = io.BytesIO()
-    pillow().fromarray(image, "RGBA").save(buffer, format="PNG", optimize=True)
     return buffer.getvalue()
