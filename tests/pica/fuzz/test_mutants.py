@@ -91,6 +91,22 @@ def test_a_mutant_lasts_its_with_block():
     with mutated("if-never-pops"):
         assert stacks.next_pc is not original[1]
     assert (F32.rcp, stacks.next_pc) == original and F32.rcp(-0.0) == math.inf
+    # the PICA's inf * 0 = +0 and EX2(-inf) = +0, EX2(+inf) = +inf (pica-emulation.md#mul,
+    # #fp-table); the mutants give IEEE's NaN
+    assert F32.mul(math.inf, 0.0) == 0.0 and F32.ex2(-math.inf) == 0.0
+    with mutated("mul-inf-zero-nan"):
+        assert math.isnan(F32.mul(math.inf, 0.0)) and math.isnan(F32.mul(0.0, -math.inf))
+        assert F32.mul(2.0, 3.0) == 6.0
+    with mutated("ex2-infinity-nan"):
+        assert math.isnan(F32.ex2(math.inf)) and F32.ex2(1.0) == 2.0
+    ifs, calls, loops = stacks.new_stacks()
+    n_if = stacks.push_if(ifs, 0, 5, 9)  # an IF whose true branch ends before PC 5
+    right = stacks.next_pc(ifs, n_if, calls, 0, loops, 0, 4, stacks.NO_JUMP, False, 0, True,
+                           True, True)
+    with mutated("if-never-pops"):
+        wrong = stacks.next_pc(ifs, n_if, calls, 0, loops, 0, 4, stacks.NO_JUMP, False, 0,
+                               True, True, True)
+    assert (right[0], right[2]) == (9, 0) and (wrong[0], wrong[2]) == (5, 1)
 
 
 def test_every_mutant_names_its_rule_and_the_cli_refuses_jit():
