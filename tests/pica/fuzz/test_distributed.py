@@ -19,7 +19,7 @@ def test_two_workers_find_what_one_process_finds(tmp_path):
     settings = Settings((str(adapter),), "f32", 0, 8, timeout=5.0, batch=4,
                         shrink_seconds=30.0, shrink_per_signature=1)
     serial = run_campaign(settings, str(tmp_path / "serial"))
-    with distributed.cluster(workers=2, processes=False) as client:
+    with distributed.cluster(workers=2, processes=True) as client:
         assert len(client.scheduler_info()["workers"]) == 2
         sharded = distributed.run_distributed(settings, str(tmp_path / "dask"), client)
     assert len(serial.findings) >= 2 and sharded.findings == serial.findings
