@@ -15,7 +15,10 @@ import struct
 
 from ..encoding import decode, decode_opdesc
 from ..isa import (
+    CALL_STACK_DEPTH,
+    IF_STACK_DEPTH,
     INDEX_REGISTERS,
+    LOOP_STACK_DEPTH,
     OPCODES,
     Flow,
     Kind,
@@ -109,36 +112,55 @@ def _operation(case: Case, signature: str) -> tuple[str, list[str]]:
     return signature, own
 
 
-def _depths(stacks: str) -> dict[str, list[int]]:
+#: Each stack's depth (isa.py), by the name the trace's stack text gives it.
+DEPTHS = {"IF": IF_STACK_DEPTH, "CALL": CALL_STACK_DEPTH, "LOOP": LOOP_STACK_DEPTH}
+#: The events of :func:`flow_events` that are quirks of the stacks' ring buffers.
+OVERFLOW = "stack overflow (oldest entry dropped)"
+
+
+def _stacks(text: str) -> dict[str, list[str]]:
     """The entries of each stack in a trace step's stack text
-    (``engine.trace.describe_stacks``): one item per entry, a LOOP entry's count left."""
-    depths: dict[str, list[int]] = {"IF": [], "CALL": [], "LOOP": []}
-    for part in stacks.split(" | "):
+    (``engine.trace.describe_stacks``: ``IF 003>005 | LOOP 004>002 n=1 +1``), oldest
+    first."""
+    stacks: dict[str, list[str]] = {kind: [] for kind in DEPTHS}
+    for part in text.split(" | "):
         kind, _, entries = part.partition(" ")
-        if kind in depths:
-            counts = [int(n) for n in re.findall(r"n=(-?\d+)", entries)]
-            depths[kind] = counts or [0] * entries.count(">")
-    return depths
+        if kind in stacks:
+            tokens = entries.split()
+            width = 3 if kind == "LOOP" else 1  # trigger>body, n=count, +step
+            stacks[kind] = [" ".join(tokens[k:k + width]) for k in range(0, len(tokens), width)]
+    return stacks
+
+
+def _left(entry: str) -> int:
+    """The iterations a LOOP entry has left."""
+    return int(entry.split()[1][2:])
 
 
 def flow_events(case: Case, mode: str) -> list[str]:
     """What the stack machine did in gpuisa's trace of ``case``, in order of first
-    occurrence: the rules of pica-emulation.md#flow-check the program exercises."""
+    occurrence: the rules of pica-emulation.md#flow-check (and the ring buffers'
+    overflow, pica-emulation.md#flow-stacks) the program exercises."""
     events: dict[str, None] = {}
-    before = _depths("-")
+    before = _stacks("-")
     for step in case_trace(case, mode).steps:
-        after = _depths(step.stacks)
+        after = _stacks(step.stacks)
         popped = {k: len(before[k]) - len(after[k]) for k in before}
+        flow = OPCODES[decode(step.word).opcode].flow
+        kind = flow.name if flow is not None and flow.name in DEPTHS else None
+        if kind and len(before[kind]) == len(after[kind]) == DEPTHS[kind] and \
+                after[kind] != before[kind] and after[kind][:-1] == before[kind][1:]:
+            events[f"{kind} {OVERFLOW}"] = None
         if popped["CALL"] > 0:
             events["CALL return" if popped["CALL"] < 4 else "fourth CALL return lost"] = None
         if popped["IF"] > 0:
             events["IF-stack pop"] = None
         if popped["LOOP"] > 0:
-            breaking = OPCODES[decode(step.word).opcode].flow is Flow.BREAK
-            events["LOOP exit on BREAK" if breaking else "LOOP exit"] = None
+            events["LOOP exit on BREAK" if flow is Flow.BREAK else "LOOP exit"] = None
             if after["LOOP"]:
                 events["aL restore"] = None
-        elif after["LOOP"] and before["LOOP"] and after["LOOP"][-1] < before["LOOP"][-1]:
+        elif after["LOOP"] and before["LOOP"] and \
+                _left(after["LOOP"][-1]) < _left(before["LOOP"][-1]):
             events["LOOP iteration (aL += step)"] = None
         before = after
     return list(events)
@@ -174,6 +196,7 @@ def cause(case: Case, signature: str, mode: str) -> tuple[str, str]:
         subject = f"{'/'.join(flows)}{what} (then {signature})"
         cited = [r for m in flows for r in rules(m)]
         cited += ["pica-emulation.md#relative"] if al else []
+        cited += ["pica-emulation.md#flow-stacks"] if any(OVERFLOW in e for e in events) else []
         key = f"flow:{'+'.join(flows)}:{'+'.join(events)}"
     else:
         name, specials = _operation(case, signature)
