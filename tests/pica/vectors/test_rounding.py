@@ -112,3 +112,41 @@ def test_cli_rounding_errors(both, tmp_path, capsys):
 def test_build_suite_checks_the_rounding():
     with pytest.raises(InputError, match="rounding='up'"):
         vectors.build_suite(rounding="up")
+
+
+def test_mode_dependent_cases_carry_both_expectations(suite, truncating_suite):
+    """Each tagged case holds the f24 expectation of either rounding: its own, and the
+    one the suite made in the other rounding has; the others hold none."""
+    for cases, own in ((suite, "nearest-even"), (truncating_suite, "truncate")):
+        others = {c.id: c for c in (truncating_suite if own == "nearest-even" else suite)}
+        for case in cases:
+            if ROUNDING_DEPENDENT not in case.tags:
+                assert case.f24_by_rounding == (), case.id
+                continue
+            both = dict(case.f24_by_rounding)
+            assert [m for m, _ in case.f24_by_rounding] == ["nearest-even", "truncate"]
+            assert both[own] == case.expected["f24"]
+            other = next(m for m in both if m != own)
+            assert both[other] == others[case.id].expected["f24"] != both[own], case.id
+    tagged = next(c for c in suite if c.f24_by_rounding)
+    line = json.loads(json.dumps(suite_io.case_json(tagged)))
+    assert set(line["f24_by_rounding"]) == {"nearest-even", "truncate"}
+    assert suite_io.case_from_json(line).f24_by_rounding == tagged.f24_by_rounding
+
+
+def test_check_says_which_rounding_a_result_is(suite, truncating_suite):
+    """Results of an engine that truncates, checked against the default suite: every
+    divergence is named as the truncating expectation; a result that is neither is not."""
+    truncated = {c.id: c for c in truncating_suite}
+    dependent = [c for c in suite if ROUNDING_DEPENDENT in c.tags][:40]
+    records = [(n, {"id": c.id, **suite_io.expected_json(truncated[c.id].expected["f24"],
+                                                         "f24")})
+               for n, c in enumerate(dependent)]
+    report = vectors.check(dependent, records, "f24")
+    assert len(report.divergences) == len(dependent)
+    assert {d.matches for d in report.divergences} == {"truncate"}
+    assert "is the expectation of the truncate rounding" in vectors.render(report, False)
+    wrong = dict(records[0][1], outputs={name: ["0x000001"] * 4
+                                         for name in records[0][1]["outputs"]})
+    (only,) = vectors.check(dependent[:1], [(0, wrong)], "f24").divergences
+    assert only.matches == ""

@@ -9,6 +9,7 @@ import sys
 
 from ...errors import InputError
 from ..fuzz.campaign import Settings, State, run_campaign
+from ..fuzz.distributed import INSTALL, cluster, run_distributed
 from .common import add_adapter_options
 
 
@@ -36,6 +37,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_adapter_options(parser, "program", 64)
     parser.add_argument("--shrink-seconds", type=float, default=30.0, metavar="SECONDS",
                         help="time to shrink one divergence (default 30)")
+    parser.add_argument("--workers", type=int, metavar="N",
+                        help="run the campaign on a local Dask cluster of N worker processes "
+                        f"(same findings as one process; {INSTALL})")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="run the campaign on the Dask cluster of this scheduler, e.g. "
+                        "tcp://10.0.0.1:8786 (the adapter must run on every worker)")
     parser.set_defaults(handler=_run)
 
 
@@ -54,7 +61,14 @@ def _run(args: argparse.Namespace) -> int:
                   f"{sum(f['count'] for f in state.findings)} divergences, "
                   f"{len(state.findings)} causes", end="", file=sys.stderr, flush=True)
 
-    state = run_campaign(settings, args.output, args.resume, progress)
+    if args.workers is not None or args.scheduler:
+        if args.resume or (args.workers is not None and args.workers < 1):
+            raise InputError("fuzz: --workers needs at least 1 worker, and a campaign on "
+                             "Dask runs whole (leave --resume out)")
+        with cluster(args.workers, args.scheduler) as client:
+            state = run_distributed(settings, args.output, client, progress)
+    else:
+        state = run_campaign(settings, args.output, args.resume, progress)
     if terminal:
         print(file=sys.stderr)
     print(f"{state.next} programs ({state.skipped} refused by gpuisa, {state.unsupported} "

@@ -22,9 +22,10 @@ from ...errors import InputError
 from ...fileio import write_text
 from ..vectors.model import Case
 from ..vectors.suite_io import case_json
+from .causes import cause, slug
 from .generator import NOP
-from .programs import fuzz_case
-from .shrink import UNSUPPORTED, Runner, Verdict, cause, shrink, slug
+from .programs import fuzz_case, with_program
+from .shrink import UNSUPPORTED, Local, Runner, Verdict, shrink
 
 STATE = "state.json"
 
@@ -88,50 +89,96 @@ def save(directory: str, settings: Settings, state: State) -> None:
                       "".join(json.dumps(f) + "\n" for f in state.findings))
 
 
+@dataclass(frozen=True, slots=True)
+class Scan:
+    """Programs ``start`` to ``end`` of a campaign run on the adapter: the divergent ones
+    (in order, with their verdicts) and how many gpuisa refused or the adapter could not
+    run."""
+
+    start: int
+    end: int
+    divergent: tuple[tuple[Case, Verdict], ...]
+    skipped: int
+    unsupported: int
+
+
+def scan(settings: Settings, start: int, end: int, local: Local | None = None) -> Scan:
+    """Run programs ``start`` to ``end`` (one batch) and compare them."""
+    runner = Runner(settings.command, settings.mode, settings.timeout, settings.batch, local)
+    cases = [c for n in range(start, end) if (c := fuzz_case(settings.seed, n, (settings.mode,)))]
+    records = runner.verdicts(cases)
+    divergent = tuple((case, found) for case, found in zip(cases, records, strict=True)
+                      if found is not None and found is not UNSUPPORTED)
+    return Scan(start, end, divergent, (end - start) - len(cases),
+                sum(1 for v in records if v is UNSUPPORTED))
+
+
+def select(state: State, settings: Settings, scanned: Scan) -> list[tuple[Case, Verdict]]:
+    """Count a scan into ``state`` and pick the divergences to shrink: the first
+    ``shrink_per_signature`` of each signature, in program order (so that a campaign
+    cut into shards selects what it would in one piece)."""
+    state.skipped += scanned.skipped
+    state.unsupported += scanned.unsupported
+    chosen = []
+    for case, found in scanned.divergent:
+        seen = state.signatures.get(found.signature, 0)
+        state.signatures[found.signature] = seen + 1
+        if seen < settings.shrink_per_signature:
+            chosen.append((case, found))
+    state.next = scanned.end
+    return chosen
+
+
 def run_campaign(settings: Settings, directory: str, resume: bool = False,
-                 progress: Callable[[State], None] | None = None) -> State:
-    """Run (or go on with) a campaign, writing into ``directory``."""
+                 progress: Callable[[State], None] | None = None,
+                 local: Local | None = None) -> State:
+    """Run (or go on with) a campaign, writing into ``directory``; ``local`` runs the
+    cases in this process instead of the adapter command (gpuisa's own engines)."""
     os.makedirs(os.path.join(directory, "cases"), exist_ok=True)
     state = load(directory, settings, resume)
-    runner = Runner(settings.command, settings.mode, settings.timeout, settings.batch)
+    runner = Runner(settings.command, settings.mode, settings.timeout, settings.batch, local)
     while state.next < settings.programs:
         end = min(state.next + settings.batch, settings.programs)
-        cases = [c for n in range(state.next, end) if (c := fuzz_case(settings.seed, n))]
-        state.skipped += (end - state.next) - len(cases)
-        records = runner.verdicts(cases)
-        state.unsupported += sum(1 for v in records if v is UNSUPPORTED)
-        for case, found in zip(cases, records, strict=True):
-            if found is None or found is UNSUPPORTED:
-                continue
-            seen = state.signatures.get(found.signature, 0)
-            state.signatures[found.signature] = seen + 1
-            if seen < settings.shrink_per_signature:
-                _finding(case, found, runner, settings, state, directory)
-        state.next = end
+        for case, found in select(state, settings, scan(settings, state.next, end, local)):
+            file_finding(state, directory, examine(case, found, runner, settings))
         save(directory, settings, state)
         if progress is not None:
             progress(state)
     return state
 
 
-def _finding(case: Case, found: Verdict, runner: Runner, settings: Settings, state: State,
-             directory: str) -> None:
+@dataclass(frozen=True, slots=True)
+class Examined:
+    """A divergence shrunk and named: its record for ``findings.jsonl`` and its files
+    (path under the campaign's directory, text)."""
+
+    record: dict[str, Any]
+    files: tuple[tuple[str, str], ...]
+
+
+def examine(case: Case, found: Verdict, runner: Runner, settings: Settings) -> Examined:
+    """Shrink a divergence, name its cause and make its ready-to-add case."""
     small, result = shrink(case, found, runner, settings.shrink_seconds)
-    key, text = cause(small, result)
+    key, text = cause(small, result.signature, settings.mode)
     name = slug(key)
     index = int(case.id.rsplit("/", 1)[1])
     record = {"key": key, "cause": text, "program": index, "count": 1,
               "instructions": sum(1 for w in small.code if w != NOP),
               "differences": list(result.differences[:8]), "detail": result.detail,
               "case": f"cases/{name}.jsonl"}
-    if not state.add(record):
-        return
+    small = with_program(small, small.code, small.inputs) or small  # both modes' expectations
     ready = dataclasses.replace(small, id=f"fuzz/{name}", tags=("random", "fuzz", key),
                                 note=f"pica fuzz: {text}")
-    write_text(os.path.join(directory, "cases", f"{name}.jsonl"),
-                      json.dumps(case_json(ready)) + "\n")
     header = "".join(f"; {line}\n" for line in (
         f"pica fuzz --seed {settings.seed}, program {index}: {text}",
         f"adapter: {' '.join(settings.command)} ({settings.mode})",
         *result.differences[:8]))
-    write_text(os.path.join(directory, "cases", f"{name}.pica"), header + small.source)
+    return Examined(record, ((record["case"], json.dumps(case_json(ready)) + "\n"),
+                             (f"cases/{name}.pica", header + small.source)))
+
+
+def file_finding(state: State, directory: str, examined: Examined) -> None:
+    """File a finding under its cause (its files written if the cause is new)."""
+    if state.add(dict(examined.record)):
+        for path, text in examined.files:
+            write_text(os.path.join(directory, path), text)

@@ -6,6 +6,7 @@ finding is a case ready to add to it."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -34,9 +35,9 @@ def program_seed(campaign: int, index: int) -> list[int]:
     return [0x70C4, campaign, index]
 
 
-def fuzz_case(campaign: int, index: int) -> Case | None:
-    """Program ``index`` of the campaign, with gpuisa's expectations; None when gpuisa
-    refuses it as input (a read of a register no input gives, which the generator makes
+def fuzz_case(campaign: int, index: int, modes: Sequence[str] = MODES) -> Case | None:
+    """Program ``index`` of the campaign, with gpuisa's expectations in ``modes``; None
+    when gpuisa refuses it as input (a read of a register no input gives, which the generator makes
     now and then on purpose)."""
     rng = np.random.default_rng(program_seed(campaign, index))
     program = Generator(rng, False, "mixed").program()
@@ -58,7 +59,7 @@ def fuzz_case(campaign: int, index: int) -> Case | None:
         bool_uniforms=sum(int(uniforms[f"b{n}"]) << n for n in range(16)),
         cmp=(bool(rng.integers(0, 2)), bool(rng.integers(0, 2))), address=(0, 0, 0),
         expected={mode: NO_EXPECTATION for mode in MODES})
-    return with_program(case, case.code)
+    return with_program(case, case.code, modes=modes)
 
 
 def _row(value: object, row: int) -> tuple[float, float, float, float]:
@@ -66,9 +67,10 @@ def _row(value: object, row: int) -> tuple[float, float, float, float]:
 
 
 def with_program(case: Case, code: tuple[int, ...], inputs: tuple[Register, ...] | None = None,
-                 ) -> Case | None:
+                 modes: Sequence[str] = MODES) -> Case | None:
     """``case`` with other code words (and inputs): its SHBIN, disassembly and gpuisa's
-    expectations made anew; None if gpuisa refuses it as input."""
+    expectations in ``modes`` made anew (a campaign compares one mode; a finding has
+    both); None if gpuisa refuses it as input."""
     dvle = Dvle(main_offset=0, endmain_offset=len(code),
                 outputs=tuple(OutputEntry(s, n) for n, s in enumerate(OBSERVED)))
     shbin = Shbin(Program(list(code), list(case.opdescs)), (dvle,))
@@ -76,8 +78,8 @@ def with_program(case: Case, code: tuple[int, ...], inputs: tuple[Register, ...]
                                   source=disassemble(shbin),
                                   inputs=case.inputs if inputs is None else inputs,
                                   expected={mode: NO_EXPECTATION for mode in MODES})
-    expected = {}
-    for mode in MODES:
+    expected = dict(changed.expected)
+    for mode in modes:
         try:
             expected[mode] = rerun(changed, mode)
         except GpuIsaError:

@@ -5,7 +5,7 @@ produced the first differing value in gpuisa's trace."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...conformance import group_key as shared_group_key
@@ -38,6 +38,8 @@ class Divergence:
     differences: list[str] = field(default_factory=list)
     #: (register, component) of the first differing output value, if one differs.
     first: tuple[str, int] | None = None
+    #: The other float24 rounding, when the result is that rounding's expectation.
+    matches: str = ""
 
 
 def compare(case: Case, got: Expected, mode: str) -> Divergence | None:
@@ -178,9 +180,20 @@ def check(cases: Iterable[Case], results: Iterable[tuple[int, Mapping[str, Any]]
         got = parse_result(record, mode, f"{where}:{number}", case.output_names)
         div = compare(case, got, mode)
         if div is not None:
+            div.matches = _other_rounding(case, got, mode, rounding)
             divergences.append(div)
     missing = [ident for ident in by_id if ident not in seen]
     return Report(mode, len(seen), missing, unknown, divergences, unknown_count, rounding)
+
+
+def _other_rounding(case: Case, got: Expected, mode: str, rounding: str) -> str:
+    """The float24 rounding other than ``rounding`` whose expectation ``got`` is, or ""."""
+    for other, expected in case.f24_by_rounding if mode == "f24" else ():
+        if other != rounding and compare(
+                replace(case, expected={**case.expected, mode: expected}), got,
+                mode) is None:
+            return other
+    return ""
 
 
 def _rounded(report: Report) -> str:
@@ -206,6 +219,9 @@ def render(report: Report, disassemble: bool = True) -> str:
             lines.append(f"case {case.id}  [{p.kind}: {p.source}]")
             if case.unknowns:
                 lines.append(f"  depends on: {', '.join(case.unknowns)}")
+            if d.matches:
+                lines.append(f"  is the expectation of the {d.matches} rounding "
+                             "(docs/rounding-experiment.md)")
             lines += [f"  {text}" for text in d.differences[:8]]
             if len(d.differences) > 8:
                 lines.append(f"  ... and {len(d.differences) - 8} more")

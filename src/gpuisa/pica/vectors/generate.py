@@ -239,6 +239,7 @@ def build(groups: Iterable[Group], progress: Callable[[int], None] | None = None
             expected = {mode: results[mode][k] for mode in MODES}
             record = program.shbin.entries[program.dvle]
             dependent = (ROUNDING_DEPENDENT,) if otherwise[k] != expected["f24"] else ()
+            both = {rounding: expected["f24"], other: otherwise[k]}
             yield Case(
                 id=ident, tags=tuple(dict.fromkeys(group.tags + spec.tags + program.op_tags
                                                    + dependent)),
@@ -251,7 +252,8 @@ def build(groups: Iterable[Group], progress: Callable[[int], None] | None = None
                 inputs=tuple(regs[k][n] for n in sorted(regs[k], key=_reg_order)),
                 float_uniforms=tuple(program.float_uniforms),
                 int_uniforms=tuple(program.int_uniforms), bool_uniforms=program.bools,
-                cmp=group.cmp, address=group.address, expected=expected)
+                cmp=group.cmp, address=group.address, expected=expected,
+                f24_by_rounding=tuple((m, both[m]) for m in ROUNDING_MODES) if dependent else ())
         if progress is not None:
             progress(len(group.specs))
 

@@ -110,6 +110,12 @@ class Case:
     cmp: tuple[bool, bool]
     address: tuple[int, int, int]
     expected: dict[str, Expected]
+    #: A case tagged ``rounding:mode-dependent``: its f24 expectation in each float24
+    #: rounding, (rounding, expectation) in the order of ``floats.ROUNDING_MODES``, each
+    #: for the inputs and uniforms converted to float24 by that rounding (the float32
+    #: values given are the same): what a console or an emulator fed float32 values gives
+    #: if it rounds that way (docs/vectors-format.md, "Rounding").
+    f24_by_rounding: tuple[tuple[str, Expected], ...] = ()
 
     @property
     def invocations(self) -> int:

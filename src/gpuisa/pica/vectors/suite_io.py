@@ -88,6 +88,9 @@ def case_json(case: Case) -> dict[str, Any]:
         },
         "initial": {"cmp": list(case.cmp), "address": list(case.address)},
         "expected": {mode: expected_json(case.expected[mode], mode) for mode in MODES},
+        **({"f24_by_rounding": {rounding: expected_json(exp, "f24")
+                                for rounding, exp in case.f24_by_rounding}}
+           if case.f24_by_rounding else {}),
     }
 
 
@@ -317,7 +320,10 @@ def case_from_json(record: Mapping[str, Any], where: str = "case") -> Case:
             int_uniforms=tuple((n, tuple(v)) for n, v in uniforms["int"].items()),
             bool_uniforms=uniforms["bool"],
             cmp=tuple(record["initial"]["cmp"]), address=tuple(record["initial"]["address"]),
-            expected=expected)  # type: ignore[arg-type]
+            expected=expected,  # type: ignore[arg-type]
+            f24_by_rounding=tuple(
+                (rounding, parse_result(exp, "f24", f"{where}: f24 {rounding}", outputs))
+                for rounding, exp in record.get("f24_by_rounding", {}).items()))
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise InputError(f"{where}: not a case of the suite ({error!r})") from None
 

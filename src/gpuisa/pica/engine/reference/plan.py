@@ -6,6 +6,7 @@ precision so that running an instruction only calls them.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -44,6 +45,7 @@ class Plan:
 
 _PLANS: dict[tuple[int, str], tuple[DecodedProgram, Plan]] = {}
 _PLANS_KEPT = 16
+_PLANS_LOCK = threading.Lock()
 
 
 def plan_for(program: DecodedProgram, precision: str) -> Plan:
@@ -53,9 +55,10 @@ def plan_for(program: DecodedProgram, precision: str) -> Plan:
     if cached is not None and cached[0] is program:
         return cached[1]
     plan = _make_plan(program, precision)
-    if len(_PLANS) >= _PLANS_KEPT:
-        _PLANS.pop(next(iter(_PLANS)))
-    _PLANS[key] = (program, plan)
+    with _PLANS_LOCK:  # threads share the cache (a Dask worker's, pica fuzz --workers)
+        if len(_PLANS) >= _PLANS_KEPT:
+            _PLANS.pop(next(iter(_PLANS)))
+        _PLANS[key] = (program, plan)
     return plan
 
 
