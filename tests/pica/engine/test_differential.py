@@ -7,10 +7,11 @@ step count, emitted vertex, primitive and winding must agree bit for bit, and a 
 that hangs or faults must raise the same error.  Every program is compiled into its own
 LLVM kernel (milliseconds each).
 
-- Default suite: ``test_native_kernels.py`` runs 150 "mixed" vertex programs and 30 of
-  each other vertex profile ("straight", "forward", "uniform") over lanes that fill
-  SIMD vectors and a partial one, 30 more on optimised kernels;
-  ``test_jit_geometry.py`` 60 "mixed" and 60 "straight" geometry programs.  This file
+- Default suite, 2,020 programs, each compiled: ``test_native_kernels.py`` runs 1,000
+  "mixed" vertex programs and 150 of each other vertex profile ("straight", "forward",
+  "uniform") over lanes that fill SIMD vectors and a partial one, 30 more on optimised
+  kernels; ``test_jit_geometry.py`` 150 "mixed" and 150 "straight" geometry programs;
+  this file 200 vertex and 40 geometry programs with the truncating rounding, and
   checks the generator and the shrinker, and that a wrong result is reported with a
   minimal reproducer.
 - Release check: ``GPUISA_DIFFERENTIAL_PROGRAMS=N`` also runs the first N "mixed" vertex
@@ -52,9 +53,9 @@ def check(found: D.Case, note: str) -> None:
 # -- the truncating rounding ---------------------------------------------------------------
 
 #: f24 programs (the even seeds) run with rounding="truncate" on their LLVM kernels.
-TRUNCATING_PROGRAMS = 60
+TRUNCATING_PROGRAMS = 200
 TRUNCATING_PER_TEST = 20
-TRUNCATING_GEOMETRY = 10
+TRUNCATING_GEOMETRY = 20
 
 
 def _truncating(seed: int, profile: str = "mixed", geometry: bool = False) -> D.Case:

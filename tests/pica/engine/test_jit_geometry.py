@@ -22,7 +22,7 @@ from gpuisa.pica.engine import run
 from gpuisa.pica.engine.compiled import geometryrun
 
 #: Random geometry programs per profile ("mixed": every kind of flow; "straight").
-PROGRAMS = 60
+PROGRAMS = 150
 PER_TEST = 30
 
 

@@ -20,8 +20,8 @@ import pytest
 
 from gpuisa.pica.engine.compiled import native
 
-PROGRAMS = 150
-PROFILE_PROGRAMS = 30
+PROGRAMS = 1000
+PROFILE_PROGRAMS = 150
 PER_TEST = 30
 
 
