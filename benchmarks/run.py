@@ -4,7 +4,7 @@ Runs five workloads (:mod:`benchmarks.shaders`: a transform shader, per-vertex l
 with a data-dependent branch, a 27-word lighting shader given as raw words, skinning in a
 LOOP with relative addressing, a geometry shader expanding points to quads) through
 ``gpuisa.pica.engine.run`` — from the caller's float32 arrays to the result,
-everything included — at N = 10^4 and 10^6 (``--quick``, the default) or also 10^7
+everything included — at N = 10^4, 10^5 and 10^6 (``--quick``, the default) or also 10^7
 (``--full``), in f24 and f32 mode: with engine="auto" (what ``run()`` picks), on the
 compiled engine's LLVM kernels ("jit") and on them compiled with the optimising code
 generator from the first run ("jit-optimised").  Each figure is the best of several
@@ -228,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--memory", action="store_true",
                         help="also report the peak memory of each run")
     args = parser.parse_args(argv)
-    sizes = [10**4, 10**6, 10**7] if args.full else [10**4, 10**6]
+    sizes = [10**4, 10**5, 10**6] + ([10**7] if args.full else [])
     engines = (args.engines.split(",") if args.engines
                else ["auto", "jit", OPTIMISED])
     unknown = [e for e in engines if e not in (*engine_names(), OPTIMISED)]
