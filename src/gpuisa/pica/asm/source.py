@@ -152,6 +152,10 @@ def _until(text: str, start: int, end: int, delims: str) -> int:
     return run.match(text, start, end).end()
 
 
+#: Where a lexer goes on reading: (offset in the text, line number, file name).
+Resume = tuple[int, int, str]
+
+
 class Lexer:
     """Splits one source text into :class:`Statement` s.
 
@@ -161,23 +165,33 @@ class Lexer:
     as in picasso (labels are split off first).
     """
 
-    def __init__(self, text: str, filename: str, *, strict: bool = False):
+    def __init__(self, text: str, filename: str, *, strict: bool = False,
+                 resume: Resume | None = None):
         self._text = text
         self.file = filename
         self.number = 1
         self._strict = strict
+        self._start: int | None = None
+        #: Where the line after the one just read begins (``None`` after the last line):
+        #: a lexer made with it as ``resume`` reads the rest of the text as this one would.
+        self.resume: Resume | None = None
+        if resume is not None:
+            self._start, self.number, self.file = resume
 
     def __iter__(self) -> Iterator[Statement | Marker]:
         text = self._text
         # A UTF-8 byte order mark (some Windows editors write one) is not source text.
-        pos = 1 if text.startswith("\ufeff") else 0
+        pos = self._start if self._start is not None else 1 if text.startswith("\ufeff") else 0
         while True:
             newline = text.find("\n", pos)
             last = newline < 0
             raw = text[pos:] if last else text[pos:newline]
             line = Line(self.file, self.number, raw)
             item = self._line(line)
-            if isinstance(item, Marker):
+            marker = isinstance(item, Marker)
+            self.resume = None if last else \
+                (newline + 1, self.number if marker else self.number + 1, self.file)
+            if marker:
                 yield item
             else:
                 if item is not None:
