@@ -172,11 +172,18 @@ class Lexer:
         self.number = 1
         self._strict = strict
         self._start: int | None = None
-        #: Where the line after the one just read begins (``None`` after the last line):
-        #: a lexer made with it as ``resume`` reads the rest of the text as this one would.
-        self.resume: Resume | None = None
+        self._next = -1  # where the line after the one just read begins (-1: none)
+        self._was_marker = False  # the line just read was a line marker
         if resume is not None:
             self._start, self.number, self.file = resume
+
+    @property
+    def resume(self) -> Resume | None:
+        """Where the line after the one just read begins (``None`` after the last line):
+        a lexer made with it as ``resume`` reads the rest of the text as this one would."""
+        if self._next < 0:
+            return None
+        return self._next, self.number if self._was_marker else self.number + 1, self.file
 
     def __iter__(self) -> Iterator[Statement | Marker]:
         text = self._text
@@ -188,9 +195,8 @@ class Lexer:
             raw = text[pos:] if last else text[pos:newline]
             line = Line(self.file, self.number, raw)
             item = self._line(line)
-            marker = isinstance(item, Marker)
-            self.resume = None if last else \
-                (newline + 1, self.number if marker else self.number + 1, self.file)
+            self._next = -1 if last else newline + 1
+            self._was_marker = marker = isinstance(item, Marker)
             if marker:
                 yield item
             else:

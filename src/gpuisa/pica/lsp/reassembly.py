@@ -30,7 +30,7 @@ from ..shbin.records import Constant
 #: checkpoint costs its pickling), so that checkpoints never hold more than
 #: :data:`STATE_BYTES_PER_STATEMENT` bytes per statement read.
 CHECKPOINT_STATEMENTS = 512
-STATE_BYTES_PER_STATEMENT = 64
+STATE_BYTES_PER_STATEMENT = 8
 #: Attributes of a run that are not its state: the diagnostics (kept in order, counted
 #: at each checkpoint), the lexer (remade from where it was) and the bookkeeping here.
 _NOT_STATE = frozenset({"diagnostics", "lexer", "checkpoints", "_read", "_due", "_match"})
@@ -105,14 +105,15 @@ class _Recorder(Assembler):
         self.facts.append(UnitFacts(dict(self.aliases), constants, dict(self.labels)))
 
     def item(self, item: Statement | Marker) -> None:
-        super().item(item)
+        Assembler.item(self, item)
         self._read += 1
-        resume = self.lexer.resume
-        if resume is None:
-            return
-        old = self._match(self.source, resume[0]) if self._match is not None else None
-        if old is not None or self._read >= self._due:
-            self._checkpoint(resume, old)
+        if self._read >= self._due or self._match is not None:
+            resume = self.lexer.resume
+            if resume is None:
+                return
+            old = self._match(self.source, resume[0]) if self._match is not None else None
+            if old is not None or self._read >= self._due:
+                self._checkpoint(resume, old)
 
     def _checkpoint(self, resume: Resume, old: Checkpoint | None) -> None:
         state = pickle.dumps({k: v for k, v in vars(self).items() if k not in _NOT_STATE},
