@@ -40,7 +40,7 @@ def document(kind: str, lines: int) -> str:
         body = "".join("    add r0, r1, c0\n" for _ in range(lines))
     elif kind == "clean":  # 400 instructions among comment lines: no diagnostic
         every = max(lines // 400, 1)
-        body = "".join(f"    dp4 r0.{'xyzw'[k % 4]}, m[{k % 90}], v0 ; step {k}\n"
+        body = "".join(f"    dp4 r0.{'xyzw'[k // every % 4]}, m[{k % 90}], v0 ; step {k}\n"
                        if k % every == 0 else f"; --- note {k} ---\n" for k in range(lines))
         return ".fvec m[90]\n.out opos position\n.proc main\n" + body + \
             "    mov opos, r0\n    end\n.end\n"
