@@ -93,3 +93,39 @@ def test_pieces_widen_the_columns_as_rows_did(monkeypatch) -> None:
         "1       o0        position  5  6  7  8\n"
         "2       o0        position  9  9  9  -250\n")
     assert done == [2, 3]
+
+
+class _Terminal:
+    """A stand-in stream that says whether it is a terminal and keeps what is written."""
+
+    def __init__(self, tty: bool):
+        self.tty = tty
+        self.text = ""
+
+    def isatty(self) -> bool:
+        return self.tty
+
+    def write(self, text: str) -> int:
+        self.text += text
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize(("output", "stdout_tty", "stderr_tty", "shown"), [
+    ("out.txt", False, True, "\rvertices 2/5\rvertices 5/5\n"),  # to a file: progress
+    (None, False, True, "\rvertices 2/5\rvertices 5/5\n"),       # into a pipe: progress
+    (None, True, True, ""),         # on the terminal the table itself shows progress
+    ("out.txt", False, False, ""),  # stderr not a terminal: quiet
+])
+def test_progress_only_on_a_terminal(monkeypatch, output, stdout_tty, stderr_tty, shown):
+    from gpuisa.pica.cli import run as cli_run
+
+    err = _Terminal(stderr_tty)
+    monkeypatch.setattr("sys.stdout", _Terminal(stdout_tty))
+    monkeypatch.setattr("sys.stderr", err)
+    report = cli_run._progress(output, 5)
+    report(2)
+    report(5)
+    assert err.text == shown
