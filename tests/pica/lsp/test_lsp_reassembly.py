@@ -60,6 +60,7 @@ def edits(draw, document: list[str]) -> list[str]:
 def _same(incremental: reassembly.Assembly, scratch: reassembly.Assembly) -> None:
     assert incremental.diagnostics == scratch.diagnostics
     assert incremental.assembled == scratch.assembled
+    assert incremental.errors == scratch.errors
     assert incremental.units == scratch.units
     assert incremental.procedures == scratch.procedures
 
@@ -139,3 +140,36 @@ def test_equal_states_inside_the_edit_are_not_taken_for_a_catch_up():
     assert [d.location.line for d in previous.diagnostics] == [2]
     assert [d.location.line for d in assemble([("a.v.pica", new)], previous).diagnostics] \
         == [2, 3]
+
+
+def _program(body: list[str]) -> str:
+    return ".out opos position\n.proc main\n" + "\n".join(body) + \
+        "\n    mov opos, r0\n    end\n.end\n"
+
+
+def test_fixing_an_error_among_many_reads_around_it(monkeypatch):
+    """The error count is not part of the state compared: one error fewer still catches
+    up with the previous run at its next checkpoint (one statement fewer on the way)."""
+    read = []
+    item = reassembly._Recorder.item
+    monkeypatch.setattr(reassembly._Recorder, "item",
+                        lambda self, it: (read.append(it), item(self, it))[1])
+    body = ["    add r0, r1, c0"] * 2000
+    previous = assemble([("a.v.pica", _program(body))])
+    body[1000] = ";   add r0, r1, c0"  # commented out (a fix would emit a word: new state)
+    read.clear()
+    result = assemble([("a.v.pica", _program(body))], previous)
+    assert len(read) <= 4
+    assert (len(result.diagnostics), result.errors) == (1999, 1999)
+
+
+def test_fixing_the_only_error_assembles_the_program():
+    """The rest of the run is the same, but with no error left linking makes a SHBIN:
+    that is not the previous run's outcome, so it is not taken from it."""
+    body = ["    mov r0, v0"] * 40
+    body[20] = "    add r0, r1, c0"
+    previous = assemble([("a.v.pica", _program(body))])
+    assert (previous.assembled, previous.errors) == (False, 1)
+    body[20] = ";   add r0, r1, c0"  # the state after it is the same as before
+    result = assemble([("a.v.pica", _program(body))], previous)
+    assert (result.assembled, result.errors, result.diagnostics) == (True, 0, ())

@@ -31,9 +31,11 @@ from ..shbin.records import Constant
 #: :data:`STATE_BYTES_PER_STATEMENT` bytes per statement read.
 CHECKPOINT_STATEMENTS = 512
 STATE_BYTES_PER_STATEMENT = 8
-#: Attributes of a run that are not its state: the diagnostics (kept in order, counted
-#: at each checkpoint), the lexer (remade from where it was) and the bookkeeping here.
-_NOT_STATE = frozenset({"diagnostics", "lexer", "checkpoints", "_read", "_due", "_match"})
+#: Attributes of a run that are not its state: the diagnostics and the error count
+#: (counted at each checkpoint; statements never look at them, only linking asks whether
+#: there was an error), the lexer (remade from where it was) and the bookkeeping here.
+_NOT_STATE = frozenset({"diagnostics", "errors", "lexer", "checkpoints", "_read", "_due",
+                        "_match", "_errors_after"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,8 +51,9 @@ class UnitFacts:
 class Checkpoint:
     source: int
     resume: Resume
-    #: How many diagnostics the run had made.
+    #: How many diagnostics and errors the run had made.
     diagnostics: int
+    errors: int
     state: bytes
 
 
@@ -60,8 +63,9 @@ class Assembly:
 
     sources: tuple[tuple[str, str], ...]
     diagnostics: tuple[Diagnostic, ...]
-    #: Whether it made a SHBIN (no error).
+    #: Whether it made a SHBIN (no error), and its errors.
     assembled: bool
+    errors: int
     units: tuple[UnitFacts, ...]
     #: Procedure name -> (first word, length in words).
     procedures: Mapping[str, tuple[int, int]]
@@ -93,6 +97,8 @@ class _Recorder(Assembler):
         #: (source, offset) -> the previous run's checkpoint there, if this run's state
         #: may be compared with it there (set when reading again after an edit).
         self._match: Callable[[int, int], Checkpoint | None] | None = None
+        #: Errors the previous run made after each checkpoint: its count at the end.
+        self._errors_after = 0
 
     def begin_file(self, unit: str | None, origin: Tok) -> None:
         if self._began:
@@ -118,23 +124,29 @@ class _Recorder(Assembler):
     def _checkpoint(self, resume: Resume, old: Checkpoint | None) -> None:
         state = pickle.dumps({k: v for k, v in vars(self).items() if k not in _NOT_STATE},
                              protocol=pickle.HIGHEST_PROTOCOL)
-        point = Checkpoint(self.source, resume, len(self.diagnostics), state)
+        point = Checkpoint(self.source, resume, len(self.diagnostics), self.errors, state)
         self.checkpoints.append(point)
         self._read = 0
         self._due = _due(state)
         if old is not None and old.state == state and old.resume[1:] == resume[1:]:
-            raise _Converged(old)
+            # The rest adds the previous run's errors after `old`: linking sees an error
+            # in both runs or in neither.
+            later = self._errors_after - old.errors
+            if (self.errors + later > 0) == (old.errors + later > 0):
+                raise _Converged(old)
 
     def restore(self, previous: Assembly, point: int) -> None:
         """The state of ``previous`` at its checkpoint ``point``."""
         checkpoint = previous.checkpoints[point]
         vars(self).update(pickle.loads(checkpoint.state))
         self.diagnostics = list(previous.diagnostics[:checkpoint.diagnostics])
+        self.errors = checkpoint.errors
         self.checkpoints = list(previous.checkpoints[:point + 1])
         self._due = _due(checkpoint.state)  # as the previous run went on from there
 
     def result(self, sources: tuple[tuple[str, str], ...], assembled: bool) -> Assembly:
-        return Assembly(sources, tuple(self.diagnostics), assembled, tuple(self.facts),
+        return Assembly(sources, tuple(self.diagnostics), assembled, self.errors,
+                        tuple(self.facts),
                         {name: (p.start, p.length) for name, p in self.procs.items()},
                         tuple(self.checkpoints))
 
@@ -213,11 +225,13 @@ def assemble(sources: Sequence[tuple[str, str]], previous: Assembly | None = Non
         if plan is None or plan.start is None:
             if plan is not None:
                 recorder._match = plan.match
+                recorder._errors_after = previous.errors
             recorder.units = -1
             recorder.read(sources)
         else:
             recorder.restore(previous, plan.start)
             recorder._match = plan.match
+            recorder._errors_after = previous.errors
             point = previous.checkpoints[plan.start]
             name, text = sources[point.source]
             recorder.read(sources, point.source,
@@ -234,12 +248,13 @@ def _spliced(recorder: _Recorder, sources: tuple[tuple[str, str], ...],
     """This run up to its last checkpoint, then the previous run from ``old`` on (its
     checkpoints moved by the edit's change of length and of diagnostics)."""
     new = recorder.checkpoints[-1]
-    made = new.diagnostics - old.diagnostics
+    made, failed = new.diagnostics - old.diagnostics, new.errors - old.errors
     later = tuple(
         Checkpoint(p.source, (p.resume[0] + plan.shift, *p.resume[1:])
-                   if p.source == plan.source else p.resume, p.diagnostics + made, p.state)
+                   if p.source == plan.source else p.resume, p.diagnostics + made,
+                   p.errors + failed, p.state)
         for p in previous.checkpoints
         if (p.source, p.resume[0]) > (old.source, old.resume[0]))
     return Assembly(sources, (*recorder.diagnostics, *previous.diagnostics[old.diagnostics:]),
-                    previous.assembled, previous.units, previous.procedures,
-                    (*recorder.checkpoints, *later))
+                    previous.assembled, previous.errors + failed, previous.units,
+                    previous.procedures, (*recorder.checkpoints, *later))
