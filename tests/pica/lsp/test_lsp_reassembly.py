@@ -173,3 +173,17 @@ def test_fixing_the_only_error_assembles_the_program():
     body[20] = ";   add r0, r1, c0"  # the state after it is the same as before
     result = assemble([("a.v.pica", _program(body))], previous)
     assert (result.assembled, result.errors, result.diagnostics) == (True, 0, ())
+
+
+def test_linking_errors_that_depend_on_earlier_ones():
+    """"No DVLEs" is an error only when reading made none: a catch-up that counted it
+    among the errors of the rest took an erring program for one without errors (found
+    by the property test)."""
+    with_error = "    nop\n.alias pos v0\n"  # nop outside a block: an error
+    first = assemble([("a.v.pica", with_error)])
+    second = assemble([("a.v.pica", "\n.alias pos v0\n")], first)
+    assert [d.message for d in second.diagnostics] == \
+        ["no DVLEs can be generated from the given input file(s)"]
+    third = assemble([("a.v.pica", with_error)], second)
+    assert [d.message for d in third.diagnostics] == ["instruction outside block"]
+    assert third.diagnostics == assemble([("a.v.pica", with_error)]).diagnostics

@@ -63,7 +63,8 @@ class Assembly:
 
     sources: tuple[tuple[str, str], ...]
     diagnostics: tuple[Diagnostic, ...]
-    #: Whether it made a SHBIN (no error), and its errors.
+    #: Whether it made a SHBIN (no error), and the errors made reading the sources
+    #: (linking, which may add some, depends on whether there was one).
     assembled: bool
     errors: int
     units: tuple[UnitFacts, ...]
@@ -129,8 +130,8 @@ class _Recorder(Assembler):
         self._read = 0
         self._due = _due(state)
         if old is not None and old.state == state and old.resume[1:] == resume[1:]:
-            # The rest adds the previous run's errors after `old`: linking sees an error
-            # in both runs or in neither.
+            # Reading the rest adds the previous run's errors after `old`: linking must
+            # find an error in both runs or in neither.
             later = self._errors_after - old.errors
             if (self.errors + later > 0) == (old.errors + later > 0):
                 raise _Converged(old)
@@ -144,8 +145,10 @@ class _Recorder(Assembler):
         self.checkpoints = list(previous.checkpoints[:point + 1])
         self._due = _due(checkpoint.state)  # as the previous run went on from there
 
-    def result(self, sources: tuple[tuple[str, str], ...], assembled: bool) -> Assembly:
-        return Assembly(sources, tuple(self.diagnostics), assembled, self.errors,
+    def result(self, sources: tuple[tuple[str, str], ...], read_errors: int) -> Assembly:
+        assembled = self.finish() is not None
+        self.record()
+        return Assembly(sources, tuple(self.diagnostics), assembled, read_errors,
                         tuple(self.facts),
                         {name: (p.start, p.length) for name, p in self.procs.items()},
                         tuple(self.checkpoints))
@@ -236,9 +239,7 @@ def assemble(sources: Sequence[tuple[str, str]], previous: Assembly | None = Non
             name, text = sources[point.source]
             recorder.read(sources, point.source,
                           Lexer(text, name, strict=recorder.strict, resume=point.resume))
-        assembled = recorder.finish() is not None
-        recorder.record()
-        return recorder.result(sources, assembled)
+        return recorder.result(sources, recorder.errors)
     except _Converged as converged:
         return _spliced(recorder, sources, previous, plan, converged.old)
 
