@@ -98,7 +98,7 @@ class _Recorder(Assembler):
         #: (source, offset) -> the previous run's checkpoint there, if this run's state
         #: may be compared with it there (set when reading again after an edit).
         self._match: Callable[[int, int], Checkpoint | None] | None = None
-        #: Errors the previous run made after each checkpoint: its count at the end.
+        #: The errors the previous run made reading its sources (before linking).
         self._errors_after = 0
 
     def begin_file(self, unit: str | None, origin: Tok) -> None:
