@@ -9,9 +9,10 @@ waiting for the diagnostics the server publishes, and asks for a hover there.  P
 the time of the first analysis (didOpen), the best and the worst of the edits, and the
 hover.  Not part of the test suite: timings depend on the machine.
 
-Two kinds of document: ``mixed``, a shader whose body is instructions with comments and
-comment lines (past the 512-instruction limit: one error), and ``errors``, one error per
-line (``add r0, r1, c0``: every line a diagnostic), the case that was quadratic.
+Three kinds of document: ``mixed``, a shader whose body is instructions with comments and
+comment lines (past the 512-instruction limit: one error), ``clean``, 400 instructions
+among comment lines (no diagnostic: ``pica check`` runs too), and ``errors``, one error
+per line (``add r0, r1, c0``: every line a diagnostic), the case that was quadratic.
 
 ``--cpu`` measures instead, in this process, the processor time the server spends on an
 edit (applying the change, analysing, sending the diagnostics) and then on indexing the
@@ -37,6 +38,12 @@ URI = "file:///bench/large.v.pica"
 def document(kind: str, lines: int) -> str:
     if kind == "errors":
         body = "".join("    add r0, r1, c0\n" for _ in range(lines))
+    elif kind == "clean":  # 400 instructions among comment lines: no diagnostic
+        every = max(lines // 400, 1)
+        body = "".join(f"    dp4 r0.{'xyzw'[k // every % 4]}, m[{k % 90}], v0 ; step {k}\n"
+                       if k % every == 0 else f"; --- note {k} ---\n" for k in range(lines))
+        return ".fvec m[90]\n.out opos position\n.proc main\n" + body + \
+            "    mov opos, r0\n    end\n.end\n"
     else:
         body = "".join(f"    dp4 r{k % 8}.x, c{k % 90}, v{k % 4} ; step {k}\n" if k % 4
                        else f"; --- block {k} ---\n" for k in range(lines))
@@ -170,7 +177,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lines", default="10000,100000,200000",
                         help="document sizes, comma-separated")
-    parser.add_argument("--kinds", default="mixed,errors", help="mixed and/or errors")
+    parser.add_argument("--kinds", default="mixed,clean,errors",
+                        help="mixed, clean and/or errors")
     parser.add_argument("--cpu", action="store_true",
                         help="processor time of the server's work, in this process")
     args = parser.parse_args()

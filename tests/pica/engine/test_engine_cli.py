@@ -221,8 +221,10 @@ def test_large_outputs_are_written_in_pieces(pica, tmp_path, shbin_file, monkeyp
     """JSON and table text is produced a block of rows at a time; pieces join into the
     same document.  Expected values: o0 = v0 * (2, 0.5, inf, -1) by hand."""
     from gpuisa.pica.cli import run as cli_run
+    from gpuisa.pica.cli import table
 
-    monkeypatch.setattr(cli_run, "_ROWS_PER_CHUNK", 3)
+    monkeypatch.setattr(cli_run, "ROWS_PER_CHUNK", 3)
+    monkeypatch.setattr(table, "ROWS_PER_CHUNK", 3)
     rows = np.arange(40, dtype=np.float32).reshape(10, 4)
     inputs = tmp_path / "many.npy"
     np.save(inputs, rows)

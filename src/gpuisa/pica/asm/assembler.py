@@ -46,24 +46,41 @@ class Assembler(AssemblerCore):
     # -- files ----------------------------------------------------------------------------
 
     def run(self, sources: Sequence[tuple[str, str]]) -> Output | None:
-        last_eof: Line | None = None
         self.units = -1
-        for name, text in sources:
-            self.units += 1
-            self.lexer = Lexer(text, name, strict=self.strict)
-            self.begin_file(None, Tok("", 0, Line(name, 1, "")))
-            for item in self.lexer:
-                if isinstance(item, Marker):
-                    for label in item.labels:
-                        self.define_label(label)
-                    continue
-                if item.name is not None and item.name.text.lower() == ".unit":
-                    self.unit_directive(item)
-                    continue
-                self.statement(item)
-            last_eof = self.lexer.eof
-            self.end_file(last_eof)
-        self.link(last_eof or Line("", 1, ""))
+        self.read(sources)
+        return self.finish()
+
+    def read(self, sources: Sequence[tuple[str, str]], first: int = 0,
+             lexer: Lexer | None = None) -> None:
+        """Read ``sources[first:]``; with ``lexer``, source ``first`` was begun and is
+        read on from where that lexer starts."""
+        for index in range(first, len(sources)):
+            name, text = sources[index]
+            self.source = index
+            if lexer is None:
+                self.units += 1
+                lexer = Lexer(text, name, strict=self.strict)
+                self.lexer = lexer
+                self.begin_file(None, Tok("", 0, Line(name, 1, "")))
+            self.lexer = lexer
+            for item in lexer:
+                self.item(item)
+            self.last_eof = lexer.eof
+            self.end_file(self.last_eof)
+            lexer = None
+
+    def item(self, item: Statement | Marker) -> None:
+        if isinstance(item, Marker):
+            for label in item.labels:
+                self.define_label(label)
+        elif item.name is not None and item.name.text.lower() == ".unit":
+            self.unit_directive(item)
+        else:
+            self.statement(item)
+
+    def finish(self) -> Output | None:
+        """Link what was read and make the SHBIN (None after an error)."""
+        self.link(self.last_eof)
         high = self._opdesc_high()
         if self.errors:
             return None

@@ -74,12 +74,16 @@ class AssemblerCore:
         self.origin = Tok("", 0, Line("", 1, ""))
         #: Index of the current input unit (file or `.unit`), from 0.
         self.units = 0
+        #: Index of the source being read (in the list given to ``run``).
+        self.source = 0
         self.labels: dict[str, int] = {}
         self.label_relocs: list[Relocation] = []
         self.aliases: dict[str, Alias] = {}
         self.poisoned: set[str] = set()
         self.dvle: DvleState | None = None
         self.lexer: Lexer | None = None
+        #: End of the last file read (where linking errors without a place point).
+        self.last_eof = Line("", 1, "")
         # gpuisa's raw SHBIN directives (rawtables.py)
         self.dvlp_version = 0
         self.opdesc_high: list[tuple[int, Tok]] = []

@@ -152,6 +152,10 @@ def _until(text: str, start: int, end: int, delims: str) -> int:
     return run.match(text, start, end).end()
 
 
+#: Where a lexer goes on reading: (offset in the text, line number, file name).
+Resume = tuple[int, int, str]
+
+
 class Lexer:
     """Splits one source text into :class:`Statement` s.
 
@@ -161,23 +165,39 @@ class Lexer:
     as in picasso (labels are split off first).
     """
 
-    def __init__(self, text: str, filename: str, *, strict: bool = False):
+    def __init__(self, text: str, filename: str, *, strict: bool = False,
+                 resume: Resume | None = None):
         self._text = text
         self.file = filename
         self.number = 1
         self._strict = strict
+        self._start: int | None = None
+        self._next = -1  # where the line after the one just read begins (-1: none)
+        self._was_marker = False  # the line just read was a line marker
+        if resume is not None:
+            self._start, self.number, self.file = resume
+
+    @property
+    def resume(self) -> Resume | None:
+        """Where the line after the one just read begins (``None`` after the last line):
+        a lexer made with it as ``resume`` reads the rest of the text as this one would."""
+        if self._next < 0:
+            return None
+        return self._next, self.number if self._was_marker else self.number + 1, self.file
 
     def __iter__(self) -> Iterator[Statement | Marker]:
         text = self._text
         # A UTF-8 byte order mark (some Windows editors write one) is not source text.
-        pos = 1 if text.startswith("\ufeff") else 0
+        pos = self._start if self._start is not None else 1 if text.startswith("\ufeff") else 0
         while True:
             newline = text.find("\n", pos)
             last = newline < 0
             raw = text[pos:] if last else text[pos:newline]
             line = Line(self.file, self.number, raw)
             item = self._line(line)
-            if isinstance(item, Marker):
+            self._next = -1 if last else newline + 1
+            self._was_marker = marker = isinstance(item, Marker)
+            if marker:
                 yield item
             else:
                 if item is not None:

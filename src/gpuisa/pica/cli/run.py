@@ -46,10 +46,12 @@ from ..engine import F24Bits, RunResult, run, run_pipeline
 from ..engine.api import engine_names, executable
 from ..engine.compiled import runner as _jit  # noqa: F401  (registers engine='jit')
 from ..engine.loading import DEFAULT_ROUNDING, ROUNDINGS
-from ..engine.trace import Trace, TraceStep, number, trace, trace_primitive
+from ..engine.trace import Trace, TraceStep, trace, trace_primitive
 from ..isa import NUM_INPUTS
+from ..render.animate import progress_printer
 from ..shbin import ShaderType, Shbin
 from .common import source_text
+from .table import ROWS_PER_CHUNK, Columns, table_chunks
 
 _COMPONENTS = "xyzw"
 _SHBIN_MAGIC = b"DVLB"
@@ -372,20 +374,17 @@ def _run(args: argparse.Namespace) -> int:
     elif args.format == "json":
         chunks = json_chunks(result, shader, dvle, registers=args.registers)
     else:
-        chunks = (text.encode("utf-8") for text in table_chunks(result, shader, dvle))
+        lanes = len(next(iter(result.outputs.values())))
+        chunks = table_chunks(result, _semantics(shader, dvle), _progress(args.output, lanes))
     write_output(args.output or STDOUT, chunks)
     return 0
-
-
-#: Rows formatted at a time: output of any size is written in pieces of bounded memory.
-_ROWS_PER_CHUNK = 1 << 14
 
 
 def _json_rows(array: np.ndarray) -> Iterator[str]:
     """The JSON text of an array's rows, a chunk at a time (comma-separated, no brackets);
     non-finite floats become "inf", "-inf" and "nan"."""
-    for start in range(0, len(array), _ROWS_PER_CHUNK):
-        block = array[start : start + _ROWS_PER_CHUNK]
+    for start in range(0, len(array), ROWS_PER_CHUNK):
+        block = array[start : start + ROWS_PER_CHUNK]
         if block.dtype.kind == "f" and not np.isfinite(block).all():
             items: object = _with_special_numbers(block)
         else:
@@ -499,66 +498,12 @@ def _semantics(shader: object, dvle: int) -> dict[int, str]:
     return {r: "+".join(v) for r, v in names.items()}
 
 
-class _Columns:
-    """Column widths of a table written in pieces: set by the first piece (so a small
-    table is aligned exactly as a whole), widened by later ones, never narrowed.  The
-    last ``right`` columns (numbers) are aligned right."""
-
-    def __init__(self, right: int = 4) -> None:
-        self.widths: list[int] = []
-        self.right = right
-
-    def text(self, rows: list[list[str]]) -> str:
-        if not rows:
-            return ""
-        for row in rows:
-            if len(self.widths) < len(row):
-                self.widths += [0] * (len(row) - len(self.widths))
-            for i, cell in enumerate(row):
-                self.widths[i] = max(self.widths[i], len(cell))
-        lines = []
-        for row in rows:
-            cells = [c.rjust(w) if i >= len(row) - self.right else c.ljust(w)
-                     for i, (c, w) in enumerate(zip(row, self.widths, strict=False))]
-            lines.append("  ".join(cells).rstrip())
-        return "\n".join(lines) + "\n"
-
-
-def table_chunks(result: RunResult, shader: object, dvle: int) -> Iterator[str]:
-    """The outputs as an aligned text table (then the emitted vertices and primitives of
-    a geometry shader), produced a block of rows at a time."""
-    semantics = _semantics(shader, dvle)
-    registers = sorted(semantics) if semantics else range(len(result.outputs))
-    what = "invocation" if result.vertices is not None else "vertex"
-    columns = _Columns()
-    rows = [[what, "register", "semantic", "x", "y", "z", "w"]]
-    for lane in range(len(next(iter(result.outputs.values())))):
-        for r in registers:
-            values = result.outputs[f"o{r}"][lane]
-            rows.append([str(lane), f"o{r}", semantics.get(r, ""),
-                         *(number(v) for v in values)])
-        if len(rows) >= _ROWS_PER_CHUNK:
-            yield columns.text(rows)
-            rows = []
-    yield columns.text(rows)
-    if result.vertices is None:
-        return
-    names = list(result.vertices)
-    count = len(result.vertices[names[0]]) if names else 0
-    yield f"\nemitted vertices: {count}\n"
-    columns = _Columns()
-    rows = [["vertex", "register", "x", "y", "z", "w"]] if count else []
-    for k in range(count):
-        for name in names:
-            rows.append([str(k), name, *(number(v) for v in result.vertices[name][k])])
-        if len(rows) >= _ROWS_PER_CHUNK:
-            yield columns.text(rows)
-            rows = []
-    yield columns.text(rows)
-    yield f"primitives: {len(result.primitives)}\n"
-    for k, (tri, wind) in enumerate(zip(result.primitives.tolist(),
-                                        result.windings.tolist(), strict=True)):
-        yield f"  {k}: {tri[0]} {tri[1]} {tri[2]}{'  (winding)' if wind else ''}\n"
+def _progress(output: str | None, lanes: int) -> Callable[[int], None]:
+    """Progress of a table going to a file or a pipe (on a terminal, the table itself
+    shows it): "vertices k/N" on standard error when that is a terminal."""
+    if output in (None, STDOUT) and sys.stdout.isatty():
+        return lambda done: None
+    return progress_printer(lanes, "vertices")
 
 
 # -- trace --------------------------------------------------------------------------------
@@ -605,7 +550,7 @@ class _TraceTable:
     time (a closed standard output stops the trace: BrokenPipeError)."""
 
     def __init__(self) -> None:
-        self.columns = _Columns(right=0)
+        self.columns = Columns(right=0)
         self.rows = [_TRACE_HEADER]
 
     def add(self, step: TraceStep) -> None:
@@ -621,5 +566,5 @@ class _TraceTable:
 
 def trace_table(record: Trace) -> str:
     """A whole trace as one aligned table (what ``pica trace`` prints for it)."""
-    return _Columns(right=0).text([_TRACE_HEADER, *map(_trace_row, record.steps)])
+    return Columns(right=0).text([_TRACE_HEADER, *map(_trace_row, record.steps)])
 

@@ -7,8 +7,9 @@ that turns them into editor problems; it also takes the findings of ``pica check
 (``gpuisa.pica.check``, a static analyser being written separately) when that module
 exists, with their finding IDs as codes.
 
-The assembler forgets each unit's aliases when the next unit begins; :class:`_Recorder`
-keeps a copy, so hover can say which register, swizzle and constant a name stands for.
+The assembler runs through :mod:`.reassembly`, which keeps each unit's symbol tables (so
+hover can say which register, swizzle and constant a name stands for) and, after an
+edit, reads again only what the edit can change.
 """
 
 from __future__ import annotations
@@ -19,14 +20,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ...errors import Diagnostic, GpuIsaError, SourceLocation
-from ..asm.assembler import Assembler, Options
-from ..asm.operands import Alias
-from ..asm.source import Tok
 from ..check import check
 from ..check.findings import Severity, SourceSpot
 from ..check.registry import ASSEMBLER_WARNINGS
-from ..shbin.records import Constant
 from .index import ProgramIndex, build_index
+from .reassembly import Assembly, UnitFacts, assemble
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,15 +48,6 @@ class Problem:
     message: str
     code: str | None = None
     related: tuple[Related, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class UnitFacts:
-    """What the assembler knew about one unit when it ended."""
-
-    aliases: Mapping[str, Alias]
-    constants: tuple[Constant, ...]
-    labels: Mapping[str, int]
 
 
 class _IndexOnDemand:
@@ -93,6 +82,8 @@ class Analysis:
     units: tuple[UnitFacts, ...]
     #: Procedure name -> (first word, length in words).
     procedures: Mapping[str, tuple[int, int]]
+    #: The run of the assembler, which the next version's analysis goes on from.
+    assembly: Assembly = field(repr=False, compare=False)
 
     @property
     def index(self) -> ProgramIndex:
@@ -100,25 +91,6 @@ class Analysis:
 
     def text(self, path: str) -> str:
         return next((text for p, text in self.sources if p == path), "")
-
-
-class _Recorder(Assembler):
-    """The assembler, keeping each unit's symbol tables for the language server."""
-
-    def __init__(self) -> None:
-        super().__init__(Options())
-        self.facts: list[UnitFacts] = []
-        self._began = False
-
-    def begin_file(self, unit: str | None, origin: Tok) -> None:
-        if self._began:
-            self.record()
-        self._began = True
-        super().begin_file(unit, origin)
-
-    def record(self) -> None:
-        constants = tuple(self.dvle.constants) if self.dvle is not None else ()
-        self.facts.append(UnitFacts(dict(self.aliases), constants, dict(self.labels)))
 
 
 def _check_diagnostics(sources: Sequence[tuple[str, str]]
@@ -218,14 +190,11 @@ def analyse(sources: Sequence[tuple[str, str]], previous: Analysis | None = None
 
 def _analyse(sources: Sequence[tuple[str, str]], previous: Analysis | None) -> Analysis:
     sources = tuple((path, text) for path, text in sources)
-    recorder = _Recorder()
-    output = recorder.run(sources)
-    recorder.record()
-    diagnostics: list[tuple[Diagnostic, str | None]] = [(d, None) for d in recorder.diagnostics]
-    if output is not None:
+    assembly = assemble(sources, previous.assembly if previous is not None else None)
+    diagnostics: list[tuple[Diagnostic, str | None]] = [(d, None) for d in assembly.diagnostics]
+    if assembly.assembled:
         diagnostics.extend(_check_diagnostics(sources))
     texts = dict(sources)
-    procedures = {name: (p.start, p.length) for name, p in recorder.procs.items()}
     indexer = _IndexOnDemand(sources, previous.indexer if previous is not None else None)
     return Analysis(sources, indexer, _findings(diagnostics, texts, sources[0][0]),
-                    tuple(recorder.facts), procedures)
+                    assembly.units, assembly.procedures, assembly)

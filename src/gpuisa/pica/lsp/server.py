@@ -164,8 +164,14 @@ class PicaServer(LanguageServer):
     # -- diagnostics --------------------------------------------------------------------
 
     def _json_range(self, text: str, line: int, col: int, length: int) -> dict:
-        (l0, c0), (l1, c1) = self.span(text, line, col, length)
-        return {"start": {"line": l0, "character": c0}, "end": {"line": l1, "character": c1}}
+        doc = _lines(text)
+        line = min(line, max(len(doc.lines) - 1, 0))
+        if line in doc.wide:
+            (line, c0), (_, c1) = self.span(text, line, col, length)
+        else:  # to_client's ASCII case, inline: one diagnostic per line of 200,000
+            width = len(doc.lines[line])
+            c0, c1 = min(col, width), min(col + max(length, 1), width)
+        return {"start": {"line": line, "character": c0}, "end": {"line": line, "character": c1}}
 
     def _diagnostic(self, texts: dict[str, str], p: Problem) -> dict:
         """A diagnostic as the protocol's JSON (``texts``: the program's documents by

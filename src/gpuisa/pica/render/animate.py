@@ -44,14 +44,15 @@ def stepped_uniforms(shbin: object, uniforms: Mapping[str, object] | None,
     return vertex, (geometry if gsh is not None else gs_uniforms)
 
 
-def progress_printer(total: int) -> Callable[[int], None]:
-    """Reports "frame k/total" on standard error when it is a terminal, else nothing."""
+def progress_printer(total: int, what: str = "frame") -> Callable[[int], None]:
+    """Reports "frame k/total" (``what`` k/total) on standard error when it is a
+    terminal, else nothing."""
     if not sys.stderr.isatty():
         return lambda done: None
 
     def report(done: int) -> None:
         end = "\n" if done == total else ""
-        sys.stderr.write(f"\rframe {done}/{total}{end}")
+        sys.stderr.write(f"\r{what} {done}/{total}{end}")
         sys.stderr.flush()
 
     return report
