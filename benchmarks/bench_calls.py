@@ -16,7 +16,6 @@ run it in a quiet window, or several times.
 from __future__ import annotations
 
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -26,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks import processes
 from benchmarks.shaders import WORKLOADS
 from gpuisa.pica.engine import run
 
@@ -79,7 +79,7 @@ def _files(folder: Path) -> tuple[Path, Path]:
 def pica_run_seconds(cache: Path, inputs: Path, uniforms: Path) -> float:
     """Wall time of one ``pica run`` process (``python -m gpuisa``, as the console script
     runs it) with the compile cache in ``cache``."""
-    environment = dict(os.environ, GPUISA_JIT_CACHE=str(cache))
+    environment = processes.environment(str(cache))
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "gpuisa", "run", str(SHADER), "--inputs",
                     str(inputs), "--uniforms", str(uniforms)], check=True, env=environment,

@@ -27,6 +27,7 @@ import time
 
 import numpy as np
 
+from benchmarks import processes
 from benchmarks.shaders import PEER_LIGHTING_CODE, PEER_LIGHTING_OPDESCS, WORKLOADS
 from gpuisa.pica.engine import run
 from gpuisa.pica.engine.api import executable
@@ -106,7 +107,7 @@ def fresh_pica_run() -> float:
         command = [sys.executable, "-m", "gpuisa", "run", shader, "--inputs",
                    os.path.join(folder, "in.npz"), "--uniforms", os.path.join(folder, "u.json"),
                    "--format", "npz", "-o", os.path.join(folder, "out.npz")]
-        environment = dict(os.environ, GPUISA_JIT_CACHE=os.path.join(folder, "cache"))
+        environment = processes.environment(os.path.join(folder, "cache"))
         started = time.perf_counter()
         subprocess.run(command, check=True, env=environment)
         return time.perf_counter() - started
