@@ -124,7 +124,7 @@ def _vertex_count(count: object, indices: object, registers: object) -> int:
     raise InputError("give the number of vertices (count), their indices, or registers")
 
 
-def run_vertex(
+def run_vertex(  # noqa: PLR0913 (public API: keyword options, each with a default)
     words: Words,
     count: int | None = None,
     *,
@@ -194,7 +194,7 @@ def _interpolant_map(interpolants: object) -> tuple[int, dict[Any, npt.ArrayLike
     )
 
 
-def run_fragment(
+def run_fragment(  # noqa: PLR0913 (public API: keyword options, each with a default)
     words: Words,
     interpolants: npt.ArrayLike | ArrayMap,
     *,
