@@ -31,12 +31,19 @@ class ShbinError(GpuIsaError):
     def __init__(self, message: str, *, offset: int | None = None, field: str | None = None):
         self.offset = offset
         self.field = field
-        where = []
-        if offset is not None:
-            where.append(f"offset 0x{offset:X}")
-        if field is not None:
-            where.append(field)
-        super().__init__(f"{', '.join(where)}: {message}" if where else message)
+        super().__init__(at_offset(message, offset, field))
+
+
+def at_offset(message: str, offset: int | None, field: str | None,
+              offset_name: str = "offset") -> str:
+    """``message`` prefixed with where in a binary file it applies: ``OFFSET_NAME 0xN``
+    and the field being read, those that are given."""
+    where = []
+    if offset is not None:
+        where.append(f"{offset_name} 0x{offset:X}")
+    if field is not None:
+        where.append(field)
+    return f"{', '.join(where)}: {message}" if where else message
 
 
 @dataclass(frozen=True, slots=True)

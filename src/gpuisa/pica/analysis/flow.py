@@ -5,7 +5,7 @@ the same analysis and words."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ..encoding import Instruction
 from ..isa import EmitEffect, Opcode, SourceUse, mask_components
@@ -59,6 +59,22 @@ def mova_pairs(decoded: list[Instruction],
     for first, second in pairs:
         firsts.setdefault(second, set()).add(first)
     return firsts
+
+
+def mova_pair_notes(decoded: list[Instruction], results: list[Exploration | None],
+                    apart: Callable[[int, int], str]) -> Iterator[tuple[int, str]]:
+    """Each ``mova`` that can run right after another one, in address order, with a note
+    naming the one before it: its neighbour in memory when it is one of them, else the
+    first of them, which ``apart(first, second)`` words."""
+    for second, candidates in sorted(mova_pairs(decoded, results).items()):
+        first = second - 1 if second - 1 in candidates else min(candidates)
+        if first == second - 1:
+            note = "put another instruction between them"
+        elif first == second:
+            note = "a loop repeats it back to back: put another instruction in the loop"
+        else:
+            note = apart(first, second)
+        yield second, note
 
 
 # -- pica check only -----------------------------------------------------------------------
