@@ -13,6 +13,11 @@ class GpuIsaError(Exception):
     """Base class of every error caused by the input rather than by gpuisa itself."""
 
 
+class GpuIsaWarning(UserWarning):
+    """Base class of the warnings gpuisa gives its user (the CLIs print them as
+    ``PROG: warning: MESSAGE``)."""
+
+
 class IsaTableError(GpuIsaError):
     """An ISA description table is inconsistent (raised when the table module loads)."""
 
