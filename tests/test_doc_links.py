@@ -11,6 +11,7 @@ are not followed.  Text inside fenced code blocks is neither a link nor a headin
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -75,47 +76,55 @@ def problems(text: str, page: Path, root: Path, cache: dict[Path, set[str]] | No
     """Every broken link or anchor reference of ``text`` (the content of ``page``)."""
     cache = {} if cache is None else cache
     prose = _prose(text)
-    found: list[str] = []
 
     def page_anchors(path: Path) -> set[str]:
         if path not in cache:
             cache[path] = anchors(path.read_text(encoding="utf-8"))
         return cache[path]
 
-    def check(target: str, line: int, bare: bool) -> None:
-        where = f"{page.relative_to(root)}:{line}: {target}"
-        file, _, anchor = target.partition("#")
-        if not file:
-            if anchor not in anchors(text):
-                found.append(f"{where}: no anchor #{anchor} in this page")
-            return
-        path = _resolve(file, page, root)
-        if bare and (path is None or not path.exists()) and "/" not in file:
-            path = _resolve(f"/docs/reference/{file}", page, root)
-        if path is None:
-            found.append(f"{where}: points outside the repository")
-        elif not path.exists():
-            found.append(f"{where}: no such file")
-        elif anchor and (path.is_dir() or path.suffix != ".md"):
-            found.append(f"{where}: an anchor on a file that is not a Markdown page")
-        elif anchor and anchor not in page_anchors(path):
-            found.append(f"{where}: no anchor #{anchor} in {file}")
+    found = []
+    for target, offset, bare in _targets(prose):
+        problem = _problem(target, text, page, root, page_anchors, bare)
+        if problem is not None:
+            line = prose.count("\n", 0, offset) + 1
+            found.append(f"{page.relative_to(root)}:{line}: {target}: {problem}")
+    return found
 
-    def line_of(offset: int) -> int:
-        return prose.count("\n", 0, offset) + 1
 
+def _targets(prose: str) -> Iterator[tuple[str, int, bool]]:
+    """Each relative link target of ``prose``, its offset and whether it is a bare
+    ``page.md#anchor`` citation (not a Markdown link)."""
     for match in _LINK.finditer(prose):
         target = match.group(1).strip("<>")
         if not _SCHEME.match(target):
-            check(target, line_of(match.start()), bare=False)
+            yield target, match.start(), False
     for match in _DEFINITION.finditer(prose):
         if not _SCHEME.match(match.group(1)):
-            check(match.group(1), line_of(match.start()), bare=False)
+            yield match.group(1), match.start(), False
     linked = {m.start(1) for m in _LINK.finditer(prose)}
     for match in _BARE.finditer(prose):
         if match.start() not in linked and not _SCHEME.match(match.group(1)):
-            check(f"{match.group(1)}#{match.group(2)}", line_of(match.start()), bare=True)
-    return found
+            yield f"{match.group(1)}#{match.group(2)}", match.start(), True
+
+
+def _problem(target: str, text: str, page: Path, root: Path,
+             page_anchors: Callable[[Path], set[str]], bare: bool) -> str | None:
+    """What is wrong with one link target of ``page`` (whose content is ``text``)."""
+    file, _, anchor = target.partition("#")
+    if not file:
+        return None if anchor in anchors(text) else f"no anchor #{anchor} in this page"
+    path = _resolve(file, page, root)
+    if bare and (path is None or not path.exists()) and "/" not in file:
+        path = _resolve(f"/docs/reference/{file}", page, root)
+    if path is None:
+        return "points outside the repository"
+    if not path.exists():
+        return "no such file"
+    if anchor and (path.is_dir() or path.suffix != ".md"):
+        return "an anchor on a file that is not a Markdown page"
+    if anchor and anchor not in page_anchors(path):
+        return f"no anchor #{anchor} in {file}"
+    return None
 
 
 def _pages() -> list[Path]:

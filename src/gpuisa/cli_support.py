@@ -17,7 +17,7 @@ import warnings
 from collections.abc import Callable, Sequence
 
 from .datafiles import forget_stdin
-from .errors import Diagnostic, GpuIsaError, InputError, SourceError
+from .errors import Diagnostic, GpuIsaError, GpuIsaWarning, InputError, SourceError
 from .numtext import is_digits, saturating_int
 
 
@@ -34,6 +34,9 @@ def dispatch(
         args = parser.parse_args(argv)  # option values out of range: InputError
         with warnings.catch_warnings():
             warnings.showwarning = functools.partial(_show_warning, prog)
+            # gpuisa's own warnings are messages to the user of the command: printed
+            # whatever the interpreter's filters say (a -W error run included)
+            warnings.filterwarnings("default", category=GpuIsaWarning)
             return int(args.handler(args))
     except SourceError as exc:
         for diagnostic in exc.diagnostics:
@@ -57,9 +60,9 @@ def dispatch(
 
 def _show_warning(prog: str, message: Warning | str, category: type[Warning], filename: str,
                   lineno: int, file: object = None, line: str | None = None) -> None:
-    """gpuisa's own warnings (of a category defined in gpuisa) as ``PROG: warning:
-    message``; those of libraries as Python shows them."""
-    if category.__module__.split(".")[0] == "gpuisa":
+    """gpuisa's own warnings (a :class:`GpuIsaWarning`) as ``PROG: warning: message``;
+    those of libraries as Python shows them."""
+    if issubclass(category, GpuIsaWarning):
         print(f"{prog}: warning: {message}", file=sys.stderr)
     else:
         _default_show_warning(message, category, filename, lineno, file, line)

@@ -13,6 +13,11 @@ class GpuIsaError(Exception):
     """Base class of every error caused by the input rather than by gpuisa itself."""
 
 
+class GpuIsaWarning(UserWarning):
+    """Base class of the warnings gpuisa gives its user (the CLIs print them as
+    ``PROG: warning: MESSAGE``)."""
+
+
 class IsaTableError(GpuIsaError):
     """An ISA description table is inconsistent (raised when the table module loads)."""
 
@@ -31,12 +36,19 @@ class ShbinError(GpuIsaError):
     def __init__(self, message: str, *, offset: int | None = None, field: str | None = None):
         self.offset = offset
         self.field = field
-        where = []
-        if offset is not None:
-            where.append(f"offset 0x{offset:X}")
-        if field is not None:
-            where.append(field)
-        super().__init__(f"{', '.join(where)}: {message}" if where else message)
+        super().__init__(at_offset(message, offset, field))
+
+
+def at_offset(message: str, offset: int | None, field: str | None,
+              offset_name: str = "offset") -> str:
+    """``message`` prefixed with where in a binary file it applies: ``OFFSET_NAME 0xN``
+    and the field being read, those that are given."""
+    where = []
+    if offset is not None:
+        where.append(f"{offset_name} 0x{offset:X}")
+    if field is not None:
+        where.append(field)
+    return f"{', '.join(where)}: {message}" if where else message
 
 
 @dataclass(frozen=True, slots=True)

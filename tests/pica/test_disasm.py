@@ -1,4 +1,6 @@
-"""Disassembler text for hand-encoded programs.
+"""Disassembler behaviour beyond one instruction's text (whose (words, descriptors, text)
+rows are in test_syntax_table.py): declarations from the DVLE tables, raw mode, words
+printed raw, a pinned descriptor table, several units, the command line.
 
 Instruction words are written as shift expressions of 3dbrew's bit tables (pica-isa.md#formats); the
 expected text follows the picasso syntax of pica-assembly.md plus docs/assembly-extensions.md.
@@ -9,6 +11,7 @@ import sys
 import textwrap
 
 import pytest
+from test_syntax_table import WHOLE_PROGRAM
 
 from gpuisa.pica.disasm import disassemble
 from gpuisa.pica.program import Program
@@ -88,50 +91,14 @@ def test_transform_shader_with_declarations():
     )
 
 
-FLOW = [
-    0x00 << 26 | 0x10 << 21 | 0x10 << 12 | 0x11 << 7,  # 0 add r0, r0, r1
-    0x28 << 26 | 1 << 25 | 1 << 24 | 2 << 22 | 3 << 10 | 1,  # 1 ifc cmp.x: dst 3, num 1
-    0x13 << 26 | 0x11 << 21 | 0x12 << 12,  # 2 mov r1, r2
-    0x13 << 26 | 0x11 << 21 | 0x13 << 12,  # 3 mov r1, r3
-    0x29 << 26 | 6 << 10,  # 4 loop i0, last word 6
-    0x24 << 26 | 0 << 10 | 1,  # 5 call 0, 1 word
-    0x21 << 26,  # 6 nop: the padding NOP picasso puts after a CALL ending a block
-    0x2C << 26 | 1 << 25 | 1 << 24 | 3 << 22 | 9 << 10,  # 7 jmpc cmp.y -> 9
-    0x21 << 26,  # 8 nop
-    0x22 << 26,  # 9 end
-]
-
-
-def test_flow_control_becomes_blocks_procs_and_labels():
-    shbin = _shbin(FLOW, [FULL], main_offset=1, endmain_offset=10)
-    assert _body(disassemble(shbin)) == textwrap.dedent(
-        """\
-
-
-        .proc proc_000
-            add r0, r0, r1
-        .end
-
-        .proc main
-            ifc cmp.x
-                mov r1, r2
-            .else
-                mov r1, r3
-            .end
-            for i0
-                call proc_000
-            .end
-            jmpc cmp.y, label_009
-            nop
-        label_009:
-            end
-        .end
-        """
-    )
+def _whole_program() -> Shbin:
+    """The syntax row of a whole program (blocks, a procedure, a label), entry at word 1."""
+    words, descriptors, _ = WHOLE_PROGRAM
+    return _shbin(list(words), list(descriptors), main_offset=1, endmain_offset=10)
 
 
 def test_raw_mode_annotates_every_code_line():
-    text = disassemble(_shbin(FLOW, [FULL], main_offset=1, endmain_offset=10), raw=True)
+    text = disassemble(_whole_program(), raw=True)
     assert "    add r0, r0, r1                       ; [000] 02010880 d0" in text
     assert "        call proc_000                    ; [005] 90000001" in text
     assert "    .end                                 ; [006] 84000000 padding NOP" in text
@@ -214,7 +181,7 @@ def test_geometry_shader_and_several_dvles_become_units():
 
 def test_cli_disasm_writes_the_file_and_reports_errors(tmp_path):
     shbin_path = tmp_path / "t.shbin"
-    shbin_path.write_bytes(_shbin(FLOW, [FULL], main_offset=1, endmain_offset=10).to_bytes())
+    shbin_path.write_bytes(_whole_program().to_bytes())
     out = tmp_path / "t.pica"
     run = [sys.executable, "-m", "gpuisa", "disasm", str(shbin_path), "-o", str(out)]
     assert subprocess.run(run, capture_output=True).returncode == 0

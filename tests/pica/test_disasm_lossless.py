@@ -51,7 +51,7 @@ def round_trip(data: bytes) -> bytes:
 NOP, END = 0x21 << 26, 0x22 << 26  # 3dbrew opcode table: NOP 0x21, END 0x22
 
 
-def dvle_bytes(
+def dvle_bytes(  # noqa: PLR0913 (one keyword per DVLE header field)
     *,
     version=0x1002,
     shader_type=0,

@@ -40,7 +40,7 @@ def output(semantic: int, reg: int, mask: int, upper: int = 0) -> bytes:
     return struct.pack("<Q", semantic | reg << 16 | mask << 32 | upper << 36)
 
 
-def picasso_dvle(
+def picasso_dvle(  # noqa: PLR0913 (one keyword per DVLE header field)
     *,
     version=0x1002,
     shader_type=0,

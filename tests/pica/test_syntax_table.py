@@ -40,6 +40,18 @@ def main(*lines: str) -> str:
     return ".proc main\n" + "".join(f"    {line}\n" for line in lines) + ".end\n"
 
 
+#: A whole program: a procedure before the entry, IF/ELSE, a FOR whose last statement is a
+#: CALL (picasso pads it with the NOP at word 6, which the text does not show) and a jump
+#: to a label.  Word 1: IFC, condop X (2), refx 1, refy 1, dst 3, num 1; word 4: LOOP i0
+#: to word 6; word 5: CALL 0, 1 word; word 7: JMPC, condop Y (3), refx 1, refy 1, to 9.
+WHOLE_PROGRAM = (
+    (0x02010880, 0xA3800C01, 0x4E212000, 0x4E213000, 0xA4001800, 0x90000001, NOP,
+     0xB3C02400, NOP, END), (FULL2,),
+    ".proc proc_000\n    add r0, r0, r1\n.end\n"
+    + main("ifc cmp.x", "    mov r1, r2", ".else", "    mov r1, r3", ".end", "for i0",
+           "    call proc_000", ".end", "jmpc cmp.y, label_009", "nop")[:-len(".end\n")]
+    + "label_009:\n    end\n.end\n")
+
 #: (words, descriptors, text)
 ROWS = [
     # format 1 (pica-isa.md#format-1): dst 21-25, idx 19-20, src1 12-18, src2 7-11
@@ -107,6 +119,7 @@ ROWS = [
      GEOMETRY + "\n" + main("setemit 2, prim inv", "emit", "end")),
     ((0xAD400000, 0xA8000000, END), (), GEOMETRY + "\n" + main("setemit 1, inv", "emit", "end")),
     ((0xAC000000, 0xA8000000, END), (), GEOMETRY + "\n" + main("setemit 0", "emit", "end")),
+    WHOLE_PROGRAM,
 ]
 
 

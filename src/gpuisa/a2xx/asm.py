@@ -307,6 +307,34 @@ class _Assembler:
                 )
                 self.guesses[what] = self.guesses.get(what, 0) + 1
 
+    def _check_count(self, cf: _Cf, count: int) -> None:
+        """Warns when an EXEC's CNT differs from the instructions that follow it."""
+        cnt = cf.given("count")
+        if cnt is not None and cnt[0] != count:
+            self.diag(
+                "warning",
+                cf.where,
+                f"CNT(0x{cnt[0]:x}) but {count} instruction(s) follow; using {count}",
+                cnt[1].col,
+                len(cnt[1].text),
+            )
+
+    def _place(self, cf: _Cf, address: int) -> list[tuple[int, _Slot]]:
+        """An EXEC's instructions at their slots from ``address``; a raw slot index that
+        disagrees is an error."""
+        placed = []
+        for i, slot in enumerate(cf.instrs):
+            index = address + i
+            if slot.raw_index is not None and slot.raw_index[0] != index:
+                self.error_at(
+                    slot.where,
+                    slot.raw_index[1],
+                    f"raw slot index 0x{slot.raw_index[0]:02x} but the EXEC places this "
+                    f"instruction in slot 0x{index:02x}",
+                )
+            placed.append((index, slot))
+        return placed
+
     def layout(self) -> list[int]:
         clauses = list(self.cf)
         cf_slots = (len(clauses) + 1) // 2
@@ -317,15 +345,7 @@ class _Assembler:
             if not isa.CF_OPS[cf.opcode].is_exec:
                 continue
             count = len(cf.instrs)
-            cnt = cf.given("count")
-            if cnt is not None and cnt[0] != count:
-                self.diag(
-                    "warning",
-                    cf.where,
-                    f"CNT(0x{cnt[0]:x}) but {count} instruction(s) follow; using {count}",
-                    cnt[1].col,
-                    len(cnt[1].text),
-                )
+            self._check_count(cf, count)
             address = next_free
             addr = cf.given("address")
             if addr is not None:
@@ -342,16 +362,7 @@ class _Assembler:
             first_exec = False
             cf.fields["address"] = address
             cf.fields["count"] = count
-            for i, slot in enumerate(cf.instrs):
-                index = address + i
-                if slot.raw_index is not None and slot.raw_index[0] != index:
-                    self.error_at(
-                        slot.where,
-                        slot.raw_index[1],
-                        f"raw slot index 0x{slot.raw_index[0]:02x} but the EXEC places this "
-                        f"instruction in slot 0x{index:02x}",
-                    )
-                placed.append((index, slot))
+            placed += self._place(cf, address)
             if count:  # a CNT(0) clause runs no slot, whatever its address
                 next_free = max(next_free, address + count)
         if self.errors:

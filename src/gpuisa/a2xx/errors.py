@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..errors import GpuIsaError
+from ..errors import GpuIsaError, at_offset
 
 
 class A2xxError(GpuIsaError):
@@ -23,9 +23,4 @@ class ContainerError(A2xxError):
     def __init__(self, message: str, *, offset: int | None = None, field: str | None = None):
         self.offset = offset
         self.field = field
-        where = []
-        if offset is not None:
-            where.append(f"byte offset 0x{offset:X}")
-        if field is not None:
-            where.append(field)
-        super().__init__(f"{', '.join(where)}: {message}" if where else message)
+        super().__init__(at_offset(message, offset, field, "byte offset"))

@@ -1111,6 +1111,14 @@ def _check_field(layout: Layout, name: str, lsb: int, width: int) -> None:
 
 
 def _validate() -> None:
+    _validate_slots()
+    _validate_layouts()
+    _validate_field_tables()
+    _validate_xenia_and_formats()
+
+
+def _validate_slots() -> None:
+    """The slot sizes and the coverage of every opcode and enum field."""
     if SLOT_BITS != 32 * SLOT_DWORDS or CF_SLOT.width != SLOT_BITS:
         raise IsaTableError("a slot is three 32-bit dwords")
     if CF_SLOT.unused_mask or CF_SLOT["clause0"].width != CF_CLAUSE_BITS:
@@ -1126,6 +1134,9 @@ def _validate() -> None:
     _check_coverage("arbitrary filters", ArbitraryFilter, None, ARBITRARY_FILTER_UNUSED, 3)
     _check_coverage("alloc buffers", AllocBuffer, None, frozenset(), 2)
 
+
+def _validate_layouts() -> None:
+    """The CF, ALU and fetch layouts hold their opcode fields where the ISA puts them."""
     if set(CF_LAYOUTS) != set(CfKind):
         raise IsaTableError("every CF clause kind needs a layout")
     for layout in CF_LAYOUTS.values():
@@ -1150,6 +1161,9 @@ def _validate() -> None:
     if set(FETCH_LAYOUTS) != {info.kind for info in FETCH_OPS.values()}:
         raise IsaTableError("every fetch kind needs a layout")
 
+
+def _validate_field_tables() -> None:
+    """FIELD_ENUMS, SIGNED_FIELDS and the defaults name fields that exist and fit them."""
     all_fields = {
         name
         for layout in (*CF_LAYOUTS.values(), ALU_LAYOUT, *FETCH_LAYOUTS.values())
@@ -1175,6 +1189,9 @@ def _validate() -> None:
             if name not in layout or not 0 <= value <= layout[name].max:
                 raise IsaTableError(f"default {name}={value} does not fit {layout.name}")
 
+
+def _validate_xenia_and_formats() -> None:
+    """Xenia's wider fields fit unused bits; vertex formats and swizzle helpers agree."""
     for kind, bits in XENIA_ADDRESS_BITS.items():
         layout = CF_LAYOUTS[kind]
         extra = ((1 << bits) - 1) & ~layout["address"].mask

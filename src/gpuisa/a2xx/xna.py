@@ -451,7 +451,13 @@ def _texture_fetch_text(tex: TextureFetch, slot: int, canary: bool) -> str:
     text += _fetch_src(tex.src_reg, tex.src_reg_am, selectors[:count])
     if not info.has_result:
         return text + "\n"
-    text += f", tf{tex.const_idx}"
+    return text + f", tf{tex.const_idx}" + _texture_fetch_options(tex, dimension) + "\n"
+
+
+def _texture_fetch_options(tex: TextureFetch, dimension: FetchDimension) -> str:
+    """The ``, Name=value`` options of a texture fetch, each where it differs from the
+    default."""
+    text = ""
     if not tex.fetch_valid_only:
         text += ", FetchValidOnly=false"
     if tex.tx_coord_denorm:
@@ -490,4 +496,4 @@ def _texture_fetch_text(tex: TextureFetch, slot: int, canary: bool) -> str:
         offset = isa.sign_extend(value, 5) / isa.TEXEL_OFFSET_DIVISOR
         if dims >= needed and offset:
             text += f", Offset{axis}={offset:g}"
-    return text + "\n"
+    return text

@@ -531,29 +531,27 @@ class _XeniaAssembler:
         else:
             raise _Error(f"unknown vertex fetch {name!r}")
         v["dst_reg"], v["dst_reg_am"], v["dst_swiz"] = _fetch_dest(plain[0])
-        offset = 0
-        for option in options:
-            key, value = option.split("=", 1)
-            if key == "RoundIndex" and value == "true":
-                v["is_index_rounded"] = 1
-            elif key == "ExpAdjust":
-                v["exp_adjust_all"] = int(value) & 0x3F
-            elif key == "Offset":
-                offset = int(value) & ((1 << isa.XENIA_VERTEX_OFFSET_BITS) - 1)
-            elif key == "DataFormat" and value in isa.SurfaceFormat.__members__:
-                v["format"] = isa.SurfaceFormat[value]
-            elif key == "Stride":
-                v["stride"] = int(value)
-            elif key == "Signed" and value == "true":
-                v["format_comp_all"] = 1
-            elif key == "NumFormat" and value == "integer":
-                v["num_format_all"] = 1
-            elif key == "PrefetchCount":
-                v["prefetch_count"] = int(value) - 1
-            else:
-                raise _Error(f"unknown vertex fetch option {option!r}")
+        offset = _vertex_fetch_options(v, options)
         self.guess("vertex fetch: signed_rf_mode 0 (Xenia's text does not show it)")
         return _pack(isa.VERTEX_FETCH_LAYOUT, v) | offset << isa.XENIA_VERTEX_OFFSET_LSB
+
+    def _texture_source(self, v: _Values, source: str, suffix: str) -> None:
+        """A texture fetch's source register and its three selectors."""
+        src = re.fullmatch(r"(r\d+|r\[\d+\+aL\])\.([xyzw]{1,3})", source)
+        if src is None:
+            raise _Error("bad texture fetch source")
+        v["src_reg"], v["src_reg_am"] = _register(src[1])
+        selectors = [_SWZ.index(c) for c in src[2]]
+        if len(selectors) < 3:
+            # Selectors the text does not show repeat the last one shown.
+            self.guess("texture fetch: source selectors not shown repeat the last one shown")
+            shown = len(selectors)
+            selectors += [selectors[-1]] * (3 - len(selectors))
+            if shown == 2 and suffix == "1D" and selectors[0] == selectors[1]:
+                # xenia-canary shows two components of a 1D fetch only when X, Y and Z
+                # are not all equal: Z must differ.
+                selectors[2] = (selectors[0] + 1) & 3
+        v["src_swiz"] = selectors[0] | selectors[1] << 2 | selectors[2] << 4
 
     def texture_fetch(self, pred: bool | None, line: str, stem: str, suffix: str) -> int:
         opcode = _FETCH_NAMES[stem]
@@ -578,46 +576,8 @@ class _XeniaAssembler:
                 raise _Error(f"{plain[2]!r} is not a texture fetch constant tfN")
             v["const_idx"] = int(const[1])
         source = plain[1 if info.has_result else 0]
-        src = re.fullmatch(r"(r\d+|r\[\d+\+aL\])\.([xyzw]{1,3})", source)
-        if src is None:
-            raise _Error("bad texture fetch source")
-        v["src_reg"], v["src_reg_am"] = _register(src[1])
-        selectors = [_SWZ.index(c) for c in src[2]]
-        if len(selectors) < 3:
-            # Selectors the text does not show repeat the last one shown.
-            self.guess("texture fetch: source selectors not shown repeat the last one shown")
-            shown = len(selectors)
-            selectors += [selectors[-1]] * (3 - len(selectors))
-            if shown == 2 and suffix == "1D" and selectors[0] == selectors[1]:
-                # xenia-canary shows two components of a 1D fetch only when X, Y and Z
-                # are not all equal: Z must differ.
-                selectors[2] = (selectors[0] + 1) & 3
-        v["src_swiz"] = selectors[0] | selectors[1] << 2 | selectors[2] << 4
-        for option in options:
-            key, value = option.split("=", 1)
-            if (key, value) == ("FetchValidOnly", "false"):
-                v["fetch_valid_only"] = 0
-            elif (key, value) == ("UnnormalizedTextureCoords", "true"):
-                v["tx_coord_denorm"] = 1
-            elif key in ("MagFilter", "MinFilter", "MipFilter", "VolMagFilter", "VolMinFilter"):
-                field = re.sub(r"(?<!^)([A-Z])", r"_\1", key.removesuffix("Filter")).lower()
-                v[f"{field}_filter"] = _lookup(_FILTERS, value, key)
-            elif key == "AnisoFilter":
-                v["aniso_filter"] = _lookup(_ANISO, value, key)
-            elif (key, value) == ("UseComputedLOD", "false"):
-                v["use_comp_lod"] = 0
-            elif (key, value) == ("UseRegisterLOD", "true"):
-                v["use_reg_lod"] = 1
-            elif (key, value) == ("UseRegisterGradients", "true"):
-                v["use_reg_gradients"] = 1
-            elif key == "LODBias":
-                v["lod_bias"] = round(float(value) * isa.LOD_BIAS_DIVISOR) & 0x7F
-            elif key in ("OffsetX", "OffsetY", "OffsetZ"):
-                v[f"offset_{key[-1].lower()}"] = (
-                    round(float(value) * isa.TEXEL_OFFSET_DIVISOR) & 0x1F
-                )
-            else:
-                raise _Error(f"unknown texture fetch option {option!r}")
+        self._texture_source(v, source, suffix)
+        _texture_fetch_options(v, options)
         if not info.xna_dimension_suffix:
             # The dimension is not shown; the offsets shown need at least this many axes.
             v["dimension"] = (
@@ -629,6 +589,62 @@ class _XeniaAssembler:
 
 
 # -- helpers ------------------------------------------------------------------------------
+
+
+def _vertex_fetch_options(v: _Values, options: list[str]) -> int:
+    """Sets the fields a vertex fetch's ``Name=value`` options give; returns Xenia's
+    ``Offset``, which lies outside the layout's fields."""
+    offset = 0
+    for option in options:
+        key, value = option.split("=", 1)
+        if key == "RoundIndex" and value == "true":
+            v["is_index_rounded"] = 1
+        elif key == "ExpAdjust":
+            v["exp_adjust_all"] = int(value) & 0x3F
+        elif key == "Offset":
+            offset = int(value) & ((1 << isa.XENIA_VERTEX_OFFSET_BITS) - 1)
+        elif key == "DataFormat" and value in isa.SurfaceFormat.__members__:
+            v["format"] = isa.SurfaceFormat[value]
+        elif key == "Stride":
+            v["stride"] = int(value)
+        elif key == "Signed" and value == "true":
+            v["format_comp_all"] = 1
+        elif key == "NumFormat" and value == "integer":
+            v["num_format_all"] = 1
+        elif key == "PrefetchCount":
+            v["prefetch_count"] = int(value) - 1
+        else:
+            raise _Error(f"unknown vertex fetch option {option!r}")
+    return offset
+
+
+def _texture_fetch_options(v: _Values, options: list[str]) -> None:
+    """Sets the fields a texture fetch's ``Name=value`` options give."""
+    for option in options:
+        key, value = option.split("=", 1)
+        if (key, value) == ("FetchValidOnly", "false"):
+            v["fetch_valid_only"] = 0
+        elif (key, value) == ("UnnormalizedTextureCoords", "true"):
+            v["tx_coord_denorm"] = 1
+        elif key in ("MagFilter", "MinFilter", "MipFilter", "VolMagFilter", "VolMinFilter"):
+            field = re.sub(r"(?<!^)([A-Z])", r"_\1", key.removesuffix("Filter")).lower()
+            v[f"{field}_filter"] = _lookup(_FILTERS, value, key)
+        elif key == "AnisoFilter":
+            v["aniso_filter"] = _lookup(_ANISO, value, key)
+        elif (key, value) == ("UseComputedLOD", "false"):
+            v["use_comp_lod"] = 0
+        elif (key, value) == ("UseRegisterLOD", "true"):
+            v["use_reg_lod"] = 1
+        elif (key, value) == ("UseRegisterGradients", "true"):
+            v["use_reg_gradients"] = 1
+        elif key == "LODBias":
+            v["lod_bias"] = round(float(value) * isa.LOD_BIAS_DIVISOR) & 0x7F
+        elif key in ("OffsetX", "OffsetY", "OffsetZ"):
+            v[f"offset_{key[-1].lower()}"] = (
+                round(float(value) * isa.TEXEL_OFFSET_DIVISOR) & 0x1F
+            )
+        else:
+            raise _Error(f"unknown texture fetch option {option!r}")
 
 
 def _vector_srcs(opcode: int) -> int:

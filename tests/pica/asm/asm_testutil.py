@@ -65,7 +65,7 @@ def warnings(text: str | list[tuple[str, str]], **options) -> list[tuple[int, in
 DVLE_HEADER = "<4sHBBIIHHBBBB10I"
 
 
-def dvle_blob(*, shader_type=0, merge=0, main=0, endmain=0, in_mask=0, out_mask=0,
+def dvle_blob(*, shader_type=0, merge=0, main=0, endmain=0, in_mask=0, out_mask=0,  # noqa: PLR0913 (one keyword per DVLE header field)
               gsh=(0, 0, 0, 0), constants=(), outputs=(), uniforms=()) -> bytes:
     """A DVLE in picasso's layout: header (version 0x1002), constants (20 bytes each),
     empty label table at the output offset, outputs (u64), uniforms (offset, first, last),

@@ -27,7 +27,7 @@ def u32s(*words: int) -> bytes:
     return struct.pack(f"<{len(words)}I", *words)
 
 
-def dvle(*, gsh: bool = False, merge: int = 0, main: int, endmain: int, inputs: int = 0,
+def dvle(*, gsh: bool = False, merge: int = 0, main: int, endmain: int, inputs: int = 0,  # noqa: PLR0913 (one keyword per DVLE header field)
          outputs_mask: int = 0, geo: tuple[int, int, int, int] = (0, 0, 0, 0),
          constants: tuple[bytes, ...] = (), outputs: tuple[bytes, ...] = (),
          uniforms: tuple[tuple[str, int, int], ...] = ()) -> bytes:

@@ -143,8 +143,9 @@ def test_conditions_equal_stacks_taken():
     for source in Condition:
         for condop in range(4):
             for refx, refy, cmpx, cmpy, boolean, num in np.ndindex(2, 2, 2, 2, 2, 2):
-                value = condition(b, source, condop, refx, refy, ir.Constant(I1, cmpx),
-                                  ir.Constant(I1, cmpy), ir.Constant(I1, boolean), num)
+                fields = {"condop": condop, "refx": refx, "refy": refy, "num": num}
+                flags = (ir.Constant(I1, cmpx), ir.Constant(I1, cmpy))
+                value = condition(b, source, fields, flags, ir.Constant(I1, boolean))
                 b.store(b.zext(value, I64), b.gep(out, [ir.Constant(I64, position)]))
                 position += 1
                 cases.append(bool(S.taken(int(source), condop, refx, refy, bool(cmpx),

@@ -86,7 +86,8 @@ def test_every_numeric_dtype_is_rounded_from_its_exact_value(dtype):
     else:
         info = np.iinfo(dtype)
         values = rng.integers(max(info.min, -(2**40)), min(info.max, 2**40), (50, 4))
-    values = values.astype(dtype)
+    with np.errstate(over="ignore"):  # float16 ends at 65504: larger draws become +-inf,
+        values = values.astype(dtype)  # which the conversion must keep as well
     got = loading.load_floats(values, "f24")
     assert bits(got).tolist() == bits(expected_f24(values)).tolist()
     f32 = loading.load_floats(values, "f32")
@@ -105,8 +106,10 @@ def test_blocks_of_rows_and_strided_input_give_the_same_values():
     assert loading.load_floats(values, "f24", out=out) is out
     sample = rng.integers(0, rows, 300)
     finite = np.isfinite(values[sample])
+    # the exact oracle takes the finite values only (a signalling NaN pattern would
+    # raise NumPy's invalid-value warning when widened to float64)
     assert np.array_equal(bits(out[sample])[finite],
-                          bits(expected_f24(values[sample]))[finite])
+                          bits(expected_f24(values[sample][finite])))
     assert (storage[:, :, 1] == 99.0).all()
 
 

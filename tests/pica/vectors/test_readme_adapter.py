@@ -50,5 +50,6 @@ def test_the_readme_commands_run_as_written(suite, tmp_path, monkeypatch, capsys
             continue
         assert code in (0, 1) and first.endswith(f"of {len(suite)} checked cases diverge "
                                                  "(f32 mode)"), (command, first)
-    results = [json.loads(line) for line in (tmp_path / "results.jsonl").open()]
+    results = [json.loads(line)
+               for line in (tmp_path / "results.jsonl").read_text().splitlines()]
     assert [r["id"] for r in results] == [case.id for case in suite]

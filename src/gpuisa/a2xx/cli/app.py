@@ -307,14 +307,7 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     input_format_options(parser, ("auto", "bin", "hex", "asm"))
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog=PROG,
-        description="Adreno A2XX (Xenos) shader tools: disassemble, assemble, run, describe.",
-    )
-    parser.add_argument("--version", action="version", version=f"{PROG} (gpuisa) {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-
+def _add_disasm_parser(sub: argparse._SubParsersAction) -> None:
     dis = sub.add_parser(
         "disasm",
         help="disassemble a program",
@@ -347,6 +340,8 @@ def build_parser() -> argparse.ArgumentParser:
     input_format_options(dis, ("auto", "bin", "hex"))
     dis.set_defaults(handler=_disasm)
 
+
+def _add_asm_parser(sub: argparse._SubParsersAction) -> None:
     asm = sub.add_parser(
         "asm",
         help="assemble a program",
@@ -381,6 +376,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--Werror", action="store_true", dest="werror", help="treat warnings as errors"
     )
     asm.set_defaults(handler=_asm)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Adreno A2XX (Xenos) shader tools: disassemble, assemble, run, describe.",
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} (gpuisa) {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    _add_disasm_parser(sub)
+    _add_asm_parser(sub)
 
     run = sub.add_parser(
         "run",

@@ -48,20 +48,14 @@ def xenia_hash(words: tuple[int, ...] | list[int]) -> int:
 
 
 def words_in_order(data: bytes, byte_order: str) -> tuple[int, ...]:
-    if len(data) % 4:
-        raise ContainerError(
-            f"{len(data)} bytes is not a whole number of 32-bit dwords "
-            f"({len(data) % 4} bytes left over at the end)",
-            offset=len(data) - len(data) % 4,
-            field="microcode",
-        )
-    if len(data) % 12:
-        raise ContainerError(
-            f"{len(data)} bytes is not a whole number of 12-byte instruction slots "
-            f"({len(data) % 12} bytes left over at the end)",
-            offset=len(data) - len(data) % 12,
-            field="microcode",
-        )
+    for unit, what in ((4, "32-bit dwords"), (12, "12-byte instruction slots")):
+        if len(data) % unit:
+            raise ContainerError(
+                f"{len(data)} bytes is not a whole number of {what} "
+                f"({len(data) % unit} bytes left over at the end)",
+                offset=len(data) - len(data) % unit,
+                field="microcode",
+            )
     if not data:
         raise ContainerError("the file is empty", offset=0, field="microcode")
     return struct.unpack(f"{'<' if byte_order == 'little' else '>'}{len(data) // 4}I", data)

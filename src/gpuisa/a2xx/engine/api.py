@@ -124,7 +124,7 @@ def _vertex_count(count: object, indices: object, registers: object) -> int:
     raise InputError("give the number of vertices (count), their indices, or registers")
 
 
-def run_vertex(
+def run_vertex(  # noqa: PLR0913 (public API: keyword options, each with a default)
     words: Words,
     count: int | None = None,
     *,
@@ -156,15 +156,8 @@ def run_vertex(
     """
     cfg = _config(target, config)
     n = _vertex_count(count, indices, registers)
-    constants = _constants(
-        float_constants,
-        bool_constants,
-        loop_constants,
-        vertex_buffers,
-        fetch_constants,
-        textures,
-    )
-    state = BatchState(n, constants)
+    state = BatchState(n, _constants(float_constants, bool_constants, loop_constants,
+                                     vertex_buffers, fetch_constants, textures))
     index = np.arange(n) if indices is None else np.asarray(indices)
     if index.shape != (n,) or index.dtype.kind not in "iuf":
         raise InputError(f"indices must be {n} numbers, got shape {index.shape}")
@@ -194,7 +187,7 @@ def _interpolant_map(interpolants: object) -> tuple[int, dict[Any, npt.ArrayLike
     )
 
 
-def run_fragment(
+def run_fragment(  # noqa: PLR0913 (public API: keyword options, each with a default)
     words: Words,
     interpolants: npt.ArrayLike | ArrayMap,
     *,
@@ -219,14 +212,7 @@ def run_fragment(
     """
     cfg = _config(target, config)
     n, registers = _interpolant_map(interpolants)
-    constants = _constants(
-        float_constants,
-        bool_constants,
-        loop_constants,
-        vertex_buffers,
-        fetch_constants,
-        textures,
-    )
-    state = BatchState(n, constants)
+    state = BatchState(n, _constants(float_constants, bool_constants, loop_constants,
+                                     vertex_buffers, fetch_constants, textures))
     _load_registers(state, registers, "interpolants")
     return _execute(words, state, cfg, max_steps, FragmentResult, observer)  # type: ignore[no-any-return]

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ...errors import GpuIsaError, InputError
+from ...errors import GpuIsaError, GpuIsaWarning, InputError
 from ...render.heat import heat_legend, heat_map
 from ...render.images import MAX_SIDE, check_size
 from ...render.mesh import Mesh, as_mesh
@@ -138,7 +138,7 @@ def render(vertex: Sequence[int], pixel: Sequence[int], mesh: MeshLike, *,
                  unsupported)
 
 
-class EmptyPictureWarning(UserWarning):
+class EmptyPictureWarning(GpuIsaWarning):
     """No triangle of the draw covers a pixel."""
 
 

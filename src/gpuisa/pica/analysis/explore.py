@@ -141,46 +141,63 @@ class Explorer:
                 continue
             out.reached.add(pc)
             e = effects[pc]
-            op = e.ins.opcode
-            written, out_un, tmp_un, misc_un = facts[state]
-            _add(out.twice, pc, written & e.out_writes)
-            _add(out.tmp_unwritten_reads, pc, tmp_un & e.tmp_reads)
-            _add(out.misc_unwritten_reads, pc, misc_un & e.misc_reads)
-            written |= e.out_writes
-            out_un &= ~e.out_writes
-            tmp_un &= ~e.tmp_writes
-            misc_un &= ~e.misc_writes
-            if op is Opcode.END:
-                if not self.geometry:
-                    _add(out.unwritten, pc, out_un)
-                continue
-            emission = OPCODES[op].emission
-            if emission is EmitEffect.SETUP:
-                misc_un &= ~NO_SETEMIT
-            elif emission is EmitEffect.EMIT:
-                if misc_un & NO_SETEMIT:
-                    out.emit_without_setemit.add(pc)
-                written = 0  # a new vertex: outputs are written afresh
-                if self.geometry:
-                    _add(out.unwritten, pc, out_un)
-                    out_un = _ALL64
-            elif op is Opcode.LOOP:
-                misc_un &= ~AL
-            after = (written, out_un, tmp_un, misc_un)
-            for nxt in self._successors(state, e, out):
-                if (op is Opcode.MOVA and 0 <= nxt.pc < n
-                        and effects[nxt.pc].ins.opcode is Opcode.MOVA):
-                    out.mova_pairs.add((pc, nxt.pc))
-                old = facts.get(nxt)
-                if old is None:
-                    facts[nxt] = after
-                    todo.append(nxt)
-                else:
-                    merged = tuple(a | b for a, b in zip(old, after, strict=True))
-                    if merged != old:
-                        facts[nxt] = merged
-                        todo.append(nxt)
+            after = self._apply(pc, e, facts[state], out)
+            if after is not None:
+                self._propagate(state, e, after, facts, todo, out)
         return out
+
+    def _apply(self, pc: int, e: Effect, before: tuple[int, int, int, int],
+               out: Exploration) -> tuple[int, int, int, int] | None:
+        """Records what instruction ``e`` at ``pc`` reads unwritten or writes twice, and
+        returns the facts after it (None after END: the path ends)."""
+        written, out_un, tmp_un, misc_un = before
+        _add(out.twice, pc, written & e.out_writes)
+        _add(out.tmp_unwritten_reads, pc, tmp_un & e.tmp_reads)
+        _add(out.misc_unwritten_reads, pc, misc_un & e.misc_reads)
+        written |= e.out_writes
+        out_un &= ~e.out_writes
+        tmp_un &= ~e.tmp_writes
+        misc_un &= ~e.misc_writes
+        op = e.ins.opcode
+        if op is Opcode.END:
+            if not self.geometry:
+                _add(out.unwritten, pc, out_un)
+            return None
+        emission = OPCODES[op].emission
+        if emission is EmitEffect.SETUP:
+            misc_un &= ~NO_SETEMIT
+        elif emission is EmitEffect.EMIT:
+            if misc_un & NO_SETEMIT:
+                out.emit_without_setemit.add(pc)
+            written = 0  # a new vertex: outputs are written afresh
+            if self.geometry:
+                _add(out.unwritten, pc, out_un)
+                out_un = _ALL64
+        elif op is Opcode.LOOP:
+            misc_un &= ~AL
+        return written, out_un, tmp_un, misc_un
+
+    def _propagate(self, state: _State, e: Effect, after: tuple[int, int, int, int],
+                   facts: dict, todo: list, out: Exploration) -> None:
+        """Merges ``after`` into the facts of each successor of ``state``, queueing those
+        whose facts grew."""
+        effects = self.effects
+        n = len(effects)
+        pc = state.pc
+        op = e.ins.opcode
+        for nxt in self._successors(state, e, out):
+            if (op is Opcode.MOVA and 0 <= nxt.pc < n
+                    and effects[nxt.pc].ins.opcode is Opcode.MOVA):
+                out.mova_pairs.add((pc, nxt.pc))
+            old = facts.get(nxt)
+            if old is None:
+                facts[nxt] = after
+                todo.append(nxt)
+            else:
+                merged = tuple(a | b for a, b in zip(old, after, strict=True))
+                if merged != old:
+                    facts[nxt] = merged
+                    todo.append(nxt)
 
     def _successors(self, s: _State, e: Effect, out: Exploration):
         """Every state after executing ``e`` at ``s.pc``: the instruction's flow effect and

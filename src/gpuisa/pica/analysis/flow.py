@@ -5,7 +5,7 @@ the same analysis and words."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ..encoding import Instruction
 from ..isa import EmitEffect, Opcode, SourceUse, mask_components
@@ -59,6 +59,22 @@ def mova_pairs(decoded: list[Instruction],
     for first, second in pairs:
         firsts.setdefault(second, set()).add(first)
     return firsts
+
+
+def mova_pair_notes(decoded: list[Instruction], results: list[Exploration | None],
+                    apart: Callable[[int, int], str]) -> Iterator[tuple[int, str]]:
+    """Each ``mova`` that can run right after another one, in address order, with a note
+    naming the one before it: its neighbour in memory when it is one of them, else the
+    first of them, which ``apart(first, second)`` words."""
+    for second, candidates in sorted(mova_pairs(decoded, results).items()):
+        first = second - 1 if second - 1 in candidates else min(candidates)
+        if first == second - 1:
+            note = "put another instruction between them"
+        elif first == second:
+            note = "a loop repeats it back to back: put another instruction in the loop"
+        else:
+            note = apart(first, second)
+        yield second, note
 
 
 # -- pica check only -----------------------------------------------------------------------
@@ -139,7 +155,20 @@ def _mapped(unit: Unit) -> int:
 def path_checks(unit: Unit, ex: Exploration, decoded_effects: list[Effect]) -> Iterator[Raw]:
     """Every path-based check of one entry point except the shared ones."""
     decoded = [e.ins for e in decoded_effects]
-    out_writes = [e.out_writes for e in decoded_effects]
+    yield from _output_checks(unit, ex, decoded_effects)
+    yield from _stale_temporaries(ex, decoded_effects)
+    for pc, bits in sorted(ex.misc_unwritten_reads.items()):
+        names = ", ".join(name for bit, name in MISC_BITS.items() if bits & bit)
+        check = "PICA202" if bits & _ADDRESS_BITS else "PICA203"
+        yield Raw(check, f"{names} read before it is set on some path", ("word", pc))
+    yield from _stack_checks(ex, decoded)
+    yield from _emission_checks(unit, ex, decoded)
+
+
+def _output_checks(unit: Unit, ex: Exploration,
+                   decoded_effects: list[Effect]) -> Iterator[Raw]:
+    """Outputs mapped but not written on a path (PICA101), written but not mapped
+    (PICA102)."""
     mapped = _mapped(unit)
     point = "emit" if unit.geometry else "end"
     for pc, bits in sorted(ex.unwritten.items()):
@@ -149,17 +178,17 @@ def path_checks(unit: Unit, ex: Exploration, decoded_effects: list[Effect]) -> I
                       "the vertex gets what an earlier invocation left there")
     mapped_regs = unit.dvle.output_mask
     for pc in sorted(ex.reached):
-        regs = {b // 4 for b in range(64) if out_writes[pc] >> b & 1}
+        out_writes = decoded_effects[pc].out_writes
+        regs = {b // 4 for b in range(64) if out_writes >> b & 1}
         stray = sorted(r for r in regs if not mapped_regs >> r & 1)
         if stray:
             names = ", ".join(f"o{r}" for r in stray)
             yield Raw("PICA102", f"{names} written but not mapped by the output table of "
                       f"'{unit.name}'", ("dst", pc), "the value is discarded")
-    yield from _stale_temporaries(ex, decoded_effects)
-    for pc, bits in sorted(ex.misc_unwritten_reads.items()):
-        names = ", ".join(name for bit, name in MISC_BITS.items() if bits & bit)
-        check = "PICA202" if bits & _ADDRESS_BITS else "PICA203"
-        yield Raw(check, f"{names} read before it is set on some path", ("word", pc))
+
+
+def _stack_checks(ex: Exploration, decoded: list[Instruction]) -> Iterator[Raw]:
+    """The flow stacks' pitfalls (PICA301 to PICA304)."""
     for pc, stacks in sorted(ex.overflows.items()):
         for name in sorted(stacks):
             yield Raw("PICA301", f"the {name} stack can overflow here: pushing onto it when "
@@ -175,6 +204,10 @@ def path_checks(unit: Unit, ex: Exploration, decoded_effects: list[Effect]) -> I
         for kind in sorted(kinds):
             yield Raw("PICA304", f"two {kind} scopes end on this instruction: the outer one "
                       "never sees its end", ("word", pc), "put a 'nop' between the ends")
+
+
+def _emission_checks(unit: Unit, ex: Exploration, decoded: list[Instruction]) -> Iterator[Raw]:
+    """SETEMIT/EMIT in the right kind of shader and order (PICA501 to PICA503)."""
     emits = [pc for pc in ex.reached if decoded[pc].info.geometry_only]
     if unit.geometry:
         for pc in sorted(ex.emit_without_setemit):
@@ -187,4 +220,3 @@ def path_checks(unit: Unit, ex: Exploration, decoded_effects: list[Effect]) -> I
         for pc in sorted(emits):
             yield Raw("PICA503", f"'{decoded[pc].mnemonic}' in vertex shader '{unit.name}'",
                       ("word", pc), "declare a geometry shader with '.gsh'")
-

@@ -317,23 +317,35 @@ def _alloc_local(pools: PoolBundle, kind: ConstantKind, size: int, place: int | 
     return place
 
 
-def constfa(asm: AssemblerCore, st: Statement) -> None:
+def open_named_block(asm: AssemblerCore, st: Statement, kind: BlockKind,
+                     poison: Callable[[str], None], *, named: bool = False) -> tuple[Tok, Block]:
+    """Opens the block of a statement whose one operand is a name (``.proc NAME``,
+    ``.constfa NAME[N]``; with ``named``, the block takes the operand as its name).  A
+    bad operand still opens a broken block, so that its ``.end`` matches; when the block
+    cannot open, ``poison`` gets the operand (its later uses are not reported)."""
     args = st.args
-    if asm.stack and asm.stack[-1].kind is BlockKind.ARRAY:
-        _constfa_element(asm, st, asm.stack[-1])
-        return
     try:
         name_t = need(args.arg(), args)
         no_more(args)
     except AsmError:
-        asm.open_broken(BlockKind.ARRAY, st.name)
+        asm.open_broken(kind, st.name)
         raise
-    text = name_t.text
     try:
-        block = asm.open_block(BlockKind.ARRAY, name_t)
+        block = (asm.open_block(kind, name_t, name=name_t.text) if named
+                 else asm.open_block(kind, name_t))
     except AsmError:
-        poison_name(asm, text.split("[", 1)[0].strip())
+        poison(name_t.text)
         raise
+    return name_t, block
+
+
+def constfa(asm: AssemblerCore, st: Statement) -> None:
+    if asm.stack and asm.stack[-1].kind is BlockKind.ARRAY:
+        _constfa_element(asm, st, asm.stack[-1])
+        return
+    name_t, block = open_named_block(
+        asm, st, BlockKind.ARRAY, lambda text: poison_name(asm, text.split("[", 1)[0].strip()))
+    text = name_t.text
     try:
         bracket = text.find("[")
         if bracket < 0:

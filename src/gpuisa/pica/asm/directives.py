@@ -16,6 +16,7 @@ from .declarations import (
     const,
     constfa,
     end_array,
+    open_named_block,
     poison_name,
     setb,
     setfi,
@@ -54,19 +55,10 @@ Handler = Callable[[AssemblerCore, Statement], None]
 
 
 def _proc(asm: AssemblerCore, st: Statement) -> None:
-    args = st.args
-    try:
-        name_t = need(args.arg(), args)
-        no_more(args)
-    except AsmError:
-        asm.open_broken(BlockKind.PROC, st.name)
-        raise
+    # a procedure that fails to open: its calls and entry lookups are not reported
+    name_t, block = open_named_block(asm, st, BlockKind.PROC, asm.poisoned_procs.add,
+                                     named=True)
     name = name_t.text
-    try:
-        block = asm.open_block(BlockKind.PROC, name_t, name=name)
-    except AsmError:
-        asm.poisoned_procs.add(name)  # its calls and entry lookups are not reported
-        raise
     duplicate = name in asm.procs or (not asm.strict and any(
         b.kind is BlockKind.PROC and b.name == name for b in asm.stack[:-1]))
     if duplicate:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from ..analysis.effects import Effect, effects
 from ..analysis.explore import Exploration, Explorer
-from ..analysis.flow import entry_end, mova_pairs, written_twice
+from ..analysis.flow import entry_end, mova_pair_notes, written_twice
 from ..shbin import Shbin
 from .core import AssemblerCore
 
@@ -66,20 +66,15 @@ def lint(asm: AssemblerCore, shbin: Shbin) -> None:
 
 def _mova_warnings(asm: AssemblerCore, decoded, results: list[Exploration | None]) -> None:
     """One warning per ``mova`` that can run right after another one (at the second)."""
-    firsts = mova_pairs(decoded, results)
     toks = asm.word_toks
-    for second, candidates in sorted(firsts.items()):
-        # name the neighbour in memory when it is one of them
-        first = second - 1 if second - 1 in candidates else min(candidates)
-        if first == second - 1:
-            note = "put another instruction between them"
-        elif first == second:
-            note = "a loop repeats it back to back: put another instruction in the loop"
-        else:
-            line = toks[first].line
-            where = (f"line {line.number}" if line.file == toks[second].line.file
-                     else f"{line.file}:{line.number}")
-            note = (f"it can run right after the 'mova' on {where}: "
-                    "put another instruction between them")
+
+    def apart(first: int, second: int) -> str:
+        line = toks[first].line
+        where = (f"line {line.number}" if line.file == toks[second].line.file
+                 else f"{line.file}:{line.number}")
+        return (f"it can run right after the 'mova' on {where}: "
+                "put another instruction between them")
+
+    for second, note in mova_pair_notes(decoded, results, apart):
         asm.warn("two consecutive 'mova' instructions can freeze the GPU", toks[second],
                  note=note)

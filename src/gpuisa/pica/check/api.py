@@ -113,18 +113,14 @@ def _raws(t: Target, max_states: int | None, max_seconds: float | None) -> list[
 
 
 def _mova(t: Target, decoded, results) -> list[Raw]:
+    def apart(first: int, second: int) -> str:
+        spot = t.locate(("word", first))
+        where = (f"0x{spot.address:03X}" if isinstance(spot, BinarySpot)
+                 else f"{spot.file}:{spot.line}")
+        return f"it can run right after the 'mova' at {where}"
+
     raws = []
-    for second, firsts in sorted(flow.mova_pairs(decoded, results).items()):
-        first = second - 1 if second - 1 in firsts else min(firsts)
-        if first == second - 1:
-            note = "put another instruction between them"
-        elif first == second:
-            note = "a loop repeats it back to back: put another instruction in the loop"
-        else:
-            spot = t.locate(("word", first))
-            where = (f"0x{spot.address:03X}" if isinstance(spot, BinarySpot)
-                     else f"{spot.file}:{spot.line}")
-            note = f"it can run right after the 'mova' at {where}"
+    for second, note in flow.mova_pair_notes(decoded, results, apart):
         raws.append(Raw("PICA403", "two consecutive 'mova' instructions can freeze the GPU",
                         ("word", second), note))
     return raws

@@ -75,13 +75,18 @@ class _Demote(Exception):
 
 def _flow_ok(ins: Instruction) -> bool:
     """Whether picasso could have produced this flow-control word at all."""
-    op = ins.opcode
     if ins.extra:
         return False
     if ins.info.reads_flags and (
         condition_text(ins["condop"], ins["refx"], ins["refy"]) is None
     ):
         return False
+    return _flow_operands_ok(ins)
+
+
+def _flow_operands_ok(ins: Instruction) -> bool:
+    """Whether the fields picasso's syntax cannot spell hold the values it writes."""
+    op = ins.opcode
     if op is Opcode.CALL:
         return ins["condop"] == ins["refx"] == ins["refy"] == 0 and ins["num"] > 0
     if ins.info.flow is Flow.CALL:
@@ -182,6 +187,17 @@ def _procedures(code, entries, raw) -> list[Block]:
 
 
 def _candidates(code, lo, hi, procs, raw) -> Structure:
+    inner, jumps = _flow_blocks(code, lo, hi, raw)
+    accepted = _accept_blocks(procs, inner, lo, hi, raw)
+    accepted += _cover_gaps(accepted, lo, hi)
+    labels = {dst: f"label_{dst:03x}" for pos, dst in jumps.items() if pos not in raw}
+    names = [b for b in procs if _live(b, raw)]
+    return Structure(accepted, labels, raw, names)
+
+
+def _flow_blocks(code, lo, hi, raw) -> tuple[list[Block], dict[int, int]]:
+    """The IF/FOR blocks and the jumps (position to target) of one unit's flow words
+    other than calls; words that cannot be printed symbolically go into ``raw``."""
     inner: list[Block] = []
     jumps: dict[int, int] = {}
     for pos in range(lo, hi):
@@ -202,9 +218,12 @@ def _candidates(code, lo, hi, procs, raw) -> Structure:
             jumps[pos] = dst
         elif op is not Opcode.BREAKC:
             raw.add(pos)
+    return inner, jumps
 
-    # Procedures first (entries before called ones), then IF/FOR blocks in address order:
-    # a block that would cross an accepted one is given up.
+
+def _accept_blocks(procs, inner, lo, hi, raw) -> list[Block]:
+    """Procedures first (entries before called ones), then IF/FOR blocks in address order:
+    a block that would cross an accepted one is given up (its words go into ``raw``)."""
     accepted: list[Block] = []
     for block in procs:
         if not _local(block, lo, hi):
@@ -226,11 +245,7 @@ def _candidates(code, lo, hi, procs, raw) -> Structure:
             continue
         accepted.append(block)
         taken += pieces
-    accepted = [b for b in accepted if b.kind != "proc" or _live(b, raw)]
-    accepted += _cover_gaps(accepted, lo, hi)
-    labels = {dst: f"label_{dst:03x}" for pos, dst in jumps.items() if pos not in raw}
-    names = [b for b in procs if _live(b, raw)]
-    return Structure(accepted, labels, raw, names)
+    return [b for b in accepted if b.kind != "proc" or _live(b, raw)]
 
 
 def _local(block: Block, lo: int, hi: int) -> bool:
@@ -291,17 +306,7 @@ def layout_lines(
     ``check``, a block whose ``.end``/``.else`` would insert a NOP that the file does not
     have raises _Demote."""
     blocks = structure.blocks
-    depth = {id(b): sum(1 for o in blocks if o is not b and _encloses(o, b)) for b in blocks}
-    boundary: dict[int, list[tuple[str, Block]]] = {}
-    for b in blocks:
-        boundary.setdefault(b.end, []).append(("end", b))
-        if b.else_at is not None:
-            boundary.setdefault(b.else_at, []).append(("else", b))
-    for events in boundary.values():
-        events.sort(key=lambda e: -depth[id(e[1])])  # innermost first
-    opens: dict[int, list[Block]] = {}
-    for b in sorted(blocks, key=lambda b: depth[id(b)]):
-        opens.setdefault(b.start, []).append(b)
+    depth, boundary, opens = _block_events(blocks)
 
     lines: list[Line] = []
     state = _PadState(code_len=lo, last=code[lo - 1].opcode if lo else None)
@@ -329,14 +334,7 @@ def layout_lines(
             break
         ins = code[pos]
         pending = list(boundary.get(pos + 1, ()))
-        if (
-            opener is None
-            and pending
-            and ins.opcode is Opcode.NOP
-            and not ins.extra
-            and pos not in structure.raw
-            and state.wants_pad(*pending[0])
-        ):
+        if opener is None and _implied_pad(ins, pos, pending, structure, state):
             state.pad()  # the assembler inserts this NOP itself at the event below
             close(*pending.pop(0))
             lines[-1].pos, lines[-1].padding = pos, True
@@ -351,6 +349,32 @@ def layout_lines(
         lines.append(Line(text if text is not None else render(pos), level, pos))
         state.instruction(None if printed_raw else ins.opcode)
     return lines
+
+
+def _block_events(blocks: list[Block]) -> tuple[
+        dict[int, int], dict[int, list[tuple[str, Block]]], dict[int, list[Block]]]:
+    """Each block's nesting depth (by ``id``), the ``.end``/``.else`` events at each
+    position (innermost first) and the blocks opened at each position (outermost first)."""
+    depth = {id(b): sum(1 for o in blocks if o is not b and _encloses(o, b)) for b in blocks}
+    boundary: dict[int, list[tuple[str, Block]]] = {}
+    for b in blocks:
+        boundary.setdefault(b.end, []).append(("end", b))
+        if b.else_at is not None:
+            boundary.setdefault(b.else_at, []).append(("else", b))
+    for events in boundary.values():
+        events.sort(key=lambda e: -depth[id(e[1])])  # innermost first
+    opens: dict[int, list[Block]] = {}
+    for b in sorted(blocks, key=lambda b: depth[id(b)]):
+        opens.setdefault(b.start, []).append(b)
+    return depth, boundary, opens
+
+
+def _implied_pad(ins: Instruction, pos: int, pending: list[tuple[str, Block]],
+                 structure: Structure, state: _PadState) -> bool:
+    """Whether the plain NOP at ``pos`` is the one the assembler inserts by itself before
+    the first of the ``pending`` block events."""
+    return (bool(pending) and ins.opcode is Opcode.NOP and not ins.extra
+            and pos not in structure.raw and state.wants_pad(*pending[0]))
 
 
 def _encloses(outer: Block, inner: Block) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..encoding import Instruction, decode_opdesc
+from ..encoding import Instruction, OperandDescriptor, decode_opdesc
 from ..isa import (
     COMPONENTS,
     IDENTITY_SELECTOR,
@@ -160,11 +160,23 @@ def instruction_text(ins: Instruction, opdescs: tuple[int, ...], names: UnitName
         # In a vertex unit a `setemit` would make the assembler's DVLE a geometry shader
         # (and forbid o7-o15 from there on): the word is printed raw instead.
         return _setemit_text(ins) if names.geometry else None
-    if not info.has_descriptor:
-        return None
-    if ins["desc"] >= len(opdescs) or not _sources_are_legal(ins):
+    if (not info.has_descriptor or ins["desc"] >= len(opdescs)
+            or not _sources_are_legal(ins)):
         return None
     desc = decode_opdesc(opdescs[ins["desc"]])
+    srcs = _source_texts(ins, desc, names)
+    if srcs is None:
+        return None
+    operands = _leading_operands(ins, desc, names)
+    if operands is None:
+        return None
+    if ins.opcode is Opcode.CMP:
+        return FORMS[info.base_opcode].text([srcs[0], *operands, srcs[1]])
+    return FORMS[info.base_opcode].text([*operands, *srcs])
+
+
+def _source_texts(ins: Instruction, desc: OperandDescriptor, names: UnitNames) -> list[str] | None:
+    """The text of each source operand, or None when one has no spelling."""
     srcs = []
     for n, source in enumerate(ins.format.sources, start=1):
         index = ins["idx"] if ins.format.indexed_source == source else 0
@@ -172,21 +184,21 @@ def instruction_text(ins: Instruction, opdescs: tuple[int, ...], names: UnitName
         if text is None:
             return None
         srcs.append(text)
-    form = FORMS[info.base_opcode]
+    return srcs
+
+
+def _leading_operands(ins: Instruction, desc: OperandDescriptor,
+                      names: UnitNames) -> list[str] | None:
+    """What stands before the sources: CMP's two operators (printed between them), MOVA's
+    target or the destination register; None when one has no spelling."""
     if ins.opcode is Opcode.CMP:
         ops = [printed_spelling(COMPARE_OPERATORS, ins[field]) for field in ("cmpx", "cmpy")]
-        if None in ops:
-            return None
-        return form.text([srcs[0], *ops, srcs[1]])
-    if info.writes is Writes.ADDRESS:
+        return None if None in ops else ops
+    if ins.info.writes is Writes.ADDRESS:
         target = printed_spelling(MOVA_TARGETS, desc.mask)
-        if target is None or ins["dst"] != 0:
-            return None
-        return form.text([target, *srcs])
+        return None if target is None or ins["dst"] != 0 else [target]
     dst = destination_text(ins["dst"], desc.mask, names)
-    if dst is None:
-        return None
-    return form.text([dst, *srcs])
+    return None if dst is None else [dst]
 
 
 def _setemit_text(ins: Instruction) -> str | None:

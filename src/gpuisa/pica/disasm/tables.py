@@ -204,29 +204,44 @@ def _uniform_prefix(uniforms: Sequence[Uniform], shared: SharedSpace | None, fix
             if u.count != 1:
                 return j
         elif shared is None:
-            if regs & local:
+            if not _fits_private(u, bank, regs, local, fixed):
                 return j
-            if bank == "b" and u.last >= UNIFORM_BANKS["b"][0] + GEOMETRY_BOOLS:
-                return j
-            if fixed and bank == "c" and u.register == 0:
-                return j  # `.gsh fixed cF cS` needs a register S below F
             local |= regs
-        else:
-            known = shared.records.get(alias)
-            if known is not None and known != (u.first, u.last):
-                return j
-            if known is None and regs & shared.used:
-                return j
-            if shared.count >= MAX_GLOBAL_UNIFORMS:
-                return j
-            if known is None:
-                shared.records[alias] = (u.first, u.last)
-                shared.used |= regs
-            shared.count += 1
+        elif not _record_shared(u, alias, regs, shared):
+            return j
         names.add(alias)
         previous = u.first
     return len(uniforms)
 
+
+
+def _fits_private(u: Uniform, bank: str, regs: set[int], local: set[int],
+                  fixed: bool) -> bool:
+    """Whether a ``.gsh`` unit's declarations can rebuild ``u`` in its private space."""
+    if regs & local:
+        return False
+    if bank == "b" and u.last >= UNIFORM_BANKS["b"][0] + GEOMETRY_BOOLS:
+        return False
+    # `.gsh fixed cF cS` needs a register S below F
+    return not (fixed and bank == "c" and u.register == 0)
+
+
+def _record_shared(u: Uniform, alias: str, regs: set[int], shared: SharedSpace) -> bool:
+    """Records ``u`` in the shared space, or returns False when the declarations cannot
+    rebuild it there (another register under the same name, a register taken, a full
+    table)."""
+    known = shared.records.get(alias)
+    if known is not None and known != (u.first, u.last):
+        return False
+    if known is None and regs & shared.used:
+        return False
+    if shared.count >= MAX_GLOBAL_UNIFORMS:
+        return False
+    if known is None:
+        shared.records[alias] = (u.first, u.last)
+        shared.used |= regs
+    shared.count += 1
+    return True
 
 def _gsh_line(dvle: Dvle, floats: list[int], derived: dict[str, object]) -> str:
     """``.gsh MODE cF ...``: the DVLE does not record cF, the first register of the

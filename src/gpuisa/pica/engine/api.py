@@ -295,7 +295,7 @@ NO_FLAGS = (False, False)
 NO_ADDRESS = (0, 0, 0)
 
 
-def run(shader: Shbin | Program, inputs: Mapping[str, object], *,
+def run(shader: Shbin | Program, inputs: Mapping[str, object], *,  # noqa: PLR0913 (public API: keyword options, each with a default)
         uniforms: Mapping[str, object] | None = None, dvle: int = 0,
         entry: int | str | None = None, precision: Precision = "f24",
         rounding: Rounding = DEFAULT_ROUNDING,
@@ -338,9 +338,9 @@ def run(shader: Shbin | Program, inputs: Mapping[str, object], *,
     choose_engine(engine, 1)  # reject an unknown name before looking at the inputs
     max_steps = check_max_steps(max_steps)
     exe = executable(shader, dvle, entry)
+    start = StartRegisters(cmp, temporaries, outputs, address)
     state, name = _initial_state(exe, inputs, uniforms=uniforms, precision=precision,
-                                 cmp=cmp, temporaries=temporaries, outputs=outputs,
-                                 address=address, engine=engine, shared=True)
+                                 start=start, engine=engine, shared=True)
     if exe.geometry:
         log, emission = run_geometry_engine(
             engine, exe.program, state.lane(0), exe.entry, exe.output_registers,
@@ -358,28 +358,36 @@ def run(shader: Shbin | Program, inputs: Mapping[str, object], *,
     return build_result(exe, log, precision, None, registers)
 
 
+@dataclass(frozen=True, slots=True)
+class StartRegisters:
+    """What a run's registers other than inputs and uniforms start from (the ``cmp``,
+    ``temporaries``, ``outputs`` and ``address`` of :func:`run`)."""
+
+    cmp: Sequence[bool] = NO_FLAGS
+    temporaries: Mapping[str, object] | None = None
+    outputs: Mapping[str, object] | None = None
+    address: Sequence[int] = NO_ADDRESS
+
+
 def initial_state(exe: Executable, inputs: Mapping[str, object], *,
                   uniforms: Mapping[str, object] | None, precision: Arithmetic,
-                  cmp: Sequence[bool] = NO_FLAGS,
-                  temporaries: Mapping[str, object] | None = None,
-                  outputs: Mapping[str, object] | None = None,
-                  address: Sequence[int] = NO_ADDRESS, engine: str = AUTO) -> ShaderState:
+                  start: StartRegisters = StartRegisters(), engine: str = AUTO) -> ShaderState:
     """A state with N lanes holding the given inputs, uniforms and initial registers,
     converted by the loader of the engine that will run them (:func:`register_engine`)."""
-    return _initial_state(exe, inputs, uniforms=uniforms, precision=precision, cmp=cmp,
-                          temporaries=temporaries, outputs=outputs, address=address,
+    return _initial_state(exe, inputs, uniforms=uniforms, precision=precision, start=start,
                           engine=engine)[0]
 
 
 def _initial_state(exe: Executable, inputs: Mapping[str, object], *,
                    uniforms: Mapping[str, object] | None, precision: Arithmetic,
-                   cmp: Sequence[bool], temporaries: Mapping[str, object] | None,
-                   outputs: Mapping[str, object] | None, address: Sequence[int],
-                   engine: str, shared: bool = False) -> tuple[ShaderState, str]:
+                   start: StartRegisters, engine: str,
+                   shared: bool = False) -> tuple[ShaderState, str]:
     """:func:`initial_state` and the engine chosen to run it (chosen once the state
     knows which registers were given, before the inputs are converted); with
     ``shared``, a vertex shader's uniforms may be a remembered read-only table
     (:func:`.uniform_table.shared_uniforms`)."""
+    cmp, temporaries, outputs, address = (start.cmp, start.temporaries, start.outputs,
+                                          start.address)
     lanes, values = vertex_arrays(inputs, "v", exe.dvle, "input")
     for given, bank, what in ((temporaries, "r", "temporary"), (outputs, "o", "output")):
         if given is not None:

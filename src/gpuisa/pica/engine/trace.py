@@ -21,7 +21,7 @@ from ..flow.stacks import CALL_WIDTH, IF_WIDTH, LOOP_WIDTH
 from ..isa import NUM_INT_UNIFORMS, Condition, Flow, Kind
 from ..program import Program
 from ..shbin import Shbin
-from .api import Executable, check_max_steps, executable, initial_state
+from .api import Executable, StartRegisters, check_max_steps, executable, initial_state
 from .decode import Step
 from .geometry import GS_DONE_BOOL
 from .loading import DEFAULT_ROUNDING, Arithmetic, Precision, Rounding, precision_of
@@ -57,7 +57,7 @@ class Trace:
     error: GpuIsaError | None  # the hang or fault that ended execution, if any
 
 
-def trace(shader: Shbin | Program, inputs: Mapping[str, object], *, vertex: int = 0,
+def trace(shader: Shbin | Program, inputs: Mapping[str, object], *, vertex: int = 0,  # noqa: PLR0913 (public API: keyword options, each with a default)
           uniforms: Mapping[str, object] | None = None, dvle: int = 0,
           entry: int | str | None = None, precision: Precision = "f24",
           rounding: Rounding = DEFAULT_ROUNDING,
@@ -68,7 +68,8 @@ def trace(shader: Shbin | Program, inputs: Mapping[str, object], *, vertex: int 
     precision = precision_of(precision, rounding)
     max_steps = check_max_steps(max_steps)
     exe = executable(shader, dvle, entry)
-    state = initial_state(exe, inputs, uniforms=uniforms, precision=precision, cmp=cmp)
+    state = initial_state(exe, inputs, uniforms=uniforms, precision=precision,
+                          start=StartRegisters(cmp=cmp))
     if isinstance(vertex, bool) or not isinstance(vertex, int) or not (
             0 <= vertex < state.lanes):
         raise InputError(f"vertex must be 0..{state.lanes - 1}, got {vertex!r}")
@@ -77,7 +78,7 @@ def trace(shader: Shbin | Program, inputs: Mapping[str, object], *, vertex: int 
     return _record(exe, one, emitter, precision, max_steps, observer)
 
 
-def trace_primitive(shbin: Shbin, inputs: Mapping[str, object], *, primitive: int = 0,
+def trace_primitive(shbin: Shbin, inputs: Mapping[str, object], *, primitive: int = 0,  # noqa: PLR0913 (public API: keyword options, each with a default)
                     uniforms: Mapping[str, object] | None = None,
                     gs_uniforms: Mapping[str, object] | None = None,
                     vs_dvle: int | None = None, gs_dvle: int | None = None,

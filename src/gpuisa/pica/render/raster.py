@@ -108,12 +108,11 @@ def rasterize(corners: np.ndarray, size: tuple[int, int], *, tilt: bool = False)
     extent = np.where(valid[:, None], hi - lo + 1, 0).astype(np.int64)
     counts = extent[:, 0] * extent[:, 1]
 
+    triangles = _Triangles(counts, extent, lo, screen, inv_w, area)
     pixels = width * height
-    best_key = np.full(pixels, np.iinfo(np.int64).max, dtype=np.int64)
-    best_tri = np.full(pixels, -1, dtype=np.int64)
-    weights = np.zeros((pixels, 3))
-    depth = np.zeros(pixels)
-    edge_distance = np.zeros(pixels)
+    best = _Winners(np.full(pixels, np.iinfo(np.int64).max, dtype=np.int64),
+                    np.full(pixels, -1, dtype=np.int64), np.zeros((pixels, 3)),
+                    np.zeros(pixels), np.zeros(pixels))
 
     ends = np.cumsum(counts)
     start = 0
@@ -124,9 +123,9 @@ def rasterize(corners: np.ndarray, size: tuple[int, int], *, tilt: bool = False)
         tris = np.arange(start, stop)
         tris = tris[counts[tris] > 0]
         if len(tris):
-            _chunk(tris, counts, extent, lo, screen, inv_w, area, size,
-                   best_key, best_tri, weights, depth, edge_distance)
+            _chunk(tris, triangles, width, best)
         start = stop
+    best_tri, weights = best.triangle, best.weights
     shape = (height, width)
     # Weights were computed for the reordered corners: back to the caller's order.
     drawn = best_tri >= 0
@@ -136,7 +135,33 @@ def rasterize(corners: np.ndarray, size: tuple[int, int], *, tilt: bool = False)
     np.put_along_axis(fixed, back, unordered, axis=1)
     weights[drawn] = fixed
     return Raster(best_tri.reshape(shape).astype(np.int32), weights.reshape(*shape, 3),
-                  depth.reshape(shape), edge_distance.reshape(shape))
+                  best.depth.reshape(shape), best.edge_distance.reshape(shape))
+
+
+@dataclass(frozen=True, slots=True)
+class _Triangles:
+    """The triangles in screen space, corners reordered to one orientation: the candidate
+    pixels of each (``counts`` of the box ``extent`` from ``lo``), the screen corners,
+    their 1/w and the triangles' doubled areas."""
+
+    counts: np.ndarray
+    extent: np.ndarray
+    lo: np.ndarray
+    screen: np.ndarray
+    inv_w: np.ndarray
+    area: np.ndarray
+
+
+@dataclass(frozen=True, slots=True)
+class _Winners:
+    """Per pixel, what the nearest triangle so far left (the arrays change in place): its
+    depth key and index, weights, depth and distance to its nearest edge."""
+
+    key: np.ndarray
+    triangle: np.ndarray
+    weights: np.ndarray
+    depth: np.ndarray
+    edge_distance: np.ndarray
 
 
 def _edge(a: np.ndarray, b: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -145,9 +170,11 @@ def _edge(a: np.ndarray, b: np.ndarray, p: np.ndarray) -> np.ndarray:
         b[..., 1] - a[..., 1]) * (p[..., 0] - a[..., 0])
 
 
-def _chunk(tris, counts, extent, lo, screen, inv_w, area, size,
-           best_key, best_tri, weights, depth, edge_distance) -> None:
-    width, _ = size
+def _chunk(tris: np.ndarray, triangles: _Triangles, width: int, best: _Winners) -> None:
+    """Draws triangles ``tris`` into ``best`` (the depth test against what is there)."""
+    counts, extent, lo = triangles.counts, triangles.extent, triangles.lo
+    screen, inv_w, area = triangles.screen, triangles.inv_w, triangles.area
+    best_key, best_tri = best.key, best.triangle
     n = counts[tris]
     tri = np.repeat(tris, n)
     first = np.cumsum(n) - n
@@ -184,13 +211,13 @@ def _chunk(tris, counts, extent, lo, screen, inv_w, area, size,
     winner = tri[win]
     best_tri[pixel] = winner
     perspective = lam[win] * inv_w[winner]
-    weights[pixel] = perspective / perspective.sum(axis=1, keepdims=True)
-    depth[pixel] = z[win]
+    best.weights[pixel] = perspective / perspective.sum(axis=1, keepdims=True)
+    best.depth[pixel] = z[win]
     s = screen[winner, :, :2]
     lengths = np.stack([np.hypot(*(s[:, 2] - s[:, 1]).T), np.hypot(*(s[:, 0] - s[:, 2]).T),
                         np.hypot(*(s[:, 1] - s[:, 0]).T)], axis=1)
     edges = np.stack([v[win] for v in e], axis=1)
-    edge_distance[pixel] = (edges / np.maximum(lengths, 1e-12)).min(axis=1)
+    best.edge_distance[pixel] = (edges / np.maximum(lengths, 1e-12)).min(axis=1)
 
 
 def _edge_coefficients(screen: np.ndarray, i: int, j: int):

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import GpuIsaWarning, InputError
 from ...render.images import pillow, png_bytes
 from .raster import Raster, clip_triangles, rasterize, to_screen
 from .scene import Scene
@@ -30,7 +30,7 @@ BACKGROUND = (32, 32, 32, 255)
 LINE_HALF_WIDTH = 0.75
 
 
-class EmptyPictureWarning(UserWarning):
+class EmptyPictureWarning(GpuIsaWarning):
     """Every triangle of the scene lies outside the PICA clip volume."""
 
 

@@ -138,7 +138,7 @@ def _scalar_unit_groups() -> Iterator[Group]:
 
 def choice_groups() -> Iterator[Group]:
     """One case per OPEN point of pica-emulation.md, naming gpuisa's choice."""
-    def choice(family: str, body: str, name: str, inputs: dict, tags: tuple[str, ...],
+    def choice(family: str, body: str, name: str, inputs: dict, tags: tuple[str, ...],  # noqa: PLR0913 (a case's fields)
                point: str, chosen: str, uniforms: dict | None = None,
                unknowns: tuple[str, ...] = ()) -> Group:
         group = Group(f"choice/{family}", vs(body), uniforms=uniforms or {})

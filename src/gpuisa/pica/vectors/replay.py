@@ -41,7 +41,7 @@ def _rounding(mode: str, rounding: str) -> str:
     return rounding if mode == "f24" else DEFAULT_ROUNDING
 
 
-def execute(shbin: Shbin, dvle: int, pipeline: str, inputs: dict[str, object],
+def execute(shbin: Shbin, dvle: int, pipeline: str, inputs: dict[str, object],  # noqa: PLR0913 (a case's fields)
             uniforms: dict[str, object], mode: str, cmp: tuple[bool, bool],
             address: tuple[int, int, int], engine: str = "auto",
             rounding: str = DEFAULT_ROUNDING) -> RunResult:

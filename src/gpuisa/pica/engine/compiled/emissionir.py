@@ -11,11 +11,7 @@ from __future__ import annotations
 
 from ...flow import emission as E
 from . import textir as ir
-from .lower import I64
-
-
-def _i64(value: int) -> ir.Constant:
-    return ir.Constant(I64, value)
+from .lower import i64
 
 
 def _field(b: ir.IRBuilder, state: ir.Value, index: ir.Value) -> ir.Value:
@@ -27,30 +23,30 @@ def setemit(b: ir.IRBuilder, state: ir.Value, vertex_id: int, primitive: bool,
     """``emission.setemit`` with its fields as constants."""
     for index, value in ((E.VTXID, vertex_id), (E.PRIMEMIT, int(primitive)),
                          (E.WINDING, int(winding))):
-        b.store(_i64(value), _field(b, state, _i64(index)))
+        b.store(i64(value), _field(b, state, i64(index)))
 
 
 def emit(b: ir.IRBuilder, state: ir.Value, vertex: ir.Value
          ) -> tuple[ir.Value, ir.Value, ir.Value, ir.Value]:
     """``emission.emit`` of the vertex numbered ``vertex``: (what, a, b, c)."""
-    vtxid = b.load(_field(b, state, _i64(E.VTXID)))
-    b.store(vertex, _field(b, state, b.add(vtxid, _i64(E.BUFFER))))
-    primitive = b.icmp_signed("!=", b.load(_field(b, state, _i64(E.PRIMEMIT))), _i64(0))
-    entries = [b.load(_field(b, state, _i64(E.BUFFER + k))) for k in range(3)]
-    unset = [b.icmp_signed("==", entry, _i64(E.UNSET)) for entry in entries]
+    vtxid = b.load(_field(b, state, i64(E.VTXID)))
+    b.store(vertex, _field(b, state, b.add(vtxid, i64(E.BUFFER))))
+    primitive = b.icmp_signed("!=", b.load(_field(b, state, i64(E.PRIMEMIT))), i64(0))
+    entries = [b.load(_field(b, state, i64(E.BUFFER + k))) for k in range(3)]
+    unset = [b.icmp_signed("==", entry, i64(E.UNSET)) for entry in entries]
     # the first entry no EMIT has written
-    missing = b.select(unset[0], _i64(0), b.select(unset[1], _i64(1), _i64(2)))
+    missing = b.select(unset[0], i64(0), b.select(unset[1], i64(1), i64(2)))
     fault = b.and_(primitive, b.or_(b.or_(unset[0], unset[1]), unset[2]))
     made = b.and_(primitive, b.not_(fault))
-    bank = _field(b, state, _i64(E.BANK))
-    flipped = b.xor(b.load(bank), _i64(1))
+    bank = _field(b, state, i64(E.BANK))
+    flipped = b.xor(b.load(bank), i64(1))
     b.store(b.select(fault, b.load(bank), flipped), bank)
-    reversed_ = b.icmp_signed("!=", b.load(_field(b, state, _i64(E.WINDING))), _i64(0))
+    reversed_ = b.icmp_signed("!=", b.load(_field(b, state, i64(E.WINDING))), i64(0))
     first = b.select(reversed_, entries[2], entries[0])
     third = b.select(reversed_, entries[0], entries[2])
-    zero = _i64(0)
-    what = b.select(fault, _i64(E.FAULT),
-                    b.select(primitive, _i64(E.PRIMITIVE), _i64(E.VERTEX)))
+    zero = i64(0)
+    what = b.select(fault, i64(E.FAULT),
+                    b.select(primitive, i64(E.PRIMITIVE), i64(E.VERTEX)))
     return (what, b.select(fault, missing, b.select(made, first, zero)),
             b.select(made, entries[1], zero), b.select(made, third, zero))
 

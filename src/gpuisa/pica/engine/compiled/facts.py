@@ -110,36 +110,10 @@ def analyse(program: DecodedProgram) -> Analysis:
     reads: set[tuple[str, int]] = set()
     registers: set[tuple[str, int]] = set()
     for step in steps:
-        op, pc = step.op, step.pc
         if step.fault is None and step.kind in (Kind.ARITHMETIC, Kind.COMPARE):
-            for operand in step.sources:
-                relative = operand.bank == "c" and operand.relative is not None
-                if operand.bank != "r" and not relative:
-                    reads.add((operand.bank, operand.number))
-                if operand.bank != "c":
-                    registers.add((operand.bank, operand.number))
-            if step.dest is not None:
-                registers.add(step.dest)
-        if step.kind is not Kind.FLOW:
-            continue
-        if step.info.reads_bool:
-            reads.add(("b", step.field("id")))
-        if step.info.flow is Flow.LOOP:
-            reads.add(("i", step.field("id") % NUM_INT_UNIFORMS))
-        if op in _BREAKS:
-            continue
-        dst, num = step.field("dst"), step.field("num")
-        if step.info.flow is Flow.IF:
-            if_t.add(dst)
-            targets.update((dst, dst + num))
-        elif op in _CALLS:
-            call_t.add(dst + num)
-            targets.update((dst, pc + 1))
-        elif step.info.flow is Flow.LOOP:
-            loop_t.add(dst + 1)
-            targets.update((pc + 1, dst + 1))
-        else:  # JMPC, JMPU
-            targets.add(dst)
+            _note_operands(step, reads, registers)
+        if step.kind is Kind.FLOW:
+            _note_flow(step, reads, (if_t, call_t, loop_t), targets)
     opcodes = frozenset(s.op for s in steps)
     relative = any(o.relative is not None for s in steps for o in s.sources if o.bank == "c")
     analysis = Analysis(length, frozenset(if_t), frozenset(call_t), frozenset(loop_t), (),
@@ -157,6 +131,45 @@ def analyse(program: DecodedProgram) -> Analysis:
                     analysis.opcodes, analysis.registers, analysis.address, analysis.flags,
                     rows, relative, any(_numpy_loops(step) for step in steps))
 
+
+
+def _note_operands(step: Step, reads: set, registers: set) -> None:
+    """Adds the uniforms an ALU step reads at a fixed register to ``reads`` and the
+    registers it touches (other than uniforms) to ``registers``."""
+    for operand in step.sources:
+        relative = operand.bank == "c" and operand.relative is not None
+        if operand.bank != "r" and not relative:
+            reads.add((operand.bank, operand.number))
+        if operand.bank != "c":
+            registers.add((operand.bank, operand.number))
+    if step.dest is not None:
+        registers.add(step.dest)
+
+
+def _note_flow(step: Step, reads: set, triggers: tuple[set, set, set],
+               targets: set) -> None:
+    """Adds the uniforms a flow step reads to ``reads``, where its IF, CALL or LOOP scope
+    ends to ``triggers`` (in that order) and where it can jump to to ``targets``."""
+    if_t, call_t, loop_t = triggers
+    if step.info.reads_bool:
+        reads.add(("b", step.field("id")))
+    if step.info.flow is Flow.LOOP:
+        reads.add(("i", step.field("id") % NUM_INT_UNIFORMS))
+    op, pc = step.op, step.pc
+    if op in _BREAKS:
+        return
+    dst, num = step.field("dst"), step.field("num")
+    if step.info.flow is Flow.IF:
+        if_t.add(dst)
+        targets.update((dst, dst + num))
+    elif op in _CALLS:
+        call_t.add(dst + num)
+        targets.update((dst, pc + 1))
+    elif step.info.flow is Flow.LOOP:
+        loop_t.add(dst + 1)
+        targets.update((pc + 1, dst + 1))
+    else:  # JMPC, JMPU
+        targets.add(dst)
 
 def _ends_block(step: Step, analysis: Analysis) -> bool:
     return (step.fault is not None or (step.kind not in (Kind.ARITHMETIC, Kind.COMPARE)

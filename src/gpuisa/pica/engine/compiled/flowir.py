@@ -12,6 +12,8 @@ Integers are ``i64``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ...flow import stacks as S
 from ...isa import (
     CALL_POPS_EFFECTIVE,
@@ -23,12 +25,7 @@ from ...isa import (
     Flow,
 )
 from . import textir as ir
-from .lower import I1, I64
-
-
-def _i64(value: int) -> ir.Constant:
-    return ir.Constant(I64, value)
-
+from .lower import I1, I64, i64
 
 _SIZES = {"ifs": IF_STACK_DEPTH * S.IF_WIDTH, "calls": CALL_STACK_DEPTH * S.CALL_WIDTH,
           "loops": LOOP_STACK_DEPTH * S.LOOP_WIDTH}
@@ -58,7 +55,7 @@ class ControlState:
         self.outline = outline
         with builder.goto_entry_block():
             self._words = builder.alloca(ir.ArrayType(I64, lanes * _ROW))
-        self.lane = _i64(0)
+        self.lane = i64(0)
 
     def _called(self, name: str, arguments: list[ir.Value], result: ir.Type, body):
         """``body(state, *arguments)`` built once per module as a function of the rows'
@@ -90,20 +87,20 @@ class ControlState:
     def lane(self, lane: ir.Value) -> None:
         # the start of the lane's row, computed once where the lane is chosen
         self._lane = lane
-        self._base = (_i64(lane.constant * _ROW) if isinstance(lane, ir.Constant)
-                      else self.b.mul(lane, _i64(_ROW)))
+        self._base = (i64(lane.constant * _ROW) if isinstance(lane, ir.Constant)
+                      else self.b.mul(lane, i64(_ROW)))
 
     def _word(self, index: ir.Value) -> ir.Value:
         """The slot of word ``index`` of the current lane's row."""
         base = self._base
         if isinstance(base, ir.Constant) and isinstance(index, ir.Constant):
-            at = _i64(base.constant + index.constant)
+            at = i64(base.constant + index.constant)
         else:
             at = self.b.add(base, index)
         return self.b.gep(self._words, [ir.Constant(ir.IntType(32), 0), at])
 
     def _count(self, name: str) -> ir.Value:
-        return self._word(_i64(_OFFSETS[name]))
+        return self._word(i64(_OFFSETS[name]))
 
     @property
     def ifs(self) -> str:
@@ -136,19 +133,19 @@ class ControlState:
 
     def slot_of(self, stack: str, index: int) -> ir.Value:
         """The slot of entry word ``index`` of a stack of the current lane (tests)."""
-        return self._slot(stack, _i64(index))
+        return self._slot(stack, i64(index))
 
     def reset(self, al: ir.Value) -> None:
         """Empty stacks for every lane; aL = ``al`` (a value, or a vector with one per
         lane)."""
         b = self.b
         for k in range(self.lanes):
-            self.lane = _i64(k)
+            self.lane = i64(k)
             for name in ("n_if", "n_call", "n_loop"):
-                b.store(_i64(0), self._count(name))
+                b.store(i64(0), self._count(name))
             value = al if self.lanes == 1 else b.extract_element(al, ir.Constant(ir.IntType(32), k))
             b.store(value, self.al)
-        self.lane = _i64(0)
+        self.lane = i64(0)
 
     def broadcast(self) -> None:
         """Copy lane 0's control state to every other lane (an IR loop over the lanes,
@@ -159,27 +156,27 @@ class ControlState:
         b = self.b
         with b.goto_entry_block():
             counter = b.alloca(I64)
-        b.store(_i64(1), counter)
+        b.store(i64(1), counter)
         test, body, done = (b.append_basic_block(name) for name in ("copy", "copy_lane",
                                                                      "copied"))
         b.branch(test)
         b.position_at_end(test)
         k = b.load(counter)
-        b.cbranch(b.icmp_signed("<", k, _i64(self.lanes)), body, done)
+        b.cbranch(b.icmp_signed("<", k, i64(self.lanes)), body, done)
         b.position_at_end(body)
         zero = ir.Constant(ir.IntType(32), 0)
-        base = b.mul(k, _i64(_ROW))
+        base = b.mul(k, i64(_ROW))
         for i in range(_ROW):
-            value = b.load(b.gep(self._words, [zero, _i64(i)]))
-            b.store(value, b.gep(self._words, [zero, b.add(base, _i64(i))]))
-        b.store(b.add(k, _i64(1)), counter)
+            value = b.load(b.gep(self._words, [zero, i64(i)]))
+            b.store(value, b.gep(self._words, [zero, b.add(base, i64(i))]))
+        b.store(b.add(k, i64(1)), counter)
         b.branch(test)
         b.position_at_end(done)
 
     def _slot(self, stack: str, index: ir.Value) -> ir.Value:
         if isinstance(index, ir.Constant):
-            return self._word(_i64(index.constant + _OFFSETS[stack]))
-        return self._word(self.b.add(index, _i64(_OFFSETS[stack])))
+            return self._word(i64(index.constant + _OFFSETS[stack]))
+        return self._word(self.b.add(index, i64(_OFFSETS[stack])))
 
     def _get(self, stack, index: ir.Value) -> ir.Value:
         return self.b.load(self._slot(stack, index))
@@ -194,15 +191,15 @@ class ControlState:
         entry; then the entry goes to the top."""
         b = self.b
         n = b.load(count)
-        full = b.icmp_signed("==", n, _i64(depth))
+        full = b.icmp_signed("==", n, i64(depth))
         with b.if_then(full, likely=False):
             for i in range((depth - 1) * width):
-                self._set(stack, _i64(i), self._get(stack, _i64(i + width)))
-        row = b.select(full, _i64(depth - 1), n)
-        base = b.mul(row, _i64(width))
+                self._set(stack, i64(i), self._get(stack, i64(i + width)))
+        row = b.select(full, i64(depth - 1), n)
+        base = b.mul(row, i64(width))
         for k, value in enumerate(values):
-            self._set(stack, b.add(base, _i64(k)), value)
-        b.store(b.add(row, _i64(1)), count)
+            self._set(stack, b.add(base, i64(k)), value)
+        b.store(b.add(row, i64(1)), count)
 
     def _push_to(self, name: str, values: list[ir.Value]) -> None:
         stack, depth, width = _STACKS[name]
@@ -213,13 +210,13 @@ class ControlState:
         self._push(stack, getattr(self, name), depth, width, values)
 
     def push_if(self, trigger: int, destination: int) -> None:
-        self._push_to("n_if", [_i64(trigger), _i64(destination)])
+        self._push_to("n_if", [i64(trigger), i64(destination)])
 
     def push_call(self, trigger: int, return_to: int) -> None:
-        self._push_to("n_call", [_i64(trigger), _i64(return_to)])
+        self._push_to("n_call", [i64(trigger), i64(return_to)])
 
     def push_loop(self, trigger: int, body: int, count: ir.Value, step: ir.Value) -> None:
-        self._push_to("n_loop", [_i64(trigger), _i64(body), count, step,
+        self._push_to("n_loop", [i64(trigger), i64(body), count, step,
                                  self.b.load(self.al)])
 
     # -- a flow instruction --------------------------------------------------------------
@@ -230,24 +227,24 @@ class ControlState:
         """``stacks.EFFECTS[flow]`` once the condition ``taken`` (an ``i1``) is known:
         returns (the pending jump or ``NO_JUMP``, whether a break is pending)."""
         b = self.b
-        no_jump, false = _i64(S.NO_JUMP), ir.Constant(I1, 0)
+        no_jump, false = i64(S.NO_JUMP), ir.Constant(I1, 0)
         if flow is Flow.BREAK:
             return no_jump, taken
         if flow is Flow.CALL:
             with b.if_then(taken):
                 self.push_call(dst + num, pc + 1)
-            return b.select(taken, _i64(dst), no_jump), false
+            return b.select(taken, i64(dst), no_jump), false
         if flow is Flow.IF:
             with b.if_then(taken):
                 self.push_if(dst, dst + num)
-            return b.select(taken, no_jump, _i64(dst)), false
+            return b.select(taken, no_jump, i64(dst)), false
         if flow is Flow.LOOP:
             x, y, z = loop
             self.push_loop(dst + 1, pc + 1, x, z)
             b.store(y, self.al)
             return no_jump, false
         if flow is Flow.JUMP:
-            return b.select(taken, _i64(dst), no_jump), false
+            return b.select(taken, i64(dst), no_jump), false
         return no_jump, false
 
     # -- the check after an instruction ----------------------------------------------------
@@ -256,8 +253,8 @@ class ControlState:
                 check_if: bool, check_loop: bool) -> tuple[ir.Value, ir.Value]:
         """``stacks.next_pc`` after the instruction at ``pc``: (the new PC, hang)."""
         b = self.b
-        following = _i64(pc + 1)
-        no_jump = _i64(S.NO_JUMP)
+        following = i64(pc + 1)
+        no_jump = i64(S.NO_JUMP)
         call_pc = self._stage("check_call", [following]) if check_call else no_jump
         if_pc = self._stage("check_if", [following]) if check_if else no_jump
         hang = ir.Constant(I1, 0)
@@ -265,7 +262,7 @@ class ControlState:
         if check_loop:
             # the loop stage's result: its PC, or HANG
             loop_pc = self._stage("check_loop", [following, breaking])
-            hang = b.icmp_signed("==", loop_pc, _i64(_HANG))
+            hang = b.icmp_signed("==", loop_pc, i64(_HANG))
             loop_pc = b.select(hang, no_jump, loop_pc)
         chosen = b.select(b.icmp_signed("!=", jump, no_jump), jump, following)
         for candidate in (call_pc, if_pc, loop_pc):
@@ -286,21 +283,21 @@ class ControlState:
         b = self.b
         with b.goto_entry_block():
             result, copy = b.alloca(I64), b.alloca(I64)
-        b.store(_i64(S.NO_JUMP), result)
+        b.store(i64(S.NO_JUMP), result)
         b.store(following, copy)
         done = b.append_basic_block("call_done")
         for pops in range(1, CALL_STACK_DEPTH + 1):
             n = b.load(self.n_call)
-            empty = b.icmp_signed("==", n, _i64(0))
-            top = b.sub(n, _i64(1))
-            trigger = self._get(self.calls, b.mul(b.select(empty, _i64(0), top),
-                                                  _i64(S.CALL_WIDTH)))
+            empty = b.icmp_signed("==", n, i64(0))
+            top = b.sub(n, i64(1))
+            trigger = self._get(self.calls, b.mul(b.select(empty, i64(0), top),
+                                                  i64(S.CALL_WIDTH)))
             stop = b.or_(empty, b.icmp_signed("!=", trigger, b.load(copy)))
             go = b.append_basic_block(f"call_pop{pops}")
             b.cbranch(stop, done, go)
             b.position_at_end(go)
             b.store(top, self.n_call)
-            returned = self._get(self.calls, b.add(b.mul(top, _i64(S.CALL_WIDTH)), _i64(1)))
+            returned = self._get(self.calls, b.add(b.mul(top, i64(S.CALL_WIDTH)), i64(1)))
             b.store(returned, copy)
             if pops <= CALL_POPS_EFFECTIVE:
                 b.store(returned, result)
@@ -312,13 +309,13 @@ class ControlState:
         """The IF stage: at most one pop, compared with PC + 1."""
         b = self.b
         n = b.load(self.n_if)
-        nonempty = b.icmp_signed(">", n, _i64(0))
-        top = b.select(nonempty, b.sub(n, _i64(1)), _i64(0))
-        base = b.mul(top, _i64(S.IF_WIDTH))
+        nonempty = b.icmp_signed(">", n, i64(0))
+        top = b.select(nonempty, b.sub(n, i64(1)), i64(0))
+        base = b.mul(top, i64(S.IF_WIDTH))
         pops = b.and_(nonempty, b.icmp_signed("==", self._get(self.ifs, base), following))
         b.store(b.select(pops, top, n), self.n_if)
-        destination = self._get(self.ifs, b.add(base, _i64(1)))
-        return b.select(pops, destination, _i64(S.NO_JUMP))
+        destination = self._get(self.ifs, b.add(base, i64(1)))
+        return b.select(pops, destination, i64(S.NO_JUMP))
 
     def _check_loop(self, following: ir.Value, breaking: ir.Value) -> ir.Value:
         """The LOOP stage: at most one pop; a pending break acts on the top loop; a break
@@ -326,42 +323,44 @@ class ControlState:
         b = self.b
         with b.goto_entry_block():
             result = b.alloca(I64)
-        b.store(_i64(S.NO_JUMP), result)
+        b.store(i64(S.NO_JUMP), result)
         n = b.load(self.n_loop)
-        empty = b.icmp_signed("==", n, _i64(0))
+        empty = b.icmp_signed("==", n, i64(0))
         hang = b.and_(breaking, empty)
-        top = b.mul(b.select(empty, _i64(0), b.sub(n, _i64(1))), _i64(S.LOOP_WIDTH))
-        at_trigger = b.icmp_signed("==", self._get(self.loops, b.add(top, _i64(S.TRIGGER))),
+        top = b.mul(b.select(empty, i64(0), b.sub(n, i64(1))), i64(S.LOOP_WIDTH))
+        at_trigger = b.icmp_signed("==", self._get(self.loops, b.add(top, i64(S.TRIGGER))),
                                    following)
         acts = b.and_(b.not_(empty), b.or_(breaking, at_trigger))
         with b.if_then(acts):
-            step = self._get(self.loops, b.add(top, _i64(S.STEP)))
+            step = self._get(self.loops, b.add(top, i64(S.STEP)))
             b.store(b.add(b.load(self.al), step), self.al)
-            count_slot = b.add(top, _i64(S.COUNT))
+            count_slot = b.add(top, i64(S.COUNT))
             count = self._get(self.loops, count_slot)
-            leave = b.or_(breaking, b.icmp_signed("==", count, _i64(0)))
+            leave = b.or_(breaking, b.icmp_signed("==", count, i64(0)))
             with b.if_else(leave) as (leaving, again):
                 with leaving:
-                    b.store(self._get(self.loops, b.add(top, _i64(S.TRIGGER))), result)
-                    remaining = b.sub(n, _i64(1))
+                    b.store(self._get(self.loops, b.add(top, i64(S.TRIGGER))), result)
+                    remaining = b.sub(n, i64(1))
                     b.store(remaining, self.n_loop)
-                    with b.if_then(b.icmp_signed(">", remaining, _i64(0))):
-                        b.store(self._get(self.loops, b.add(top, _i64(S.SAVED_AL))), self.al)
+                    with b.if_then(b.icmp_signed(">", remaining, i64(0))):
+                        b.store(self._get(self.loops, b.add(top, i64(S.SAVED_AL))), self.al)
                 with again:
-                    self._set(self.loops, count_slot, b.sub(count, _i64(1)))
-                    b.store(self._get(self.loops, b.add(top, _i64(S.BODY))), result)
-        return b.select(hang, _i64(_HANG), b.load(result))
+                    self._set(self.loops, count_slot, b.sub(count, i64(1)))
+                    b.store(self._get(self.loops, b.add(top, i64(S.BODY))), result)
+        return b.select(hang, i64(_HANG), b.load(result))
 
 
-def condition(builder: ir.IRBuilder, source: Condition, condop: int, refx: int, refy: int,
-              cmpx: ir.Value | None, cmpy: ir.Value | None, boolean: ir.Value | None,
-              num: int) -> ir.Value:
-    """``stacks.taken`` with an instruction's constant fields: an ``i1`` (a vector of
-    them where the flags are vectors)."""
+def condition(builder: ir.IRBuilder, source: Condition, fields: Mapping[str, int],
+              flags: tuple[ir.Value, ir.Value] | None, boolean: ir.Value | None) -> ir.Value:
+    """``stacks.taken`` with an instruction's constant ``fields`` (``condop``, ``refx``,
+    ``refy``, ``num``; 0 where absent) and the values of the flags and of the boolean
+    it reads: an ``i1`` (a vector of them where the flags are vectors)."""
     b = builder
+    condop, num = fields.get("condop", 0), fields.get("num", 0)
     if source is Condition.FLAGS:
-        x = cmpx if refx else b.not_(cmpx)
-        y = cmpy if refy else b.not_(cmpy)
+        cmpx, cmpy = flags
+        x = cmpx if fields.get("refx", 0) else b.not_(cmpx)
+        y = cmpy if fields.get("refy", 0) else b.not_(cmpy)
         if condop == CondOp.OR:
             return b.or_(x, y)
         if condop == CondOp.AND:

@@ -127,79 +127,55 @@ def _address(array: np.ndarray) -> int:
     return array.ctypes.data
 
 
+class _Arguments:
+    """The kernel's argument block: numbers, and the addresses of arrays kept alive here
+    for as long as the block is used."""
+
+    def __init__(self) -> None:
+        self.args = np.zeros(GEOMETRY_ARG_COUNT, np.int64)
+        self.kept: list[np.ndarray] = []  # every array whose address is in args
+
+    def put(self, index: int, array: np.ndarray) -> None:
+        if not array.flags.c_contiguous:
+            raise AssertionError("the kernel's arrays are C-contiguous")
+        self.kept.append(array)
+        self.args[index] = _address(array)
+
+    def put_all(self, names: dict[str, int], arrays: dict[str, np.ndarray]) -> None:
+        for name, array in arrays.items():
+            self.put(names[name], array)
+
+
 def _launch(found: GeometryKernel, program: DecodedProgram, unit: ShaderState,
             registers: tuple[int, ...], feed: GeometryFeed, floats_given: np.ndarray,
             max_steps: int, logged: tuple[int, ...]):
     """Run the kernel (again with larger emission arrays while they fill up); None if
     the reference engine must run the feed."""
     count = feed.count
-    uniforms = unit.uniforms
     facts = analysis(program)
-    args = np.zeros(GEOMETRY_ARG_COUNT, np.int64)
-    kept: list[np.ndarray] = []  # every array whose address is in args
-
-    def put(index: int, array: np.ndarray) -> None:
-        if not array.flags.c_contiguous:
-            raise AssertionError("the kernel's arrays are C-contiguous")
-        kept.append(array)
-        args[index] = _address(array)
-
-    inputs = feed.inputs
-    for bank, number in facts.registers:
-        if bank != "v":
-            continue
-        if inputs is not None:
-            put(FILE_BASE["v"] + number, np.ascontiguousarray(inputs[number].T, np.float32))
-        elif unit.input_given[number]:
-            put(FILE_BASE["v"] + number, unit.inputs.storage(number))
-    args[GEOMETRY_ARG["stride"]] = 1 if inputs is not None else 0
-    put(ARG["ints"], np.ascontiguousarray(uniforms.ints, np.int64))
-    put(ARG["loops"], NATIVE_LOOPS)
+    block = _Arguments()
+    args = block.args
+    _put_inputs(block, facts.registers, feed, unit)
+    block.put(ARG["ints"], np.ascontiguousarray(unit.uniforms.ints, np.int64))
+    block.put(ARG["loops"], NATIVE_LOOPS)
     args[ARG["rows_given"]] = bool(floats_given.all())
     bits = np.packbits(floats_given, bitorder="little").view(np.int64)
     args[ARG["given_low"]], args[ARG["given_high"]] = bits
     args[ARG["max_steps"]] = max_steps
-    fed = np.array(sorted(feed.uniforms), dtype=np.int64)
-    fed_values = np.zeros((len(fed), count, 4), np.float32)
-    fed_loaded = np.zeros((len(fed), count), np.uint8)
-    for k, number in enumerate(fed.tolist()):
-        fed_values[k], fed_loaded[k] = feed.uniforms[number]
-    for name, array in (("fed", fed), ("fed_values", fed_values),
-                        ("fed_loaded", fed_loaded)):
-        put(GEOMETRY_ARG[name], array)
-    args[GEOMETRY_ARG["fed_count"]] = len(fed)
+    _put_fed_uniforms(block, feed)
     named = sorted(number for bank, number in facts.registers if bank == "r")
     logs = {"log_outputs": lane_array(len(logged) * count, 4, np.float32, fill=False),
             "log_temporaries": lane_array(len(named) * count, 4, np.float32, fill=False),
             "log_address": lane_array(count, 3, np.int64, fill=False),
             "log_cmp": lane_array(count, 2, np.uint8, fill=False),
             "log_steps": lane_array(count, 1, np.int64, fill=False)}
-    for name, array in logs.items():
-        put(GEOMETRY_ARG[name], array)
+    block.put_all(GEOMETRY_ARG, logs)
     counts = np.zeros(2, np.int64)
-    put(GEOMETRY_ARG["counts"], counts)
+    block.put(GEOMETRY_ARG["counts"], counts)
     capacity = count * max(1, sum(step.info.emission is EmitEffect.EMIT
                                   for step in program.steps))
     while True:
-        # the kernel changes its copies of the state: the unit stays as it was for a run
-        # on the reference engine (or a second attempt)
-        state = {"floats": np.array(uniforms.floats, np.float32),
-                 "bools": uniforms.bools.astype(np.uint8),
-                 "address": np.ascontiguousarray(unit.address[:, 0], np.int64),
-                 "flags": unit.cmp[:, 0].astype(np.uint8)}
-        for name, array in state.items():
-            put(ARG[name], array)
-        emission = np.array(E.new_emission(), np.int64)
-        emission[E.BANK] = unit.bank
-        own = {"temporaries": np.ascontiguousarray(unit.temporaries.stacked()[..., 0]),
-               "banks": np.stack([unit.outputs[b].stacked()[..., 0] for b in range(2)]),
-               "emission": emission,
-               "vertices": lane_array(len(registers) * capacity, 4, np.float32, fill=False),
-               "primitives": lane_array(capacity, 3, np.int64, fill=False),
-               "windings": lane_array(capacity, 1, np.uint8, fill=False)}
-        for name, array in own.items():
-            put(GEOMETRY_ARG[name], array)
-        args[GEOMETRY_ARG["capacity"]] = capacity
+        own = _put_state(block, unit, count, len(registers), capacity)
         started = time.perf_counter()
         status = found.compiled.function(count, _address(args))
         record(found.key, found.level, time.perf_counter() - started)
@@ -208,25 +184,81 @@ def _launch(found: GeometryKernel, program: DecodedProgram, unit: ShaderState,
         capacity *= 2
     if status != DONE:
         return None
+    log = _invocation_log(logs, unit, own["temporaries"], count, logged, named)
+    emitted, made = counts.tolist()
+    vertices = own["vertices"].reshape(len(registers), capacity, 4)
+    return log, Emission(emitted, {f"o{r}": vertices[k, :emitted]
+                                   for k, r in enumerate(registers)},
+                         own["primitives"][:made], own["windings"][:made, 0].view(bool))
+
+
+def _put_inputs(block: _Arguments, registers, feed: GeometryFeed, unit: ShaderState) -> None:
+    """The input registers the program reads: the feed's lanes, or the unit's."""
+    inputs = feed.inputs
+    for bank, number in registers:
+        if bank != "v":
+            continue
+        if inputs is not None:
+            block.put(FILE_BASE["v"] + number,
+                      np.ascontiguousarray(inputs[number].T, np.float32))
+        elif unit.input_given[number]:
+            block.put(FILE_BASE["v"] + number, unit.inputs.storage(number))
+    block.args[GEOMETRY_ARG["stride"]] = 1 if inputs is not None else 0
+
+
+def _put_fed_uniforms(block: _Arguments, feed: GeometryFeed) -> None:
+    """The float uniforms the vertex stage feeds, one value per invocation."""
+    fed = np.array(sorted(feed.uniforms), dtype=np.int64)
+    fed_values = np.zeros((len(fed), feed.count, 4), np.float32)
+    fed_loaded = np.zeros((len(fed), feed.count), np.uint8)
+    for k, number in enumerate(fed.tolist()):
+        fed_values[k], fed_loaded[k] = feed.uniforms[number]
+    block.put_all(GEOMETRY_ARG, {"fed": fed, "fed_values": fed_values,
+                                 "fed_loaded": fed_loaded})
+    block.args[GEOMETRY_ARG["fed_count"]] = len(fed)
+
+
+def _put_state(block: _Arguments, unit: ShaderState, count: int, n_registers: int,
+               capacity: int) -> dict[str, np.ndarray]:
+    """Fresh copies of the state the kernel changes and emission arrays of ``capacity``
+    entries; returns the arrays the results are read from."""
+    # the kernel changes its copies of the state: the unit stays as it was for a run
+    # on the reference engine (or a second attempt)
+    uniforms = unit.uniforms
+    block.put_all(ARG, {"floats": np.array(uniforms.floats, np.float32),
+                        "bools": uniforms.bools.astype(np.uint8),
+                        "address": np.ascontiguousarray(unit.address[:, 0], np.int64),
+                        "flags": unit.cmp[:, 0].astype(np.uint8)})
+    emission = np.array(E.new_emission(), np.int64)
+    emission[E.BANK] = unit.bank
+    own = {"temporaries": np.ascontiguousarray(unit.temporaries.stacked()[..., 0]),
+           "banks": np.stack([unit.outputs[b].stacked()[..., 0] for b in range(2)]),
+           "emission": emission,
+           "vertices": lane_array(n_registers * capacity, 4, np.float32, fill=False),
+           "primitives": lane_array(capacity, 3, np.int64, fill=False),
+           "windings": lane_array(capacity, 1, np.uint8, fill=False)}
+    block.put_all(GEOMETRY_ARG, own)
+    block.args[GEOMETRY_ARG["capacity"]] = capacity
+    return own
+
+
+def _invocation_log(logs: dict[str, np.ndarray], unit: ShaderState, initial: np.ndarray,
+                    count: int, logged: tuple[int, ...], named: list[int]) -> InvocationLog:
+    """The registers each invocation ended with, from the kernel's log arrays
+    (``initial``: the temporaries the kernel started from)."""
     outputs = RegisterFile(NUM_OUTPUTS, count)
     log_outputs = logs["log_outputs"].reshape(len(logged), count, 4)
     for k, number in enumerate(logged):
         outputs.adopt(number, log_outputs[k])
     temporaries = RegisterFile(NUM_TEMPORARIES, count)
     log_temporaries = logs["log_temporaries"].reshape(len(named), count, 4)
-    initial = own["temporaries"]
     for number in range(NUM_TEMPORARIES):
         if number in named:
             temporaries.adopt(number, log_temporaries[named.index(number)])
         elif unit.temporaries.allocated(number):
             temporaries.adopt(number, np.broadcast_to(initial[number], (count, 4)))
-    log = InvocationLog(outputs, temporaries, logs["log_address"].T,
-                        logs["log_cmp"].view(bool).T, logs["log_steps"].reshape(-1))
-    emitted, made = counts.tolist()
-    vertices = own["vertices"].reshape(len(registers), capacity, 4)
-    return log, Emission(emitted, {f"o{r}": vertices[k, :emitted]
-                                   for k, r in enumerate(registers)},
-                         own["primitives"][:made], own["windings"][:made, 0].view(bool))
+    return InvocationLog(outputs, temporaries, logs["log_address"].T,
+                         logs["log_cmp"].view(bool).T, logs["log_steps"].reshape(-1))
 
 
 __all__ = ["compiled", "kernel", "run_geometry_native"]

@@ -43,6 +43,12 @@ I8 = ir.IntType(8)
 I32 = ir.IntType(32)
 I64 = ir.IntType(64)
 
+
+def i64(value: int) -> ir.Constant:
+    """An ``i64`` constant."""
+    return ir.Constant(I64, value)
+
+
 _U32_SIGN = 0x80000000
 _U32_ABS = 0x7FFFFFFF
 _U32_INF = 0x7F800000

@@ -154,6 +154,30 @@ class AluMixin:
             self.entry_keys[found] = key
         return found
 
+    def write_destination(self, dest: tuple[str, int], mask: list[int],
+                          values: list[ir.Value]) -> None:
+        """Writes ``values`` (one per component) to the destination register's components
+        in ``mask``."""
+        bank, number = dest
+        for component in mask:
+            value = values[component]
+            self.write(self.slots[(bank, number, component)], value)
+            self.fresh[(bank, number, component)] = value
+            if isinstance(value, ir.CastInstr) and value.opname == "fptrunc":
+                # store24 of a rounded working value: that value is its working one
+                self.working[value] = value.operands[0]
+
+    def note_out_of_range(self, written: list[ir.Value]) -> None:
+        """Sets the out-of-range flag for the lanes (those of the mask, when masked) where
+        a ``written`` value is not finite."""
+        b = self.b
+        out = self.L.nonfinite32(written[0])
+        for value in written[1:]:
+            out = b.or_(out, self.L.nonfinite32(value))
+        if self.masked:
+            out = b.and_(out, self.mask)
+        b.store(b.or_(b.load(self.out_of_range), out), self.out_of_range)
+
     def emit_alu(self, step: Step) -> None:
         """An ALU instruction: its recipe's trees lowered, then written through the
         destination mask (CMP: both flags; MOVA: a0.x / a0.y for the mask's x / y)."""
@@ -182,21 +206,9 @@ class AluMixin:
         result = self.alu_ir.lower(tree, source, bounded=bounds is not None)
         mask = step.mask.tolist()
         if result.value is not None and step.dest is not None:
-            bank, number = step.dest
-            for component in mask:
-                value = result.value[component]
-                self.write(self.slots[(bank, number, component)], value)
-                self.fresh[(bank, number, component)] = value
-                if isinstance(value, ir.CastInstr) and value.opname == "fptrunc":
-                    # store24 of a rounded working value: that value is its working one
-                    self.working[value] = value.operands[0]
+            self.write_destination(step.dest, mask, result.value)
             if mask and bounds is None and self.alu_ir.computes_in_range(tree):
-                out = self.L.nonfinite32(result.value[mask[0]])
-                for component in mask[1:]:
-                    out = b.or_(out, self.L.nonfinite32(result.value[component]))
-                if self.masked:
-                    out = b.and_(out, self.mask)
-                b.store(b.or_(b.load(self.out_of_range), out), self.out_of_range)
+                self.note_out_of_range([result.value[component] for component in mask])
         if result.flags is not None:
             for slot, flag in zip(self.flags, result.flags, strict=True):
                 self.write(slot, flag)

@@ -131,19 +131,7 @@ class FlowMixin:
         """The PC after a block's last instruction: its flow effect, the stack check,
         then a branch to the block of that PC (or the reference engine past the end)."""
         b = self.b
-        no_jump = ir.Constant(I64, -1)
-        jump, breaking = no_jump, ir.Constant(I1, 0)
-        if step.kind is Kind.FLOW:
-            jump, breaking = self.emit_flow(step, self.flow_condition(step))
-        check_call, check_if, check_loop = self.plan.pops[step.pc]
-        is_break = step.info.flow is Flow.BREAK
-        if check_call or check_if or check_loop or is_break:
-            pc, hang = self.control.next_pc(step.pc, jump, breaking, check_call, check_if,
-                                            check_loop or is_break)
-            self.fail_if(hang)
-        else:
-            pc = b.select(b.icmp_signed("!=", jump, no_jump), jump,
-                          ir.Constant(I64, step.pc + 1))
+        pc = self.next_pc(step, self.flow_condition(step) if step.kind is Kind.FLOW else None)
         if isinstance(pc, ir.Constant):
             target = self.blocks.get(pc.constant)
             b.branch(target if target is not None else self.give_up_block)
@@ -165,11 +153,8 @@ class FlowMixin:
             bools = arg_pointer(b, self.args, ARG["bools"], I8)
             byte = b.load(b.gep(bools, [ir.Constant(I64, number)]))
             boolean = b.icmp_unsigned("!=", byte, ir.Constant(I8, 0))
-        cmpx = cmpy = None
-        if info.reads_flags:
-            cmpx, cmpy = (b.load(slot) for slot in self.flags)
-        return condition(b, info.condition, fields.get("condop", 0), fields.get("refx", 0),
-                         fields.get("refy", 0), cmpx, cmpy, boolean, fields.get("num", 0))
+        flags = tuple(b.load(slot) for slot in self.flags) if info.reads_flags else None
+        return condition(b, info.condition, fields, flags, boolean)
 
     def emit_flow(self, step: Step, taken: ir.Value) -> tuple[ir.Value, ir.Value]:
         """The effect of a flow instruction on the current control state."""

@@ -41,7 +41,7 @@ from ..loading import Arithmetic
 from . import emissionir
 from . import textir as ir
 from .alu import AluLowering
-from .lower import F32, I1, I8, I64
+from .lower import F32, I1, I8, I64, i64
 from .native import Plan, _Unit
 from .nativeabi import (
     ARG,
@@ -53,10 +53,6 @@ from .nativeabi import (
     arg_pointer,
     arg_word,
 )
-
-
-def _i64(value: int) -> ir.Constant:
-    return ir.Constant(I64, value)
 
 
 class _GeometryUnit(_Unit):
@@ -94,10 +90,10 @@ class _GeometryUnit(_Unit):
     def at(self, *terms: tuple[ir.Value | int, int]) -> ir.Value:
         """The sum of ``value * factor`` over ``terms`` (an index into a flat array)."""
         b = self.b
-        total = _i64(0)
+        total = i64(0)
         for value, factor in terms:
-            value = _i64(value) if isinstance(value, int) else value
-            total = b.add(total, b.mul(value, _i64(factor)))
+            value = i64(value) if isinstance(value, int) else value
+            total = b.add(total, b.mul(value, i64(factor)))
         return total
 
     # -- building --------------------------------------------------------------------------
@@ -112,7 +108,7 @@ class _GeometryUnit(_Unit):
         self.load_unit()
         self.vertex_count, self.primitive_count, counter = (b.alloca(I64) for _ in range(3))
         for slot in (self.vertex_count, self.primitive_count, counter):
-            b.store(_i64(0), slot)
+            b.store(i64(0), slot)
         b.store(ir.Constant(I1, 0), self.out_of_range)
         b.branch(test)
         b.position_at_end(test)
@@ -124,7 +120,7 @@ class _GeometryUnit(_Unit):
         self.load_uniforms()
         # stacks start empty at every invocation; aL keeps its value
         self.control.reset(b.load(self.control.al))
-        b.store(_i64(0), self.executed)
+        b.store(i64(0), self.executed)
         self.prologue = b.block
         for leader in self.plan.leaders:
             self.blocks[leader] = new(f"pc_{leader:03x}")
@@ -136,13 +132,13 @@ class _GeometryUnit(_Unit):
         self.fail_if(b.load(self.out_of_range))
         self.log()
         bools = arg_pointer(b, self.args, ARG["bools"], I8)
-        b.store(ir.Constant(I8, 1), self.element(bools, _i64(GS_DONE_BOOL)))
-        b.store(b.add(self.invocation, _i64(1)), counter)
+        b.store(ir.Constant(I8, 1), self.element(bools, i64(GS_DONE_BOOL)))
+        b.store(b.add(self.invocation, i64(1)), counter)
         b.branch(test)
         b.position_at_end(finished)
         counts = self.pointer("counts", I64)
         for k, slot in enumerate((self.vertex_count, self.primitive_count)):
-            b.store(b.load(slot), self.element(counts, _i64(k)))
+            b.store(b.load(slot), self.element(counts, i64(k)))
         b.ret(ir.Constant(I8, DONE))
         for block, status in ((self.give_up_block, NEEDS_REFERENCE), (self.full_block, FULL)):
             b.position_at_end(block)
@@ -160,8 +156,8 @@ class _GeometryUnit(_Unit):
                 b.store(b.load(self.element(temporaries, self.at((number, 4), (c, 1)))),
                         slot)
         banks = self.pointer("banks", F32)
-        active = b.load(self.element(self.pointer("emission", I64), _i64(E.BANK)))
-        for name, bank in (("o", active), ("p", b.xor(active, _i64(1)))):
+        active = b.load(self.element(self.pointer("emission", I64), i64(E.BANK)))
+        for name, bank in (("o", active), ("p", b.xor(active, i64(1)))):
             for number in self.outputs:
                 for c in range(4):
                     slot = self.slots[(name, number, c)] = b.alloca(F32)
@@ -170,12 +166,12 @@ class _GeometryUnit(_Unit):
         address = arg_pointer(b, self.args, ARG["address"], I64)
         self.a0 = [b.alloca(L.i64) for _ in range(2)]
         for k, slot in enumerate(self.a0):
-            b.store(b.load(self.element(address, _i64(k))), slot)
-        self.control.reset(b.load(self.element(address, _i64(2))))
+            b.store(b.load(self.element(address, i64(k))), slot)
+        self.control.reset(b.load(self.element(address, i64(2))))
         flags = arg_pointer(b, self.args, ARG["flags"], I8)
         self.flags = [b.alloca(I1) for _ in range(2)]
         for k, slot in enumerate(self.flags):
-            value = b.load(self.element(flags, _i64(k)))
+            value = b.load(self.element(flags, i64(k)))
             b.store(b.icmp_unsigned("!=", value, ir.Constant(I8, 0)), slot)
 
     def feed(self) -> None:
@@ -186,7 +182,7 @@ class _GeometryUnit(_Unit):
         floats = arg_pointer(b, self.args, ARG["floats"], F32)
         with b.goto_entry_block():
             counter = b.alloca(I64)
-        b.store(_i64(0), counter)
+        b.store(i64(0), counter)
         new = self.function.append_basic_block
         test, body, load, following, done = (new(name) for name in (
             "feed", "fed", "load_fed", "next_fed", "feed_done"))
@@ -206,7 +202,7 @@ class _GeometryUnit(_Unit):
             b.store(value, self.element(floats, self.at((number, 4), (c, 1))))
         b.branch(following)
         b.position_at_end(following)
-        b.store(b.add(k, _i64(1)), counter)
+        b.store(b.add(k, i64(1)), counter)
         b.branch(test)
         b.position_at_end(done)
 
@@ -230,10 +226,10 @@ class _GeometryUnit(_Unit):
                                     ("log_temporaries", self.temporaries, "r")):
             pointer = self.pointer(name, F32)
             for k, number in enumerate(numbers):
-                start = b.mul(b.add(b.mul(_i64(k), count), row), _i64(4))
+                start = b.mul(b.add(b.mul(i64(k), count), row), i64(4))
                 for c in range(4):
                     b.store(b.load(self.slots[(bank, number, c)]),
-                            self.element(pointer, b.add(start, _i64(c))))
+                            self.element(pointer, b.add(start, i64(c))))
         address = self.pointer("log_address", I64)
         for k, value in enumerate([*(b.load(slot) for slot in self.a0),
                                    b.load(self.control.al)]):
@@ -262,20 +258,20 @@ class _GeometryUnit(_Unit):
         b.position_at_end(go_on)
         vertices = self.pointer("vertices", F32)
         for k, number in enumerate(self.emitted):
-            start = b.mul(b.add(b.mul(_i64(k), capacity), vertex), _i64(4))
+            start = b.mul(b.add(b.mul(i64(k), capacity), vertex), i64(4))
             for c in range(4):
                 b.store(b.load(self.slots[("o", number, c)]),
-                        self.element(vertices, b.add(start, _i64(c))))
+                        self.element(vertices, b.add(start, i64(c))))
         what, first, second, third = emissionir.emit(b, state, vertex)
-        self.fail_if(b.icmp_signed("==", what, _i64(E.FAULT)))
-        with b.if_then(b.icmp_signed("==", what, _i64(E.PRIMITIVE))):
+        self.fail_if(b.icmp_signed("==", what, i64(E.FAULT)))
+        with b.if_then(b.icmp_signed("==", what, i64(E.PRIMITIVE))):
             primitives = self.pointer("primitives", I64)
             for k, value in enumerate((first, second, third)):
                 b.store(value, self.element(primitives, self.at((made, 3), (k, 1))))
-            winding = b.load(self.element(state, _i64(E.WINDING)))
+            winding = b.load(self.element(state, i64(E.WINDING)))
             b.store(b.trunc(winding, I8), self.element(self.pointer("windings", I8), made))
-            b.store(b.add(made, _i64(1)), self.primitive_count)
-        b.store(b.add(vertex, _i64(1)), self.vertex_count)
+            b.store(b.add(made, i64(1)), self.primitive_count)
+        b.store(b.add(vertex, i64(1)), self.vertex_count)
         # the active bank flipped: the slots of the two banks change places
         for number in self.outputs:
             for c in range(4):

@@ -27,6 +27,8 @@ import warnings
 from importlib.metadata import version
 from pathlib import Path
 
+from ....errors import GpuIsaWarning
+
 #: The first bytes of every file (the format's version is its last digit).
 MAGIC = b"gpuisa-llvm-object-1\n"
 _DIGEST = hashlib.sha256().digest_size
@@ -35,7 +37,7 @@ KEEP = 2000
 _lock = threading.Lock()
 
 
-class DamagedCacheWarning(RuntimeWarning):
+class DamagedCacheWarning(GpuIsaWarning, RuntimeWarning):
     """A file of the compiled-code cache did not load; it was discarded and rebuilt."""
 
 

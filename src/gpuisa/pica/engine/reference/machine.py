@@ -61,8 +61,8 @@ def execute(program: DecodedProgram, plan: Plan, lane: Lane, u: UniformTables, e
         if what == ALU:
             todo[1](lane, u)
         elif what == FLOW:
-            jump, breaking, n_if, n_call, n_loop = _flow(todo, pc, lane, u, ifs, n_if,
-                                                         calls, n_call, loops, n_loop)
+            jump, breaking, n_if, n_call, n_loop = _flow(
+                todo, pc, lane, u, (ifs, n_if, calls, n_call, loops, n_loop))
         elif what == END:
             if observer is not None:
                 observer(program.steps[pc], lane, (ifs, n_if, calls, n_call, loops, n_loop),
@@ -89,13 +89,14 @@ def execute(program: DecodedProgram, plan: Plan, lane: Lane, u: UniformTables, e
             observer(program.steps[here], lane, (ifs, n_if, calls, n_call, loops, n_loop), pc)
 
 
-def _flow(entry: tuple, pc: int, lane: Lane, u: UniformTables, ifs: list[int], n_if: int,
-          calls: list[int], n_call: int, loops: list[int],
-          n_loop: int) -> tuple[int, bool, int, int, int]:
+def _flow(entry: tuple, pc: int, lane: Lane, u: UniformTables,
+          stacks: tuple[list[int], int, list[int], int, list[int], int],
+          ) -> tuple[int, bool, int, int, int]:
     """A flow instruction (pica-emulation.md#flow-instructions): its condition, then its effect on
-    the stacks.
+    the ``stacks`` (ifs, n_if, calls, n_call, loops, n_loop; the lists change in place).
     Returns (pending jump or NO_JUMP, pending break, n_if, n_call, n_loop)."""
     _, flow, condition, condop, refx, refy, dst, num, ident = entry
+    ifs, n_if, calls, n_call, loops, n_loop = stacks
     value = u.bool_value(ident, pc) if condition in USES_BOOL else False
     taken = S.taken(condition, condop, refx, refy, lane.cmp[0], lane.cmp[1], value, num)
     x = y = z = 0
