@@ -30,7 +30,8 @@ from gpuisa.floats import f24_to_f32, round_f24
 from gpuisa.pica.engine.compiled import llvmjit
 from gpuisa.pica.engine.compiled import textir as ir
 from gpuisa.pica.engine.compiled.alu import AluLowering
-from gpuisa.pica.engine.compiled.lower import F32, I8, I64, Lowering
+from gpuisa.pica.engine.compiled.irtypes import F32, I8, I64
+from gpuisa.pica.engine.compiled.lower import Lowering
 from gpuisa.pica.engine.compiled.numpyloops import LOOPS_OK, NATIVE_LOOPS
 from gpuisa.pica.engine.reference.values import narrow, widen
 from gpuisa.pica.engine.rules import primitives as P

@@ -16,7 +16,7 @@ import pytest
 
 from gpuisa.pica.engine.compiled import emissionir, llvmjit
 from gpuisa.pica.engine.compiled import textir as ir
-from gpuisa.pica.engine.compiled.lower import I64
+from gpuisa.pica.engine.compiled.irtypes import I64
 from gpuisa.pica.flow import emission as E
 
 SCRIPTS = 60

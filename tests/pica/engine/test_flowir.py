@@ -19,7 +19,7 @@ import pytest
 from gpuisa.pica.engine.compiled import llvmjit
 from gpuisa.pica.engine.compiled import textir as ir
 from gpuisa.pica.engine.compiled.flowir import ControlState, condition
-from gpuisa.pica.engine.compiled.lower import I1, I64
+from gpuisa.pica.engine.compiled.irtypes import I1, I64
 from gpuisa.pica.flow import stacks as S
 from gpuisa.pica.isa import CALL_STACK_DEPTH, IF_STACK_DEPTH, LOOP_STACK_DEPTH, Condition, Flow
 

@@ -25,17 +25,8 @@ from test_rules import f24_neighbours, numpy_trunc24, round24_model, same_bits
 
 from gpuisa.pica.engine.compiled import llvmjit
 from gpuisa.pica.engine.compiled import textir as ir
-from gpuisa.pica.engine.compiled.lower import (
-    F32,
-    F64,
-    I1,
-    I8,
-    I32,
-    I64,
-    REALISES,
-    ROUNDING_METHODS,
-    Lowering,
-)
+from gpuisa.pica.engine.compiled.irtypes import F32, F64, I1, I8, I32, I64
+from gpuisa.pica.engine.compiled.lower import REALISES, ROUNDING_METHODS, Lowering
 from gpuisa.pica.engine.reference.values import narrow, widen
 from gpuisa.pica.engine.rules import libm32
 from gpuisa.pica.engine.rules import primitives as P

@@ -37,7 +37,8 @@ from gpuisa.pica.engine import run
 from gpuisa.pica.engine.compiled import llvmjit, nativeload, nativerun
 from gpuisa.pica.engine.compiled import textir as ir
 from gpuisa.pica.engine.compiled.alu import AluLowering
-from gpuisa.pica.engine.compiled.lower import F32, I8, I64, Lowering
+from gpuisa.pica.engine.compiled.irtypes import F32, I8, I64
+from gpuisa.pica.engine.compiled.lower import Lowering
 from gpuisa.pica.engine.loading import load_floats, precision_of
 from gpuisa.pica.engine.reference.values import narrow, widen
 from gpuisa.pica.engine.rules import primitives as P

@@ -17,7 +17,8 @@ from ..loading import Arithmetic, float24, rounding_of
 from ..rules.recipes import Result
 from ..rules.tree import RULES, Node, Source, rules_used
 from . import textir as ir
-from .lower import F32, F64, Lowering
+from .irtypes import F32, F64
+from .lower import Lowering
 
 #: The rules an instruction may use to be computed in range (:meth:`AluLowering.lower`
 #: with ``in_range``): those :data:`..rules.tree.RULES` declares ``finite_in_range``.

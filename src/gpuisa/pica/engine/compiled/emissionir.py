@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ...flow import emission as E
 from . import textir as ir
-from .lower import i64
+from .irtypes import i64
 
 
 def _field(b: ir.IRBuilder, state: ir.Value, index: ir.Value) -> ir.Value:

@@ -25,7 +25,7 @@ from ...isa import (
     Flow,
 )
 from . import textir as ir
-from .lower import I1, I64, i64
+from .irtypes import I1, I64, i64
 
 _SIZES = {"ifs": IF_STACK_DEPTH * S.IF_WIDTH, "calls": CALL_STACK_DEPTH * S.CALL_WIDTH,
           "loops": LOOP_STACK_DEPTH * S.LOOP_WIDTH}

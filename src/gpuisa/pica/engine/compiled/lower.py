@@ -18,12 +18,12 @@ Exactness notes (found by experiment, kept here):
 * No fast-math flags anywhere: no FMA contraction (MAD is not fused), no reassociation.
 * EX2 and LG2 call NumPy's own inner loops through function pointers the kernel is
   given (:data:`.numpyloops.NATIVE_LOOPS`), so that they compute exactly what the
-  reference engine computes, never a constant address compiled into the code.
+  reference engine computes, never a constant address compiled into the code
+  (:mod:`.mathloops`, a mixin of :class:`Lowering`).
 """
 
 from __future__ import annotations
 
-import math
 import struct
 from collections import defaultdict
 from collections.abc import Callable
@@ -32,22 +32,10 @@ import numpy as np
 
 from ....floats import F24_MIN_NORMAL, RoundingMode
 from ...isa import RELATIVE_INDEX_MASK, RELATIVE_OFFSET_RANGE
-from ..rules import libm32
 from ..rules import primitives as P
 from . import textir as ir
-
-F32 = ir.FloatType()
-F64 = ir.DoubleType()
-I1 = ir.IntType(1)
-I8 = ir.IntType(8)
-I32 = ir.IntType(32)
-I64 = ir.IntType(64)
-
-
-def i64(value: int) -> ir.Constant:
-    """An ``i64`` constant."""
-    return ir.Constant(I64, value)
-
+from .irtypes import F32, F64, I1, I32, I64
+from .mathloops import MathLoops
 
 _U32_SIGN = 0x80000000
 _U32_ABS = 0x7FFFFFFF
@@ -69,12 +57,6 @@ _F24_PAYLOAD_64 = 0x000FFFF000000000
 _F24_MIN_32 = int(np.float32(F24_MIN_NORMAL).view(np.uint32))
 _BOUNDED_HIGH_32 = int(np.float32(P.BOUNDED_HIGH).view(np.uint32))
 _OFFSET_LOW, _OFFSET_HIGH = RELATIVE_OFFSET_RANGE
-#: The positions of EX2/LG2's NumPy inner loops in the table a kernel is given.
-EXP2_64, LOG2_64, EXP2_32, LOG2_32 = range(4)
-#: ``void loop(char **args, npy_intp const *dimensions, npy_intp const *steps, void *)``
-LOOP_TYPE = ir.FunctionType(ir.VoidType(), [I8.as_pointer().as_pointer(),
-                                            I64.as_pointer(), I64.as_pointer(),
-                                            I8.as_pointer()])
 
 
 def _outlined(result: ir.Type):
@@ -92,8 +74,8 @@ def _outlined(result: ir.Type):
                 kinds = [a.type for a in args]
                 function = ir.Function(module, ir.FunctionType(result, kinds), name)
                 function.linkage = "internal"
-                inner = Lowering(ir.IRBuilder(function.append_basic_block("entry")),
-                                 rounding=self.rounding)
+                inner = type(self)(ir.IRBuilder(function.append_basic_block("entry")),
+                                   rounding=self.rounding)
                 inner.b.ret(method(inner, *function.args))
             return self.b.call(function, list(args))
 
@@ -104,7 +86,7 @@ def _outlined(result: ir.Type):
     return wrap
 
 
-class Lowering:
+class Lowering(MathLoops):
     """The primitive rules as IR built by ``builder`` on values of ``width`` lanes
     (``width`` 1: plain scalars); with ``outline`` (one lane only), the larger rules are
     functions of the module that the code calls.  ``rounding`` is float24's rounding
@@ -408,88 +390,6 @@ class Lowering:
         """``primitives.flr32``: the floor, a NaN quieted."""
         return self.b.select(self.is_nan(x), self.quiet32(x), self._intrinsic("floor", x))
 
-    def _numpy_loop(self, loop: int, x: ir.Value) -> ir.Value:
-        """NumPy's inner loop number ``loop`` on the ``width`` values of ``x``, through
-        a buffer on the stack."""
-        b = self.b
-        scalar = F64 if _is_double(x) else F32
-        size = 8 if scalar is F64 else 4
-        with b.goto_entry_block():
-            buffer = b.alloca(ir.ArrayType(scalar, 2 * self.width))
-            buffer.align = 64  # vector loads and stores of the values
-            pointers = b.alloca(ir.ArrayType(I8.as_pointer(), 2))
-            counts = b.alloca(ir.ArrayType(I64, 3))
-        zero = ir.Constant(I32, 0)
-        first = b.gep(buffer, [zero, zero])
-        result = b.gep(buffer, [zero, ir.Constant(I32, self.width)])
-        if self.width == 1:
-            b.store(x, first)
-        else:
-            b.store(x, b.bitcast(first, x.type.as_pointer()), align=size)
-        b.store(b.bitcast(first, I8.as_pointer()), b.gep(pointers, [zero, zero]))
-        b.store(b.bitcast(result, I8.as_pointer()),
-                b.gep(pointers, [zero, ir.Constant(I32, 1)]))
-        for k, value in enumerate((self.width, size, size)):
-            b.store(ir.Constant(I64, value), b.gep(counts, [zero, ir.Constant(I32, k)]))
-        address = b.load(b.gep(self.loops, [ir.Constant(I32, loop)]))
-        function = b.inttoptr(address, LOOP_TYPE.as_pointer())
-        count = b.gep(counts, [zero, zero])
-        b.call(function, [b.gep(pointers, [zero, zero]), count,
-                          b.gep(counts, [zero, ir.Constant(I32, 1)]),
-                          ir.Constant(I8.as_pointer(), None)])
-        if self.width == 1:
-            return b.load(result)
-        return b.load(b.bitcast(result, x.type.as_pointer()), align=size)
-
-    def ex2_24(self, x):
-        """``primitives.ex2_24``: NumPy's float64 exp2 of the flushed x, rounded."""
-        return self.store24(self.round24(self._numpy_loop(EXP2_64, self.work24(x))))
-
-    def lg2_24(self, x):
-        """``primitives.lg2_24``."""
-        return self.store24(self.round24(self._numpy_loop(LOG2_64, self.work24(x))))
-
-    def ex2_32(self, x):
-        """``primitives.ex2_32``: NumPy's float64 exp2 rounded once to float32, lanes
-        near a rounding boundary unresolved (``libm32.ex2_32``)."""
-        return self._correctly_rounded32(self._numpy_loop(EXP2_64, self.b.fpext(x, self.f64)))
-
-    def lg2_32(self, x):
-        """``primitives.lg2_32``: NumPy's float64 log2 of x (-0 read as +0) rounded once
-        to float32, lanes near a rounding boundary unresolved (``libm32.lg2_32``)."""
-        wide = self.b.fpext(self._positive_zero32(x), self.f64)
-        return self._correctly_rounded32(self._numpy_loop(LOG2_64, wide))
-
-    def _correctly_rounded32(self, wide: ir.Value) -> ir.Value:
-        if self.unresolved is not None:
-            self.unresolved(self.ambiguous32(wide))
-        return self.b.fptrunc(wide, self.f32)
-
-    def ambiguous32(self, wide: ir.Value) -> ir.Value:
-        """``libm32.ambiguous``: whether a float64 value lies within
-        ``libm32.TOLERANCE`` of a float32 rounding boundary (halfway to a neighbour of
-        its rounded value, or the overflow threshold)."""
-        b = self.b
-        size = b.call(self._intrinsic_function("fabs", wide.type), [wide])
-        bits = b.bitcast(b.fptrunc(size, self.f32), self.i32)
-        rounded = b.fpext(b.bitcast(bits, self.f32), self.f64)
-        limit = b.fmul(size, self.const(F64, libm32.TOLERANCE))
-
-        def near(boundary: ir.Value) -> ir.Value:
-            distance = b.call(self._intrinsic_function("fabs", wide.type),
-                              [b.fsub(size, boundary)])
-            return b.fcmp_ordered("<=", distance, limit)
-
-        out = near(self.const(F64, libm32.OVERFLOW))
-        for step in (1, -1):  # NaN where the neighbour's pattern is not a number
-            neighbour = b.fpext(b.bitcast(b.add(bits, self.const(I32, step)), self.f32),
-                                self.f64)
-            half = b.fmul(b.fadd(rounded, neighbour), self.const(F64, 0.5))
-            out = b.or_(out, near(half))
-        finite = b.fcmp_ordered("<", size, self.const(F64, math.inf))
-        nonzero = b.fcmp_ordered("!=", size, self.const(F64, 0.0))
-        return b.and_(out, b.and_(finite, nonzero))
-
     # -- addressing ------------------------------------------------------------------------
 
     @_outlined(I32)
@@ -530,11 +430,6 @@ _CONSTANTS: defaultdict[int, dict[tuple, ir.Constant]] = defaultdict(dict)
 def _bits(value: object) -> object:
     """A key telling values apart exactly (-0.0 from 0.0, NaN payloads apart)."""
     return struct.pack("<d", value) if isinstance(value, float) else value
-
-
-def _is_double(x: ir.Value) -> bool:
-    kind = x.type.element if isinstance(x.type, ir.VectorType) else x.type
-    return isinstance(kind, ir.DoubleType)
 
 
 #: The primitives each :class:`Lowering` method realises (for the tests and the docs),

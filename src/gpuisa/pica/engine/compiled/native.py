@@ -35,7 +35,8 @@ from ..state import UNIFORM_TABLE_ROWS as UNIFORM_ROWS
 from . import textir as ir
 from .alu import AluLowering
 from .flowir import ControlState
-from .lower import F32, F64, I1, I8, I32, I64, Lowering
+from .irtypes import F32, F64, I1, I8, I32, I64
+from .lower import Lowering
 from .nativeabi import (
     ADDRESS_ROWS,
     ARG,

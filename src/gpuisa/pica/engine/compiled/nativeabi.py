@@ -5,7 +5,7 @@ in IR."""
 from __future__ import annotations
 
 from . import textir as ir
-from .lower import I32
+from .irtypes import I32
 
 #: Lanes per SIMD vector (AVX-512 holds 16 float32 or 8 float64 values; wider vectors
 #: split into several registers, which LLVM schedules well).

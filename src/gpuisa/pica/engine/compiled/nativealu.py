@@ -9,7 +9,7 @@ from ..decode import Operand, Step
 from ..rules import primitives as P
 from ..rules.tree import Source, operand_bounds, trace
 from . import textir as ir
-from .lower import F32, F64, I32, I64
+from .irtypes import F32, F64, I32, I64
 from .nativeabi import ARG, arg_pointer, arg_word
 
 

@@ -10,7 +10,7 @@ from ...isa import NUM_INT_UNIFORMS, Flow, Kind
 from ..decode import Step
 from . import textir as ir
 from .flowir import condition
-from .lower import I1, I8, I64
+from .irtypes import I1, I8, I64
 from .nativeabi import ARG, FINISHED, arg_pointer
 
 

@@ -41,7 +41,7 @@ from ..loading import Arithmetic
 from . import emissionir
 from . import textir as ir
 from .alu import AluLowering
-from .lower import F32, I1, I8, I64, i64
+from .irtypes import F32, I1, I8, I64, i64
 from .native import Plan, _Unit
 from .nativeabi import (
     ARG,

@@ -22,8 +22,9 @@ import numpy as np
 
 from ..loading import Arithmetic, float24, load_floats, rounding_of
 from . import textir as ir
+from .irtypes import F32, F64, I8, I32, I64
 from .llvmjit import Compiled, address, compile_cached
-from .lower import F32, F64, I8, I32, I64, Lowering
+from .lower import Lowering
 
 #: Elements converted per thread below which one thread does all the work.
 _MIN_PER_THREAD = 1 << 17
