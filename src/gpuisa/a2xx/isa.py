@@ -538,6 +538,26 @@ EXPORT_POSITION = 62
 EXPORT_POINT_SIZE = 63
 
 
+def export_kind(number: int, vertex: bool) -> tuple[str | None, int]:
+    """What export register ``number`` of a vertex (``vertex``) or pixel shader is: its
+    kind ("param", "position", "point_size", "color", "depth", "address", "data"; None
+    for a number no shader of that type exports to) and its index within the kind
+    (a2xx-isa.md#exports)."""
+    if number == EXPORT_ADDRESS:
+        return "address", 0
+    if EXPORT_DATA_FIRST <= number <= EXPORT_DATA_LAST:
+        return "data", number - EXPORT_DATA_FIRST
+    if vertex:
+        if number < EXPORT_INTERPOLATORS:
+            return "param", number
+        named = {EXPORT_POSITION: "position", EXPORT_POINT_SIZE: "point_size"}
+    else:
+        if number < EXPORT_COLORS:
+            return "color", number
+        named = {EXPORT_DEPTH: "depth"}
+    return named.get(number), 0
+
+
 # --------------------------------------------------------------------------------------
 # Swizzles (a2xx-isa.md#swizzles)
 # --------------------------------------------------------------------------------------

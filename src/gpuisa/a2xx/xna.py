@@ -39,6 +39,9 @@ from .program import Program, clauses_of
 
 _PRED = {None: "      ", True: " (p0) ", False: "(!p0) "}
 _SWZ = "xyzw"
+#: An export register's kind (``isa.export_kind``) -> Xenia's name ({} its index).
+_XENIA_EXPORTS = {"param": "o{}", "position": "oPos", "point_size": "oPts", "color": "oC{}",
+                  "depth": "oDepth", "address": "eA", "data": "eM{}"}
 # Texture filter / aniso names (Xenia); aniso index 6 is "keep", 7 = fetch constant.
 _FILTER = ("point", "linear", "basemap", "keep")
 _ANISO = ("disabled", "max1to1", "max2to1", "max4to1", "max8to1", "max16to1", "keep")
@@ -176,25 +179,9 @@ class _XnaPrinter:
     def export_target(self, alu: AluInstruction) -> str:
         """Name of the export register ``vector_dest`` (both results go there,
         a2xx-isa.md#exports)."""
-        reg = alu.vector_dest
-        if reg == isa.EXPORT_ADDRESS:
-            return "eA"
-        if isa.EXPORT_DATA_FIRST <= reg <= isa.EXPORT_DATA_LAST:
-            return f"eM{reg - isa.EXPORT_DATA_FIRST}"
-        if self.vertex:
-            if reg < isa.EXPORT_INTERPOLATORS:
-                return f"o{reg}"
-            if reg == isa.EXPORT_POSITION:
-                return "oPos"
-            if reg == isa.EXPORT_POINT_SIZE:
-                return "oPts"
-        else:
-            if reg < isa.EXPORT_COLORS:
-                return f"oC{reg}"
-            if reg == isa.EXPORT_DEPTH:
-                return "oDepth"
+        kind, index = isa.export_kind(alu.vector_dest, self.vertex)
         # Xenia logs an unsupported export and prints no register name.
-        return ""
+        return "" if kind is None else _XENIA_EXPORTS[kind].format(index)
 
     def alu_text(self, alu: AluInstruction) -> str:
         export = bool(alu.export_data)

@@ -17,26 +17,19 @@ import numpy as np
 from .. import isa
 from .results import FragmentResult, ShaderResult, VertexResult
 
+#: An export register's kind (``isa.export_kind``) -> its name here ({} its index).
+_EXPORT_NAMES = {"param": "param{}", "position": "position", "point_size": "point_size",
+                 "color": "color{}", "depth": "depth", "address": "eA", "data": "eM{}"}
+
 
 def export_name(number: int, result: ShaderResult) -> str:
     """A readable name for an export register (a2xx-isa.md#exports)."""
-    if isinstance(result, VertexResult):
-        if number == isa.EXPORT_POSITION:
-            return "position"
-        if number == isa.EXPORT_POINT_SIZE:
-            return "point_size"
-        if number < isa.EXPORT_INTERPOLATORS:
-            return f"param{number}"
-    if isinstance(result, FragmentResult):
-        if number < isa.EXPORT_COLORS:
-            return f"color{number}"
-        if number == isa.EXPORT_DEPTH:
-            return "depth"
-    if number == isa.EXPORT_ADDRESS:
-        return "eA"
-    if isa.EXPORT_DATA_FIRST <= number <= isa.EXPORT_DATA_LAST:
-        return f"eM{number - isa.EXPORT_DATA_FIRST}"
-    return f"export{number}"
+    if not isinstance(result, VertexResult | FragmentResult):
+        kind, index = isa.export_kind(number, vertex=False)
+        kind = kind if kind in ("address", "data") else None
+    else:
+        kind, index = isa.export_kind(number, vertex=isinstance(result, VertexResult))
+    return f"export{number}" if kind is None else _EXPORT_NAMES[kind].format(index)
 
 
 def _arrays(result: ShaderResult) -> dict[str, np.ndarray]:
