@@ -95,3 +95,29 @@ def test_a_constant_with_bars_is_a_guess(toolchain: str, register: int) -> None:
 def test_unknown_toolchain_is_an_error() -> None:
     with pytest.raises(GpuIsaError, match="unknown toolchain 'gcc'"):
         assemble(PROGRAM, toolchain="gcc")
+
+
+@pytest.mark.parametrize(("ident", "listing", "data"), shaders(), ids=IDS)
+def test_disasm_of_a_container_names_its_toolchain_for_asm(
+    tmp_path, capsys, ident: str, listing: str, data: bytes
+) -> None:
+    """``a2xx disasm`` of an XDK container writes ``; toolchain: xdk`` above Mesa's text,
+    and ``a2xx asm`` with no option gives the container's words back."""
+    from gpuisa.a2xx.cli import main
+
+    container = tmp_path / "shader.bin"
+    container.write_bytes(data)
+    text_file, words_file = tmp_path / "shader.txt", tmp_path / "words.bin"
+    assert main(["disasm", str(container), "-o", str(text_file)]) == 0
+    assert text_file.read_text().startswith("; toolchain: xdk\n")
+    assert main(["asm", str(text_file), "-o", str(words_file)]) == 0
+    words = read_shader_file(data).words
+    assert words_file.read_bytes() == b"".join(w.to_bytes(4, "little") for w in words)
+
+
+def test_the_toolchain_line_chooses_the_fills_and_an_option_overrides_it() -> None:
+    xdk = assemble("; toolchain: xdk\n" + PROGRAM)
+    assert xdk == assemble(PROGRAM, toolchain="xdk") != assemble(PROGRAM)
+    assert assemble("; toolchain: xdk\n" + PROGRAM, toolchain="adreno") == assemble(PROGRAM)
+    with pytest.raises(GpuIsaError, match=r"t\.txt:2: unknown toolchain 'gcc'"):
+        assemble("; a comment\n; toolchain: gcc\n" + PROGRAM, filename="t.txt")

@@ -453,18 +453,39 @@ class AssemblyResult:
     guesses: tuple[str, ...] = ()
 
 
+#: The comment ``a2xx disasm`` writes above the text of an XDK container: whose compiler
+#: made the words (its fills are the ones to take back).
+TOOLCHAIN_LINE = re.compile(r"^[ \t]*;[ \t]*toolchain:[ \t]*(\S*)[ \t]*$", re.MULTILINE)
+
+
+def toolchain_of(text: str, filename: str = "<input>") -> str | None:
+    """The toolchain a ``; toolchain: NAME`` line of ``text`` names, or None."""
+    found = TOOLCHAIN_LINE.search(text)
+    if found is None:
+        return None
+    if found[1] not in TOOLCHAINS:
+        line = text.count("\n", 0, found.start()) + 1
+        raise InputError(f"{filename}:{line}: unknown toolchain {found[1]!r} in the "
+                         f"'; toolchain:' line (choose from {', '.join(TOOLCHAINS)})")
+    return found[1]
+
+
 def assemble_with_warnings(
-    text: str, *, filename: str = "<input>", toolchain: str = "adreno"
+    text: str, *, filename: str = "<input>", toolchain: str | None = None
 ) -> AssemblyResult:
     """Assemble A2XX text, also returning warnings (a ``CNT`` that disagrees with the
     instructions that follow it).  ``toolchain`` ("adreno", "xdk" or "mesa") fills the
-    bits the text does not show as that compiler does (:mod:`.toolchains`).
+    bits the text does not show as that compiler does (:mod:`.toolchains`); by default
+    the one a ``; toolchain: NAME`` line of the text names (``a2xx disasm`` writes one
+    for an XDK container), else "adreno".
 
     Errors raise :class:`~gpuisa.errors.SourceError` listing every diagnostic, warnings
     included, in line order (``file:line:col`` with the source line and a caret).
     """
     if not isinstance(text, str):
         raise InputError(f"assemble() takes source text (str), not {type(text).__name__}")
+    if toolchain is None:
+        toolchain = toolchain_of(text, filename) or "adreno"
     if toolchain not in TOOLCHAINS:
         raise InputError(
             f"unknown toolchain {toolchain!r} (choose from {', '.join(TOOLCHAINS)})"
@@ -489,6 +510,7 @@ def assemble_with_warnings(
     return AssemblyResult(tuple(words), tuple(asm.warnings), guesses)
 
 
-def assemble(text: str, *, filename: str = "<input>", toolchain: str = "adreno") -> list[int]:
+def assemble(text: str, *, filename: str = "<input>", toolchain: str | None = None
+             ) -> list[int]:
     """Assemble A2XX text into dwords; see :func:`assemble_with_warnings`."""
     return list(assemble_with_warnings(text, filename=filename, toolchain=toolchain).words)

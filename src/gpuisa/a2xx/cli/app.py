@@ -80,6 +80,10 @@ def _disasm(args: argparse.Namespace) -> int:
         header += [literal_line(lit) for lit in shader.literals]
         header += semantic_lines(shader.vertex_elements, shader.interpolators)
         text = "".join(f"{comment}{line}\n" for line in header) + text
+    if shader is not None and shader.format == "xdk" and args.style == "mesa":
+        # What a2xx asm needs to give the container's words back (its fills are the
+        # XDK compiler's, not the Adreno driver's).
+        text = "; toolchain: xdk\n" + text
     if args.output:
         write_text(args.output, text)
     else:
@@ -361,10 +365,11 @@ def _add_asm_parser(sub: argparse._SubParsersAction) -> None:
     asm.add_argument(
         "--toolchain",
         choices=tuple(TOOLCHAINS),
-        default="adreno",
+        default=None,
         help="whose compiler's values fill the bits Mesa's text does not show: adreno "
-        "(default; the Adreno vendor compiler), xdk (the Xbox 360 XDK's) or mesa "
-        "(Mesa's ir2)",
+        "(the Adreno vendor compiler), xdk (the Xbox 360 XDK's) or mesa (Mesa's ir2); "
+        "default: the text's '; toolchain: NAME' line (a2xx disasm writes one for an XDK "
+        "container), else adreno",
     )
     asm.add_argument("-o", "--output", metavar="OUT", help="output file")
     asm.add_argument(

@@ -164,7 +164,7 @@ def resolve_type(requested: str | None, shader: ShaderFile | None, default: str 
     return default
 
 
-def assemble_source(text: str, path: str, toolchain: str = "adreno") -> AssemblyResult:
+def assemble_source(text: str, path: str, toolchain: str | None = None) -> AssemblyResult:
     result = assemble_with_warnings(text, filename=path, toolchain=toolchain)
     for warning in result.warnings:
         _print_diagnostic(warning)
