@@ -150,3 +150,26 @@ def test_two_processes_compiling_the_same_shader_at_once(cache):
         assert "Warning" not in err
         assert bytes.fromhex(out.strip()) == EXPECTED.tobytes()
     assert not [path for path in cache.iterdir() if path.suffix != ".o"]
+
+
+def test_a_new_process_starts_on_the_optimised_kernel_another_one_kept(cache, monkeypatch):
+    """Runs long enough for the optimising code generator leave its code on disk; a new
+    process (nothing remembered) runs on that code from its first run, compiling
+    nothing, and gets the same results."""
+    from gpuisa.pica.engine.compiled import llvmjit
+
+    monkeypatch.setattr(nativerun, "UPGRADE_AFTER", 0.0)  # a process that ran it long
+    _run()
+    assert {k[-1] for k in nativerun._kernels._items} == {llvmjit.OPTIMISED}
+    _forget()
+    monkeypatch.setattr(nativerun, "UPGRADE_AFTER", 1e9)
+    monkeypatch.setattr(native, "build_module", lambda *a, **k: pytest.fail("compiled"))
+    assert np.array_equal(_run(), EXPECTED)
+    assert {k[-1] for k in nativerun._kernels._items} == {llvmjit.OPTIMISED}
+
+
+def test_without_an_optimised_kernel_on_disk_the_first_run_compiles_quickly(cache):
+    from gpuisa.pica.engine.compiled import llvmjit
+
+    assert np.array_equal(_run(), EXPECTED)
+    assert {k[-1] for k in nativerun._kernels._items} == {llvmjit.QUICK}

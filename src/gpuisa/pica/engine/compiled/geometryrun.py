@@ -30,7 +30,7 @@ from ..memory import lane_array
 from ..state import RegisterFile, ShaderState
 from . import nativegeometry
 from .facts import analysis
-from .llvmjit import Compiled, compile_cached
+from .llvmjit import Compiled, cached, compile_cached
 from .nativeabi import ARG, DONE, FILE_BASE, FULL, GEOMETRY_ARG, GEOMETRY_ARG_COUNT
 from .nativerun import plan, record, tiered
 from .numpyloops import NATIVE_LOOPS
@@ -57,18 +57,19 @@ def kernel(program: DecodedProgram, entry: int, precision: Arithmetic, missing: 
     key = ("geometry", program.program, entry, precision, missing, emitted, logged,
            in_range)
 
+    text = (f"pica geometry kernel\n{program.program.code}\n{program.program.opdescs}\n"
+            f"{entry} {precision} {sorted(missing)} {emitted} {logged} {in_range}")
+
     def make(level: int) -> GeometryKernel:
         def module():
             return nativegeometry.build_module(plan(program, analysis(program), entry),
                                                entry, precision, missing, emitted, logged,
                                                in_range)
 
-        text = (f"pica geometry kernel\n{program.program.code}\n{program.program.opdescs}\n"
-                f"{entry} {precision} {sorted(missing)} {emitted} {logged} {in_range}")
         return GeometryKernel(compile_cached(text, module, signature=SIGNATURE,
                                              level=level), key, level)
 
-    found = tiered(key, make)
+    found = tiered(key, make, lambda: cached(text))
     _made.add((program.program, entry, precision))
     return found
 

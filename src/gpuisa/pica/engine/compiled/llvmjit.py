@@ -96,9 +96,7 @@ def compile_cached(key: str, make: Callable[[], ir.Module], name: str = "run",
     ``key`` names everything the module is built from (what this package's sources do
     with it is in the hash :func:`.objectcache.name` adds).  Code any process compiled
     before is loaded instead of built."""
-    _, cpu, features = _host()
-    file_name = objectcache.name(f"{key}\n{name}\n{level}",
-                                 f"{llvm.get_process_triple()} {cpu} {features}")
+    file_name = _file_name(key, name, level)
     payload = objectcache.read(file_name)
     if payload is not None:
         try:
@@ -111,6 +109,18 @@ def compile_cached(key: str, make: Callable[[], ir.Module], name: str = "run",
         payload = machine.emit_object(optimised(module, machine))
     objectcache.write(file_name, payload)
     return _loaded(payload, name, signature, level)
+
+
+def _file_name(key: str, name: str, level: int) -> str:
+    _, cpu, features = _host()
+    return objectcache.name(f"{key}\n{name}\n{level}",
+                            f"{llvm.get_process_triple()} {cpu} {features}")
+
+
+def cached(key: str, name: str = "run", level: int = OPTIMISED) -> bool:
+    """Whether machine code of :func:`compile_cached` ``(key, ..., name, level)`` is on
+    disk (some process compiled it before)."""
+    return objectcache.holds(_file_name(key, name, level))
 
 
 def _loaded(payload: bytes, name: str, signature, level: int) -> Compiled:

@@ -28,7 +28,7 @@ from ..state import ShaderState, Uniforms
 from . import native
 from .facts import Analysis, Memo
 from .facts import analysis as _analysis
-from .llvmjit import OPTIMISED, QUICK, Compiled, compile_cached
+from .llvmjit import OPTIMISED, QUICK, Compiled, cached, compile_cached
 from .llvmjit import address as _address
 from .numpyloops import NATIVE_LOOPS
 
@@ -122,13 +122,16 @@ def _kernel(program: DecodedProgram, key: tuple) -> NativeKernel:
             the_plan, entry, precision, missing, bounded=bounded), level=level)
         return NativeKernel(code, _static_steps(the_plan, entry), key, level)
 
-    return tiered(key, make)
+    return tiered(key, make, lambda: cached(_cache_key(key)))
 
 
-def tiered(key: tuple, make: Callable[[int], object]) -> object:
+def tiered(key: tuple, make: Callable[[int], object],
+           optimised_on_disk: Callable[[], bool] = lambda: False) -> object:
     """The kernel ``make(level)`` for ``key``: at level :data:`.llvmjit.QUICK` the first
     time, at :data:`.llvmjit.OPTIMISED` once runs on it have taken :data:`UPGRADE_AFTER`
-    seconds (:func:`record`); each made once per process."""
+    seconds (:func:`record`), or from the start if ``optimised_on_disk()`` (another
+    process compiled it: loading its machine code takes a millisecond); each made once
+    per process."""
     found = _kernels.get((*key, OPTIMISED))
     if found is not None:
         return found
@@ -138,6 +141,8 @@ def tiered(key: tuple, make: Callable[[int], object]) -> object:
     found = _kernels.get((*key, level))
     if found is not None:
         return found
+    if level == QUICK and optimised_on_disk():
+        level = OPTIMISED
     with _compile_lock:  # two threads asking at once compile once
         return _kernels.make((*key, level), lambda: make(level))
 

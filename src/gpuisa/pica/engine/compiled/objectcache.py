@@ -95,6 +95,12 @@ def read(file_name: str) -> bytes | None:
     return None
 
 
+def holds(file_name: str) -> bool:
+    """Whether a file ``file_name`` is kept (not whether it is sound: :func:`read`)."""
+    where = folder()
+    return where is not None and (where / file_name).is_file()
+
+
 def write(file_name: str, payload: bytes) -> None:
     """Keep ``payload`` under ``file_name`` (nothing if it cannot be written)."""
     where = folder()
