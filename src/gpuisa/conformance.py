@@ -5,6 +5,9 @@ the head of a report."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence, Sized
+from typing import Any
+
+from .errors import InputError
 
 
 def summary_lines(diverging: int, checked: int, what: str, missing: Sequence[str],
@@ -21,6 +24,19 @@ def summary_lines(diverging: int, checked: int, what: str, missing: Sequence[str
                      f"(first: {unknown[0][:80]!r})")
     lines += [f"  {key}: {len(items)}" for key, items in groups.items()]
     return lines
+
+
+def result_fields(record: Mapping[str, Any], expected: str, where: str) -> Mapping[str, Any]:
+    """The fields of one result: ``record`` itself, or, for a suite record read back as
+    results, its ``expected[expected]`` (``expected`` names the mode or the target)."""
+    if "expected" in record:
+        record = record["expected"]
+        if not isinstance(record, Mapping) or expected not in record:
+            raise InputError(f"{where}: 'expected' has no {expected} results")
+        record = record[expected]
+    if not isinstance(record, Mapping):
+        raise InputError(f"{where}: a result must be a JSON object")
+    return record
 
 
 def group_key(tags: Sequence[str], prefixes: Iterable[str], plumbing: Iterable[str]) -> str:

@@ -516,6 +516,13 @@ ALU_DEFAULTS: Mapping[str, int] = {
     # compiler seems to always set register bank for 3rd src if unused".
     "src3_sel": 1,
 }
+#: The ALU fields other compilers fill differently where the text shows nothing
+#: (a2xx/toolchains.py gives the evidence): the XDK compiler leaves RETAIN_PREV in a
+#: vector-only slot (d0 bits 26-31 = 0x32); Mesa's ir2 starts an instruction from zero
+#: (ADDs, an unused third source from constant 0).
+XDK_ALU_DEFAULTS: Mapping[str, int] = {**ALU_DEFAULTS, "scalar_opc": ScalarOpcode.RETAIN_PREV}
+MESA_ALU_DEFAULTS: Mapping[str, int] = {**ALU_DEFAULTS, "scalar_opc": ScalarOpcode.ADDs,
+                                        "src3_sel": 0}
 # A one-source vector operation's unprinted src2 repeats src1 (register byte, bank,
 # swizzle, negate): MA sets src2 = src1 for one-source operations, MI always passes two
 # sources; G has no one-source operation, and its moves (MAXv Rn = Rm, Rm) repeat src1.

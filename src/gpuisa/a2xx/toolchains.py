@@ -30,7 +30,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from . import isa
-from .isa import ScalarOpcode
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +76,7 @@ _XDK_FETCH = {
 }
 XDK = Toolchain(
     "xdk",
-    {**isa.ALU_DEFAULTS, "scalar_opc": ScalarOpcode.RETAIN_PREV},
+    isa.XDK_ALU_DEFAULTS,
     _XDK_FETCH,
     _XDK_FETCH,
     isa.TEXTURE_FETCH_DEFAULTS,
@@ -88,7 +87,7 @@ XDK = Toolchain(
 )
 MESA = Toolchain(
     "mesa",
-    {**isa.ALU_DEFAULTS, "scalar_opc": ScalarOpcode.ADDs, "src3_sel": 0},
+    isa.MESA_ALU_DEFAULTS,
     {**isa.VERTEX_FETCH_DEFAULTS, "is_index_rounded": 0},
     {**isa.VERTEX_MINI_FETCH_DEFAULTS, "signed_rf_mode_all": 0},
     isa.TEXTURE_FETCH_DEFAULTS,

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from ... import __version__
+from ...conformance import result_fields
 from ...datafiles import bit_patterns, read_json_lines, read_records, shown
 from ...errors import InputError
 from ...fileio import write_directory
@@ -180,13 +181,7 @@ def parse_result(record: Mapping[str, Any], where: str, invocations: int,
                  target: str = "adreno") -> Result:
     """An implementation's result for one case: ``{"exports": {...}, "killed": [...]}``,
     or a suite record whose ``expected`` holds ``target``.  Every field is checked."""
-    if "expected" in record:
-        record = record["expected"]
-        if not isinstance(record, Mapping) or target not in record:
-            raise InputError(f"{where}: 'expected' has no {target} results")
-        record = record[target]
-    if not isinstance(record, Mapping):
-        raise InputError(f"{where}: a result must be a JSON object")
+    record = result_fields(record, target, where)
     exports = record.get("exports", {})
     if not isinstance(exports, Mapping):
         raise InputError(f"{where}: 'exports' must map export registers to rows, got "

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from ... import __version__
+from ...conformance import result_fields
 from ...datafiles import bit_patterns, read_json_lines, read_records, shown
 from ...errors import InputError
 from ...fileio import write_directory
@@ -194,13 +195,7 @@ def parse_result(record: Mapping[str, Any], mode: str, where: str,
     """An implementation's result for one case: either ``{"status", "outputs", ...}`` or a
     suite record whose ``expected`` holds ``mode``.  Every field is checked: a malformed
     one is an :class:`InputError` naming it."""
-    if "expected" in record:
-        record = record["expected"]
-        if not isinstance(record, Mapping) or mode not in record:
-            raise InputError(f"{where}: 'expected' has no {mode} results")
-        record = record[mode]
-    if not isinstance(record, Mapping):
-        raise InputError(f"{where}: a result must be a JSON object")
+    record = result_fields(record, mode, where)
     status = record.get("status", "ok")
     if not isinstance(status, str) or status not in STATUSES + ADAPTER_STATUSES:
         raise InputError(f"{where}: status must be one of "

@@ -31,8 +31,18 @@ def _cast(opcode: str):
     return emit
 
 
+_I1 = IntType(1)
+#: Lanes -> the type of a comparison's result (made once: every comparison asks).
+_FLAG_VECTORS: dict[int, Type] = {}
+
+
 def _flags(kind: Type) -> Type:
-    return VectorType(IntType(1), kind.count) if isinstance(kind, VectorType) else IntType(1)
+    if not isinstance(kind, VectorType):
+        return _I1
+    found = _FLAG_VECTORS.get(kind.count)
+    if found is None:
+        found = _FLAG_VECTORS[kind.count] = VectorType(_I1, kind.count)
+    return found
 
 
 class IRBuilder:
