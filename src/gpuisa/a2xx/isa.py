@@ -1084,21 +1084,32 @@ VERTEX_FORMAT_INFO: Mapping[SurfaceFormat, VertexFormatInfo] = {
     SurfaceFormat.FMT_32_32_32_32_FLOAT: VertexFormatInfo(_F, _packed(32, 32, 32, 32)),
 }
 
-# Vector operations with effects besides their result (a2xx-isa.md#alu-execution): they run even
-# when nothing is written.
-VECTOR_SIDE_EFFECTS: frozenset[VectorOpcode] = frozenset(
-    {
-        VectorOpcode.PRED_SETE_PUSHv,
-        VectorOpcode.PRED_SETNE_PUSHv,
-        VectorOpcode.PRED_SETGT_PUSHv,
-        VectorOpcode.PRED_SETGTE_PUSHv,
-        VectorOpcode.KILLEv,
-        VectorOpcode.KILLGTv,
-        VectorOpcode.KILLGTEv,
-        VectorOpcode.KILLNEv,
-        VectorOpcode.MOVAv,
-    }
-)
+class AluEffect(Enum):
+    """What an ALU operation does besides its result (a2xx-isa.md#alu-execution)."""
+
+    KILL = "kill"  # discards the pixel where its test holds
+    PREDICATE = "predicate"  # sets the predicate p0
+    ADDRESS = "address"  # loads the address register a0
+
+
+_V, _S = VectorOpcode, ScalarOpcode
+VECTOR_EFFECTS: Mapping[VectorOpcode, AluEffect] = {
+    **dict.fromkeys((_V.PRED_SETE_PUSHv, _V.PRED_SETNE_PUSHv, _V.PRED_SETGT_PUSHv,
+                     _V.PRED_SETGTE_PUSHv), AluEffect.PREDICATE),
+    **dict.fromkeys((_V.KILLEv, _V.KILLGTv, _V.KILLGTEv, _V.KILLNEv), AluEffect.KILL),
+    _V.MOVAv: AluEffect.ADDRESS,
+}
+SCALAR_EFFECTS: Mapping[ScalarOpcode, AluEffect] = {
+    **dict.fromkeys((_S.PRED_SETEs, _S.PRED_SETNEs, _S.PRED_SETGTs, _S.PRED_SETGTEs,
+                     _S.PRED_SET_INVs, _S.PRED_SET_POPs, _S.PRED_SET_CLRs,
+                     _S.PRED_SET_RESTOREs), AluEffect.PREDICATE),
+    **dict.fromkeys((_S.KILLEs, _S.KILLGTs, _S.KILLGTEs, _S.KILLNEs, _S.KILLONEs),
+                    AluEffect.KILL),
+    **dict.fromkeys((_S.MOVAs, _S.MOVA_FLOORs), AluEffect.ADDRESS),
+}
+# Vector operations with effects besides their result: they run even when nothing is
+# written.
+VECTOR_SIDE_EFFECTS: frozenset[VectorOpcode] = frozenset(VECTOR_EFFECTS)
 
 
 # --------------------------------------------------------------------------------------

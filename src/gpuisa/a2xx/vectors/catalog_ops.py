@@ -42,16 +42,22 @@ def _vector_text(op: isa.VectorOpInfo) -> tuple[str, str, dict]:
     """(program text, shader type, patches) of a vector opcode's case."""
     sources = ", ".join(f"R{i + 1}" for i in range(op.mesa_srcs))
     line = f"      ALU:    {op.name} export0 = {sources}\n"
-    code = isa.VectorOpcode
-    shader, more, patches = "vertex", "", {}
-    if op.opcode in isa.VECTOR_SIDE_EFFECTS and op.name.startswith("KILL"):
-        shader = "pixel"
-    elif op.opcode in isa.VECTOR_SIDE_EFFECTS and op.opcode is not code.MOVAv:
-        more = "      ALU:    MAXvEQ export1 = R4, R4\n"
-    elif op.opcode is code.MOVAv:
-        more = f"      ALU:    MAXv export1 = C{MOVA_BASE}, C{MOVA_BASE}\n"
-        patches = {"const_0_rel_abs": 1, "const_1_rel_abs": 1, "relative_addr": 1}
+    shader, more, patches = _effect_probe(isa.VECTOR_EFFECTS.get(op.opcode))
     return "EXEC_END\n" + line + more, shader, patches
+
+
+def _effect_probe(effect: isa.AluEffect | None) -> tuple[str, str, dict]:
+    """(shader type, a line after the operation that shows its effect, patches of the
+    operation's words) for an operation with ``effect``: a kill runs in a pixel shader,
+    a predicate is read by a predicated move, a0 by a move of C[MOVA_BASE + a0]."""
+    if effect is isa.AluEffect.KILL:
+        return "pixel", "", {}
+    if effect is isa.AluEffect.PREDICATE:
+        return "vertex", "      ALU:    MAXvEQ export1 = R4, R4\n", {}
+    if effect is isa.AluEffect.ADDRESS:
+        return ("vertex", f"      ALU:    MAXv export1 = C{MOVA_BASE}, C{MOVA_BASE}\n",
+                {"const_0_rel_abs": 1, "const_1_rel_abs": 1, "relative_addr": 1})
+    return "vertex", "", {}
 
 
 def vector_groups() -> Iterator[Draft]:
@@ -83,16 +89,8 @@ def _scalar_text(op: isa.ScalarOpInfo, k: int) -> tuple[str, str, dict]:
              "              MAXs R5.x___ = R2\n"  # ps = R2.w (R2's lanes are equal)
              "      ALU:    MAXv export0.____ = R0, R0\n"
              f"              {op.name} export0.x___ = {source}\n")
-    name = op.opcode.name
-    shader, patches = "vertex", {}
-    if name.startswith("KILL"):
-        shader = "pixel"
-    elif name.startswith("PRED_SET"):
-        lines += "      ALU:    MAXvEQ export1 = R4, R4\n"
-    elif name.startswith("MOVA"):
-        lines += f"      ALU:    MAXv export1 = C{MOVA_BASE}, C{MOVA_BASE}\n"
-        patches = {"const_0_rel_abs": 1, "const_1_rel_abs": 1, "relative_addr": 1}
-    return lines, shader, patches
+    shader, more, patches = _effect_probe(isa.SCALAR_EFFECTS.get(op.opcode))
+    return lines + more, shader, patches
 
 
 def scalar_groups() -> Iterator[Draft]:
