@@ -72,7 +72,8 @@ def _body(ir):
     switch.add_case(3, other)
     switch.add_case(ir.Constant(i64, 4), done)
     b.position_at_end(other)
-    pointers = b.alloca(ir.ArrayType(i8.as_pointer(), 2))
+    with b.goto_entry_block():  # where the fast builder puts every slot
+        pointers = b.alloca(ir.ArrayType(i8.as_pointer(), 2))
     b.store(ir.Constant(i8.as_pointer(), None), b.gep(pointers, [ir.Constant(i32, 0),
                                                                 ir.Constant(i32, 1)]))
     b.branch(done)
@@ -115,3 +116,21 @@ def test_a_conversion_to_the_same_type_is_the_value_itself():
     f = fast.Function(module, fast.FunctionType(fast.VoidType(), [fast.FloatType()]), "f")
     b = fast.IRBuilder(f.append_basic_block("entry"))
     assert b.fptrunc(f.args[0], fast.FloatType()) is f.args[0]
+
+
+def test_a_slot_made_in_a_later_block_lives_in_the_entry_block():
+    """LLVM's SROA promotes only the entry block's slots: one left in a loop's block
+    stays memory (and grows the stack each time round)."""
+    module = fast.Module()
+    f = fast.Function(module, fast.FunctionType(fast.VoidType(), []), "f")
+    b = fast.IRBuilder(f.append_basic_block("entry"))
+    later = b.append_basic_block("later")
+    b.branch(later)
+    b.position_at_end(later)
+    slot = b.alloca(fast.IntType(64))
+    b.store(fast.Constant(fast.IntType(64), 7), slot)
+    b.ret_void()
+    entry, body = f.text().split('"later":')
+    assert f"{slot.ref} = alloca i64" in entry and "alloca" not in body
+    promoted = llvmjit.optimised(module, llvmjit._target_machine())
+    assert "alloca" not in str(promoted)

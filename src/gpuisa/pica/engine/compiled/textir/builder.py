@@ -82,8 +82,16 @@ class IRBuilder:
 
     # Memory.
     def alloca(self, kind: Type, size: object = None, name: str = "") -> _Alloca:
-        slot = _Alloca(kind, self.block.function.temporary())
-        self._emit(slot)
+        """A stack slot, always in the function's entry block (where
+        :meth:`goto_entry_block` would put it): LLVM's SROA turns only slots of the
+        entry block into SSA values, one made in a later block stays memory."""
+        function = self.block.function
+        slot = _Alloca(kind, function.temporary())
+        entry = function.blocks[0]
+        if self.block is entry:
+            self._emit(slot)
+        else:
+            entry.lines.insert(len(entry.lines) - entry.terminated, slot)
         return slot
 
     def load(self, pointer: Value, name: str = "", align: int | None = None) -> Value:
