@@ -25,9 +25,10 @@ from . import textir as ir
 #: ``void run(int64 lo, int64 hi, int64 *args)``: ctypes releases the GIL for the call.
 KERNEL = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
 #: The optimisation passes run on each function: the kernels are explicit SIMD code
-#: whose every register component lives in a stack slot, so promoting those to SSA
-#: values (SROA) is what matters; LLVM's O1/O2 pipelines took 3-5 times as long to
-#: compile the benchmark shaders and made them no faster (2026-11-27, Zen 4).
+#: whose every register component lives in a stack slot of the entry block, so
+#: promoting those to SSA values (SROA) is what matters; LLVM's O1 pipeline took 2.5-3.5
+#: times as long to compile the benchmark shaders and made only skinning faster (10-20 %;
+#: 2026-11-28, Zen 4).
 PASSES = ("sroa",)
 #: The code generator's optimisation levels: QUICK (-O0: instruction selection and
 #: register allocation built for speed; half the compile time of OPTIMISED and 5-15 %
