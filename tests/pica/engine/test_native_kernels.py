@@ -48,8 +48,7 @@ def test_llvm_kernels_match_the_reference_engine(first):
 @pytest.mark.parametrize("first", range(PROGRAMS, PROGRAMS + OPTIMISED_PROGRAMS, PER_TEST))
 def test_optimised_kernels_match_the_reference_engine(monkeypatch, first):
     """Kernels compiled with the optimising code generator (what a program gets once
-    runs on its quickly compiled kernel have taken nativerun.UPGRADE_AFTER seconds),
-    whose vector function writes the stack machine in place instead of calling it."""
+    runs on its quickly compiled kernel have taken nativerun.UPGRADE_AFTER seconds)."""
     from gpuisa.pica.engine.compiled import nativerun
 
     monkeypatch.setattr(nativerun, "UPGRADE_AFTER", 0.0)

@@ -73,22 +73,11 @@ class Plan:
     relative_uniforms: bool = True
 
 
-@dataclass(frozen=True, slots=True)
-class VectorOptions:
-    """How a vector function is built (the function of one lane ignores them):
-    ``bounded``, for runs whose uniforms are ``primitives.bounded24``;
-    ``inline_control``, the stack machine written in place instead of called."""
-
-    bounded: bool = False
-    inline_control: bool = False
-
-
 class _Unit(FlowMixin, AluMixin):
     """The function running one vector of ``width`` lanes (or one lane) of a plan."""
 
     def __init__(self, module: ir.Module, plan: Plan, entry: int, precision: Arithmetic,
-                 missing: frozenset, width: int, name: str,
-                 options: VectorOptions = VectorOptions()):
+                 missing: frozenset, width: int, name: str, bounded: bool = False):
         self.plan = plan
         self.steps = plan.program.steps
         self.length = len(self.steps)
@@ -114,15 +103,17 @@ class _Unit(FlowMixin, AluMixin):
         self.alu_ir = AluLowering(self.L, precision, in_range=width > 1)
         #: f24 vector function of a run whose uniforms are bounded: instructions of
         #: inputs and uniforms use the bounded arithmetic and check their operands.
-        self.bounded = options.bounded and width > 1 and float24(precision)
+        self.bounded = bounded and width > 1 and float24(precision)
         self.out_of_range = b.alloca(self.L.i1)
         #: Vector function: each lane has its PC and control state; the lanes at the
         #: block being run (``mask``).
         # (Lanes part only at flow instructions that read the flags: without them, the
         # vector function runs one control state and branches as the one-lane one does.)
         self.masked = width > 1 and plan.parting
-        self.control = ControlState(b, width if self.masked else 1,
-                                    outline=not (options.inline_control and width > 1))
+        # the stack machine is written in place in the vector function: a call saves
+        # and restores every live vector register around it (a fifth of the lighting
+        # shader's time); the function of one lane calls it
+        self.control = ControlState(b, width if self.masked else 1, outline=width == 1)
         self.executed = b.alloca(self.L.i64)
         self.pcs = b.alloca(self.L.i64)
         self.mask: ir.Value = ir.Constant(I1, 1)
@@ -412,17 +403,12 @@ class _Unit(FlowMixin, AluMixin):
             self.emit_transfer(last)
 
 def build_module(plan: Plan, entry: int, precision: Arithmetic, missing: frozenset,
-                 width: int = WIDTH, bounded: bool = False,
-                 inline_control: bool = False) -> ir.Module:
+                 width: int = WIDTH, bounded: bool = False) -> ir.Module:
     """The IR of the kernel ``run(lo, hi, args)`` for ``plan`` started at ``entry``
     (``bounded``: for runs whose uniforms are ``primitives.bounded24`` with
-    ``primitives.BOUND_UNIFORM``).  With ``inline_control`` the vector function's
-    stack machine is written where it is used instead of called (the optimising code
-    generator's kernels: a call saves and restores every live vector register around
-    it, which cost lighting's kernel a fifth of its time)."""
+    ``primitives.BOUND_UNIFORM``)."""
     module = ir.Module(name="gpuisa_pica_kernel")
-    unit = _Unit(module, plan, entry, precision, missing, width, "lanes",
-                 VectorOptions(bounded, inline_control))
+    unit = _Unit(module, plan, entry, precision, missing, width, "lanes", bounded)
     wide = unit.build()
     narrow = _Unit(module, plan, entry, precision, missing, 1, "lane").build()
     run = ir.Function(module, ir.FunctionType(ir.VoidType(), [I64, I64, I64.as_pointer()]),

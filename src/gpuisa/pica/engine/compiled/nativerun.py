@@ -119,8 +119,7 @@ def _kernel(program: DecodedProgram, key: tuple) -> NativeKernel:
     def make(level: int) -> NativeKernel:
         the_plan = plan(program, _analysis(program), entry)
         code = compile_cached(_cache_key(key), lambda: native.build_module(
-            the_plan, entry, precision, missing, bounded=bounded,
-            inline_control=level == OPTIMISED), level=level)
+            the_plan, entry, precision, missing, bounded=bounded), level=level)
         return NativeKernel(code, _static_steps(the_plan, entry), key, level)
 
     return tiered(key, make, lambda: cached(_cache_key(key)))
