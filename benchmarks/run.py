@@ -5,16 +5,20 @@ with a data-dependent branch, a 27-word lighting shader given as raw words, skin
 LOOP with relative addressing, a geometry shader expanding points to quads) through
 ``gpuisa.pica.engine.run`` — from the caller's float32 arrays to the result,
 everything included — at N = 10^4, 10^5 and 10^6 (``--quick``, the default) or also 10^7
-(``--full``), in f24 and f32 mode: with engine="auto" (what ``run()`` picks), on the
-compiled engine's LLVM kernels ("jit") and on them compiled with the optimising code
-generator from the first run ("jit-optimised").  Each figure is the best of several
-runs after one warm-up run; the reference engine is timed on a
+(``--full``), in f24 and f32 mode: with engine="auto" (what ``run()`` picks) in its steady state, on
+the LLVM kernels compiled quickly ("jit-quick": what a process's first runs of a shader
+get) and on them compiled with the optimising code generator ("jit-optimised").  Each
+figure is the best of several runs after warm-up runs: for "auto", runs of at least
+:data:`WARM_UP` seconds (past the compiled engine's move to its optimised kernel once
+runs have taken ``nativerun.UPGRADE_AFTER`` seconds: the steady state a process running
+a shader again and again is in), else one run; the reference engine is timed on a
 few hundred vertices and extrapolated (its cost per vertex does not depend on N);
 "NumPy" is the same math written directly in NumPy (float32, no PICA rounding rules:
 the speed limit of array code).
 
 Prints a Markdown table (date, machine, NumPy version) for the README, then the speed
-goals (:data:`TARGETS`) with their status.  ``--engines auto,jit,jit-optimised`` picks engines;
+goals (:data:`TARGETS`) with their status.  ``--engines auto,jit-quick,jit-optimised``
+picks engines;
 ``--workloads`` picks workloads; ``--memory`` adds the peak resident memory of each run
 (Linux).
 """
@@ -22,16 +26,19 @@ goals (:data:`TARGETS`) with their status.  ``--engines auto,jit,jit-optimised``
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import gc
 import os
 import platform
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import numpy as np
 
+from benchmarks import peers
 from benchmarks.shaders import WORKLOADS, Workload
 from gpuisa.pica.engine import run
 from gpuisa.pica.engine.api import engine_names
@@ -41,6 +48,11 @@ REFERENCE_LANES = 200
 #: The LLVM kernels compiled with the optimising code generator from the first run (what
 #: "jit" and "auto" run once a shader's runs have taken nativerun.UPGRADE_AFTER seconds).
 OPTIMISED = "jit-optimised"
+#: The LLVM kernels compiled quickly (what a process's first runs of a shader get, unless
+#: another process left the optimised kernel on disk).
+QUICK = "jit-quick"
+#: Seconds of warm-up runs before "auto" is timed: past nativerun.UPGRADE_AFTER.
+WARM_UP = 0.6
 
 
 def cpu_model() -> str:
@@ -68,6 +80,14 @@ def best_time(function: Callable[[], object], repeats: int) -> float:
         function()
         best = min(best, time.perf_counter() - start)
     return best
+
+
+def warm_up(function: Callable[[], object], seconds: float) -> None:
+    """Run ``function`` once, and again until ``seconds`` have passed."""
+    started = time.perf_counter()
+    function()
+    while time.perf_counter() - started < seconds:
+        function()
 
 
 def _resident(field: str) -> int:
@@ -105,23 +125,44 @@ class Bench:
         self.memory = memory
         self.rows: list[dict[str, object]] = []
         self.rng = np.random.default_rng(2024)
+        from gpuisa.pica.engine.compiled.facts import Memo
+        #: The compiled engine's memo of kernels and its current ones, for "jit-quick".
+        self.quick_kernels: tuple[Memo, dict] = (Memo(256), {})
 
     def runner(self, workload: Workload, inputs, uniforms, precision: str, engine: str):
         shbin = workload.shbin
-        if engine == OPTIMISED:
-            from gpuisa.pica.engine.compiled import nativerun
-
-            def optimised():
-                saved, nativerun.UPGRADE_AFTER = nativerun.UPGRADE_AFTER, 0.0
-                try:
+        if engine in (OPTIMISED, QUICK):
+            def tiered():
+                with self.tier(engine):
                     return run(shbin, inputs, uniforms=uniforms, precision=precision,
                                engine="jit", max_steps=10_000)
-                finally:
-                    nativerun.UPGRADE_AFTER = saved
 
-            return optimised
+            return tiered
         return lambda: run(shbin, inputs, uniforms=uniforms, precision=precision,
                            engine=engine, max_steps=10_000)
+
+    @contextlib.contextmanager
+    def tier(self, engine: str) -> Iterator[None]:
+        """The compiled engine held to one tier of kernels while the block runs: the
+        quickly compiled ones (never upgraded, never loaded from disk, kept apart from
+        the kernels "auto" moved on to) or the optimised ones from the first run."""
+        from gpuisa.pica.engine.compiled import geometryrun, nativerun
+
+        quick = engine == QUICK
+        modules = (nativerun, geometryrun)  # each asks whether the disk holds one
+        saved = (nativerun.UPGRADE_AFTER, nativerun._kernels, nativerun._current,
+                 [m.cached for m in modules])
+        nativerun.UPGRADE_AFTER = float("inf") if quick else 0.0
+        if quick:
+            nativerun._kernels, nativerun._current = self.quick_kernels
+        for module in modules:
+            module.cached = lambda *args, **kwargs: not quick
+        try:
+            yield
+        finally:
+            nativerun.UPGRADE_AFTER, nativerun._kernels, nativerun._current = saved[:3]
+            for module, cached in zip(modules, saved[3], strict=True):
+                module.cached = cached
 
     def reference_rate(self, workload: Workload, precision: str) -> float:
         inputs = workload.inputs(REFERENCE_LANES, self.rng)
@@ -139,7 +180,7 @@ class Bench:
         for engine in self.engines:
             function = self.runner(workload, inputs, uniforms, precision, engine)
             if n < 10**7:  # warm-up (compilation, caches); 10^7 follows 10^6
-                function()
+                warm_up(function, WARM_UP if engine == "auto" else 0.0)
             row[engine] = n / best_time(function, repeats)
             if self.memory:
                 row[f"{engine} MiB"] = peak_memory(function) / 2**20
@@ -221,17 +262,24 @@ def main(argv: list[str] | None = None) -> int:
     size.add_argument("--quick", action="store_true", help="N = 10^4, 10^6 (default)")
     size.add_argument("--full", action="store_true", help="N = 10^4, 10^6, 10^7")
     parser.add_argument("--engines", default=None,
-                        help="comma-separated engines (default: auto, jit, "
-                             "jit-optimised; also reference)")
+                        help="comma-separated engines (default: auto, jit-quick, "
+                             "jit-optimised; also jit, reference)")
     parser.add_argument("--workloads", default=",".join(WORKLOADS),
                         help=f"comma-separated subset of {', '.join(WORKLOADS)}")
     parser.add_argument("--memory", action="store_true",
                         help="also report the peak memory of each run")
+    parser.add_argument("--peer", type=Path, default=None, metavar="FILE",
+                        help="another engine's rates measured in this window "
+                             "(benchmarks/peers.py says the format): print the ratios")
     args = parser.parse_args(argv)
+    try:
+        peer_rates = peers.read(args.peer) if args.peer else []
+    except (OSError, ValueError) as error:
+        parser.error(str(error))
     sizes = [10**4, 10**5, 10**6] + ([10**7] if args.full else [])
     engines = (args.engines.split(",") if args.engines
-               else ["auto", "jit", OPTIMISED])
-    unknown = [e for e in engines if e not in (*engine_names(), OPTIMISED)]
+               else ["auto", QUICK, OPTIMISED])
+    unknown = [e for e in engines if e not in (*engine_names(), OPTIMISED, QUICK)]
     if unknown:
         parser.error(f"unknown engine(s) {', '.join(unknown)}; available: "
                      f"{', '.join(engine_names())}")
@@ -252,6 +300,9 @@ def main(argv: list[str] | None = None) -> int:
     print(table(bench))
     print("\nSpeed goals:\n")
     print(targets(bench))
+    if peer_rates:
+        print(f"\nAgainst {args.peer} (measured in the same window):\n")
+        print(peers.comparison(bench.rows, peer_rates))
     return 0
 
 
