@@ -295,7 +295,7 @@ NO_FLAGS = (False, False)
 NO_ADDRESS = (0, 0, 0)
 
 
-def run(shader: Shbin | Program, inputs: Mapping[str, object], *,  # noqa: PLR0913 (public API: keyword options, each with a default)
+def run(shader: Shbin | Program, inputs: Mapping[str, object], *,
         uniforms: Mapping[str, object] | None = None, dvle: int = 0,
         entry: int | str | None = None, precision: Precision = "f24",
         rounding: Rounding = DEFAULT_ROUNDING,
