@@ -46,6 +46,9 @@ NUM_TEMPORARIES = 16
 NUM_FLOAT_UNIFORMS = 96
 NUM_INT_UNIFORMS = 4
 NUM_BOOL_UNIFORMS = 16
+#: Each register bank's letter -> how many registers it has.
+BANK_SIZES = {"v": NUM_INPUTS, "r": NUM_TEMPORARIES, "o": NUM_OUTPUTS,
+              "c": NUM_FLOAT_UNIFORMS, "i": NUM_INT_UNIFORMS, "b": NUM_BOOL_UNIFORMS}
 #: Geometry shaders may only use o0–o6 (3dbrew "Registers"; picasso's range check).
 NUM_GEOMETRY_OUTPUTS = 7
 
