@@ -4,13 +4,14 @@ large allocations (issue 12, item 9)."""
 from __future__ import annotations
 
 import io
+import math
 import zipfile
 
 import numpy as np
 import pytest
 
 from gpuisa import datafiles
-from gpuisa.datafiles import load_json, load_npy, load_npz, read_input
+from gpuisa.datafiles import json_numbers, load_json, load_npy, load_npz, read_input
 from gpuisa.errors import InputError
 
 
@@ -134,3 +135,21 @@ def test_a_directory_or_missing_file_is_an_input_error(tmp_path):
         read_input(str(tmp_path))
     with pytest.raises(InputError, match="cannot read: No such file"):
         read_input(str(tmp_path / "missing"))
+
+
+def test_json_numbers_turns_the_special_strings_into_floats():
+    # "inf", "+inf", "-inf", "nan" in any case, at any depth; numbers pass as they are
+    out = json_numbers([["INF", "-inf", 1], ["+Inf", "NaN", 2.5]], "x.json: v0")
+    assert out[0][:2] == [math.inf, -math.inf] and out[0][2] == 1
+    assert out[1][0] == math.inf and math.isnan(out[1][1]) and out[1][2] == 2.5
+
+
+def test_json_numbers_refuses_other_strings_and_with_numbers_only_other_values():
+    with pytest.raises(InputError, match=r"x.json: v0: 'one' is not a number"):
+        json_numbers([1.0, "one"], "x.json: v0")
+    # a bool uniform is a value of its own, unless only numbers are wanted
+    assert json_numbers(True, "b0") is True
+    with pytest.raises(InputError, match="b0: True is not a number"):
+        json_numbers([True], "b0", numbers_only=True)
+    with pytest.raises(InputError, match=r"c0: \{\} is not a number"):
+        json_numbers([{}], "c0", numbers_only=True)

@@ -188,6 +188,21 @@ def shown(value: object, limit: int = 60) -> str:
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
+def json_numbers(value: object, where: str, *, numbers_only: bool = False) -> object:
+    """``value`` (nested lists) with the strings of :data:`SPECIAL_NUMBERS` turned into
+    floats; any other string is an error, and so is any other non-number (a boolean
+    included) when ``numbers_only``."""
+    if isinstance(value, list):
+        return [json_numbers(v, where, numbers_only=numbers_only) for v in value]
+    if isinstance(value, str):
+        if value.lower() in SPECIAL_NUMBERS:
+            return SPECIAL_NUMBERS[value.lower()]
+        raise InputError(f"{where}: {value!r} is not a number")
+    if numbers_only and (isinstance(value, bool) or not isinstance(value, int | float)):
+        raise InputError(f"{where}: {value!r} is not a number")
+    return value
+
+
 def bit_patterns(values: object, where: str, count: int, limit: int, kind: str
                  ) -> tuple[int, ...]:
     """A JSON list of ``count`` bit patterns (``"0x..."`` strings or integers) of at most

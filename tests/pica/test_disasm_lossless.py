@@ -20,6 +20,7 @@ import struct
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from shbin_testutil import DvleFields, constant, output
 
 from gpuisa.errors import ShbinError, SourceError
 from gpuisa.pica.asm import assemble
@@ -49,57 +50,6 @@ def round_trip(data: bytes) -> bytes:
 # -- a picasso-layout SHBIN from its fields (shbin-format.md#layout), by hand ---------------
 
 NOP, END = 0x21 << 26, 0x22 << 26  # 3dbrew opcode table: NOP 0x21, END 0x22
-
-
-def dvle_bytes(  # noqa: PLR0913 (one keyword per DVLE header field)
-    *,
-    version=0x1002,
-    shader_type=0,
-    merge=0,
-    main=0,
-    endmain=1,
-    in_mask=0,
-    out_mask=0,
-    geo=(0, 0, 0, 0),
-    constants=(),
-    outputs=(),
-    uniforms=(),
-):
-    """``constants``: (type, reg, w0..w3); ``outputs``: (semantic, reg, mask);
-    ``uniforms``: (name, first, last).  Tables in picasso's order, empty label table."""
-    const_blob = b"".join(struct.pack("<HH4I", *c) for c in constants)
-    out_blob = b"".join(struct.pack("<Q", s | r << 16 | m << 32) for s, r, m in outputs)
-    symbols, uni_blob = b"", b""
-    for name, first, last in uniforms:
-        uni_blob += struct.pack("<IHH", len(symbols), first, last)
-        symbols += name.encode("ascii") + b"\0"
-    c_off = 0x40
-    o_off = c_off + len(const_blob)
-    u_off = o_off + len(out_blob)
-    s_off = u_off + len(uni_blob)
-    header = b"DVLE" + struct.pack(
-        "<HBBIIHHBBBB10I",
-        version,
-        shader_type,
-        merge,
-        main,
-        endmain,
-        in_mask,
-        out_mask,
-        *geo,
-        c_off,
-        len(constants),
-        o_off,  # label table: empty, at the output table (picasso)
-        0,
-        o_off,
-        len(outputs),
-        u_off,
-        len(uniforms),
-        s_off,
-        len(symbols),
-    )
-    blob = header + const_blob + out_blob + uni_blob + symbols
-    return blob + bytes(-len(blob) % 4)
 
 
 def shbin_bytes(code, opdescs=(), dvles=(), dvlp_version=0, high=None):
@@ -138,8 +88,8 @@ def test_declarations_only_second_file_keeps_the_shared_entry_point():
     expected = shbin_bytes(
         [END],
         dvles=[
-            dvle_bytes(out_mask=1, outputs=[(0, 0, 0xF)]),
-            dvle_bytes(out_mask=1, outputs=[(0, 0, 0xF)]),
+            DvleFields(endmain=1, out_mask=1, outputs=[output(0, 0, 0xF)]).to_bytes(),
+            DvleFields(endmain=1, out_mask=1, outputs=[output(0, 0, 0xF)]).to_bytes(),
         ],
     )
     assert data == expected
@@ -150,7 +100,9 @@ def test_declarations_only_second_file_keeps_the_shared_entry_point():
 
 def test_empty_second_dvle_is_not_lost():
     # a DVLE with no tables at all sharing the first one's entry procedure
-    expected = shbin_bytes([END], dvles=[dvle_bytes(), dvle_bytes()])
+    expected = shbin_bytes(
+        [END], dvles=[DvleFields(endmain=1).to_bytes(), DvleFields(endmain=1).to_bytes()]
+    )
     assert round_trip(expected) == expected
 
 
@@ -160,7 +112,9 @@ def test_dummy_output_of_a_setemit_vertex_source_keeps_its_merge_flag():
     setemit = 0x2B << 26  # SETEMIT vtx 0, no flags (3dbrew)
     expected = shbin_bytes(
         [setemit, END],
-        dvles=[dvle_bytes(shader_type=1, endmain=2, out_mask=1, outputs=[(9, 0, 0xF)])],
+        dvles=[
+            DvleFields(shader_type=1, endmain=2, out_mask=1, outputs=[output(9, 0, 0xF)]).to_bytes()
+        ],
     )
     assert assemble(source).to_bytes() == expected
     assert round_trip(expected) == expected
@@ -169,17 +123,28 @@ def test_dummy_output_of_a_setemit_vertex_source_keeps_its_merge_flag():
 @pytest.mark.parametrize("merge", [0, 1])
 def test_merge_flag_of_a_geometry_shader_with_and_without_dummy(merge):
     expected = shbin_bytes(
-        [END], dvles=[dvle_bytes(shader_type=1, merge=merge, out_mask=1, outputs=[(9, 0, 0xF)])]
+        [END],
+        dvles=[
+            DvleFields(
+                endmain=1, shader_type=1, merge=merge, out_mask=1, outputs=[output(9, 0, 0xF)]
+            ).to_bytes()
+        ],
     )
     assert round_trip(expected) == expected
-    no_dummy = shbin_bytes([END], dvles=[dvle_bytes(shader_type=1, merge=merge)])
+    no_dummy = shbin_bytes(
+        [END], dvles=[DvleFields(endmain=1, shader_type=1, merge=merge).to_bytes()]
+    )
     assert round_trip(no_dummy) == no_dummy
 
 
 def test_nameless_uniform_survives():
     expected = shbin_bytes(
         [END],
-        dvles=[dvle_bytes(uniforms=[("a", 0x10, 0x10), ("", 0x11, 0x11), ("b", 0x12, 0x12)])],
+        dvles=[
+            DvleFields(
+                endmain=1, uniforms=[("a", 0x10, 0x10), ("", 0x11, 0x11), ("b", 0x12, 0x12)]
+            ).to_bytes()
+        ],
     )
     text = disassemble(expected)
     assert '""' in text
@@ -187,9 +152,11 @@ def test_nameless_uniform_survives():
 
 
 def test_version_words_are_carried():
-    expected = shbin_bytes([END], dvlp_version=0xDEADBEEF, dvles=[dvle_bytes(version=0)])
+    expected = shbin_bytes(
+        [END], dvlp_version=0xDEADBEEF, dvles=[DvleFields(endmain=1, version=0).to_bytes()]
+    )
     assert round_trip(expected) == expected
-    nihstro = shbin_bytes([END], dvles=[dvle_bytes(version=0x1234)])
+    nihstro = shbin_bytes([END], dvles=[DvleFields(endmain=1, version=0x1234).to_bytes()])
     assert round_trip(nihstro) == nihstro
 
 
@@ -197,17 +164,18 @@ def test_duplicate_uniform_names_and_odd_names():
     expected = shbin_bytes(
         [END],
         dvles=[
-            dvle_bytes(
+            DvleFields(
+                endmain=1,
                 uniforms=[
                     ("m", 0x10, 0x13),
                     ("m", 0x14, 0x14),  # same name twice
-                    ("a b;c:d,\"e\\", 0x15, 0x15),  # characters the lexer would take
+                    ('a b;c:d,"e\\', 0x15, 0x15),  # characters the lexer would take
                     ("x$y", 0x16, 0x16),  # picasso writes `$` as `.`: not declarable
                     ("_private", 0x17, 0x17),
                     ("r0", 0x18, 0x18),  # reads as a register
                     ("late", 0x00, 0x00),  # after higher registers: not sorted
-                ]
-            )
+                ],
+            ).to_bytes()
         ],
     )
     assert round_trip(expected) == expected
@@ -215,7 +183,9 @@ def test_duplicate_uniform_names_and_odd_names():
 
 def test_uniform_table_not_sorted_by_register():
     # picasso sorts its entries by register (shbin-format.md#dvle-uniforms); this file does not
-    expected = shbin_bytes([END], dvles=[dvle_bytes(uniforms=[("b", 0x10, 0x10), ("a", 0, 0)])])
+    expected = shbin_bytes(
+        [END], dvles=[DvleFields(endmain=1, uniforms=[("b", 0x10, 0x10), ("a", 0, 0)]).to_bytes()]
+    )
     assert round_trip(expected) == expected
 
 
@@ -225,7 +195,10 @@ def test_uniforms_of_two_vertex_dvles_in_the_shared_space():
     for second in ([("b", 0x12, 0x12)], [("a", 0x20, 0x23)], [("a", 0x10, 0x13)]):
         expected = shbin_bytes(
             [END],
-            dvles=[dvle_bytes(uniforms=[("a", 0x10, 0x13)]), dvle_bytes(uniforms=second)],
+            dvles=[
+                DvleFields(endmain=1, uniforms=[("a", 0x10, 0x13)]).to_bytes(),
+                DvleFields(endmain=1, uniforms=second).to_bytes(),
+            ],
         )
         assert round_trip(expected) == expected, second
 
@@ -251,10 +224,17 @@ def test_two_output_entries_for_one_register():
     expected = shbin_bytes(
         [END],
         dvles=[
-            dvle_bytes(
+            DvleFields(
+                endmain=1,
                 out_mask=1,
-                outputs=[(0, 0, 0xF), (2, 0, 0xF), (0x77, 1, 0x3), (3, 9, 0x3), (0, 2, 0)],
-            )
+                outputs=[
+                    output(0, 0, 0xF),
+                    output(2, 0, 0xF),
+                    output(0x77, 1, 0x3),
+                    output(3, 9, 0x3),
+                    output(0, 2, 0),
+                ],
+            ).to_bytes()
         ],
     )
     assert round_trip(expected) == expected
@@ -267,7 +247,9 @@ def test_opdesc_second_words_and_header_masks():
         [mov, END],
         opdescs=[full | 1 << 31],  # Nintendo-style (shbin-format.md#dvlp)
         high=[0xF],
-        dvles=[dvle_bytes(endmain=2, in_mask=0xFFFF, out_mask=0x8001, geo=(2, 7, 9, 11))],
+        dvles=[
+            DvleFields(endmain=2, in_mask=0xFFFF, out_mask=0x8001, gsh=(2, 7, 9, 11)).to_bytes()
+        ],
     )
     assert round_trip(expected) == expected
 
@@ -276,14 +258,15 @@ def test_raw_constants():
     expected = shbin_bytes(
         [END],
         dvles=[
-            dvle_bytes(
+            DvleFields(
+                endmain=1,
                 constants=[
-                    (2, 95, 0x3F0000, 0xFF000000, 0x7F0001, 0x800000),
-                    (1, 3, 0x04030201, 0, 0, 1),  # an integer entry with junk after it
-                    (0, 15, 2, 0, 0, 0),  # a bool that is neither 0 nor 1
-                    (0, 0, 1, 0, 0, 0),
-                ]
-            )
+                    constant(2, 95, 0x3F0000, 0xFF000000, 0x7F0001, 0x800000),
+                    constant(1, 3, 0x04030201, 0, 0, 1),  # an integer entry with junk after it
+                    constant(0, 15, 2, 0, 0, 0),  # a bool that is neither 0 nor 1
+                    constant(0, 0, 1, 0, 0, 0),
+                ],
+            ).to_bytes()
         ],
     )
     assert round_trip(expected) == expected
@@ -292,7 +275,7 @@ def test_raw_constants():
 def test_entry_points_that_are_no_procedure():
     code = [NOP, NOP, END]
     for main, endmain in ((2, 1), (1, 1), (0, 0), (3, 3)):
-        expected = shbin_bytes(code, dvles=[dvle_bytes(main=main, endmain=endmain)])
+        expected = shbin_bytes(code, dvles=[DvleFields(main=main, endmain=endmain).to_bytes()])
         assert round_trip(expected) == expected, (main, endmain)
 
 
@@ -336,8 +319,11 @@ def constants(draw) -> Constant:
     kind = draw(st.sampled_from(ConstantKind))
     limit = {ConstantKind.BOOL: 16, ConstantKind.INT: 4, ConstantKind.FLOAT: 96}[kind]
     word = st.one_of(st.sampled_from([0, 1, 0x3F0000, 0x7F0000, 0x800000]), u32)
-    words = draw(st.one_of(st.tuples(word, st.just(0), st.just(0), st.just(0)),
-                           st.tuples(word, word, word, word)))
+    words = draw(
+        st.one_of(
+            st.tuples(word, st.just(0), st.just(0), st.just(0)), st.tuples(word, word, word, word)
+        )
+    )
     return Constant(kind, draw(st.integers(0, limit - 1)), words)
 
 
@@ -393,8 +379,9 @@ def shbins(draw) -> Shbin:
     rng = random.Random(draw(st.integers(0, 2**32 - 1)))
     n = draw(st.integers(0, 24))
     descs = draw(st.integers(0, 6))
-    opdescs = [rng.getrandbits(32) if rng.random() < 0.3 else rng.getrandbits(31)
-               for _ in range(descs)]
+    opdescs = [
+        rng.getrandbits(32) if rng.random() < 0.3 else rng.getrandbits(31) for _ in range(descs)
+    ]
     code = [_word(rng, n, descs) for _ in range(n)]
     high = draw(st.one_of(st.just(()), st.lists(u32, min_size=descs, max_size=descs)))
     return Shbin(

@@ -10,7 +10,8 @@ from __future__ import annotations
 import struct
 
 import pytest
-from test_shbin_picasso import EXPECTED_A, SAMPLE_A, picasso_dvle, picasso_shbin
+from shbin_testutil import DvleFields
+from test_shbin_picasso import EXPECTED_A, SAMPLE_A, picasso_shbin
 
 from gpuisa.errors import EncodingError, ShbinError
 from gpuisa.pica.program import Program
@@ -183,7 +184,7 @@ def test_empty_tables_may_point_anywhere_and_zero_dvles_parse():
     program_only = Shbin(Program([1, 2]))
     assert Shbin.from_bytes(program_only.to_bytes()) == program_only
     # No code words and no opdescs, their offsets far beyond the end of the file.
-    empty = picasso_shbin([], [], [picasso_dvle()])
+    empty = picasso_shbin([], [], [DvleFields().to_bytes()])
     wild = patched(0x0C + 0x08, "<4I", 0xFFFFFFF0, 0, 0x80000000, 0, data=empty)
     assert Shbin.from_bytes(wild) == Shbin(Program([]), (Dvle(),))
     assert Shbin.from_bytes(wild).to_bytes(preserve_layout=True) == wild

@@ -10,6 +10,7 @@ import dataclasses
 import struct
 
 import pytest
+from shbin_testutil import constant, output
 from test_shbin_picasso import (
     DVLB,
     DVLE,
@@ -18,8 +19,6 @@ from test_shbin_picasso import (
     EXPECTED_A,
     SAMPLE_A,
     SAMPLE_B,
-    const,
-    output,
 )
 
 from gpuisa.errors import ShbinError
@@ -72,7 +71,7 @@ def nihstro_file(main: int = 0) -> bytes:
     data += struct.pack("<3I", 0x4C000000, 0x08000000, 0x88000000)  # 0x68: code
     data += struct.pack("<4I", 0x36F, 0, 0x1B, 0)  # 0x74: opdescs
     data += output(0, 0, 0xF) + output(3, 1, 0x3)  # 0x84
-    data += const(2, 20, 0x3F0000, 0x3F0000, 0, 0x3F0000)  # 0x94
+    data += constant(2, 20, 0x3F0000, 0x3F0000, 0, 0x3F0000)  # 0x94
     data += struct.pack("<IHH", 5, 0x00, 0x00) + struct.pack("<IHH", 11, 0x10, 0x13)  # 0xA8
     data += struct.pack("<4I", 0, 0, 0, 0) + struct.pack("<4I", 0, 2, 0, 16)  # 0xB8
     return data + symbols  # 0xD8
@@ -132,7 +131,7 @@ def aemstro_file() -> bytes:
         0x98,
         len(symbols),
     )  # symbols at 0xEC
-    data += const(1, 1, 0x04030201) + const(0, 0, 0)  # 0x94
+    data += constant(1, 1, 0x04030201) + constant(0, 0, 0)  # 0x94
     data += struct.pack("<4I", 1, 0, 0, 0) + struct.pack("<4I", 2, 3, 0, 5)  # 0xBC
     data += output(2, 0, 0xF)  # 0xDC
     data += struct.pack("<IHH", 9, 0x10, 0x13)  # 0xE4
@@ -287,7 +286,7 @@ def test_preserve_layout_rewrites_changed_values_in_place():
         ),
     )
     expected = bytearray(NIHSTRO)
-    expected[0x94 : 0x94 + 20] = const(2, 21, 1, 2, 3, 4)
+    expected[0x94 : 0x94 + 20] = constant(2, 21, 1, 2, 3, 4)
     expected[0xB0:0xB8] = struct.pack("<IHH", 11, 0x14, 0x17)
     expected[0xD8 + 11 : 0xD8 + 15] = b"PROJ"
     assert changed.to_bytes(preserve_layout=True) == bytes(expected)

@@ -1,7 +1,8 @@
 """SHBIN files in picasso's layout, built by hand from shbin-format.md#layout.
 
-The builders here follow shbin-format.md's tables and offset formulas with ``struct``; the other
-``test_shbin_*`` modules import them.  Expected records are written out literally.
+The DVLE builder (``shbin_testutil.DvleFields``) and the DVLB builder here follow
+shbin-format.md's tables and offset formulas with ``struct``; the other ``test_shbin_*`` modules
+import them.  Expected records are written out literally.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import struct
 
 import pytest
+from shbin_testutil import DvleFields, constant, output
 
 from gpuisa.errors import GpuIsaError, InputError, ShbinError
 from gpuisa.pica.program import Program
@@ -28,68 +30,6 @@ from gpuisa.pica.shbin import (
 DVLB, DVLP, DVLE = 0x424C5644, 0x504C5644, 0x454C5644
 #: shbin-format.md#dvle-header: 4+2+1+1+4+4+2+2+1+1+1+1 bytes, then 10 words.
 DVLE_HEADER = "<IHBBIIHHBBBB10I"
-
-
-def const(kind: int, reg: int, w0: int, w1: int = 0, w2: int = 0, w3: int = 0) -> bytes:
-    """shbin-format.md#dvle-constants constant entry (20 bytes)."""
-    return struct.pack("<HH4I", kind, reg, w0, w1, w2, w3)
-
-
-def output(semantic: int, reg: int, mask: int, upper: int = 0) -> bytes:
-    """shbin-format.md#dvle-outputs output entry (one u64)."""
-    return struct.pack("<Q", semantic | reg << 16 | mask << 32 | upper << 36)
-
-
-def picasso_dvle(  # noqa: PLR0913 (one keyword per DVLE header field)
-    *,
-    version=0x1002,
-    shader_type=0,
-    merge=0,
-    main=0,
-    endmain=0,
-    in_mask=0,
-    out_mask=0,
-    gsh=(0, 0, 0, 0),
-    constants=(),
-    outputs=(),
-    uniforms=(),
-) -> bytes:
-    """One DVLE as picasso lays it out (shbin-format.md#layout, shbin-format.md#offsets): header,
-    constants, (empty labels at the output offset), outputs, uniforms, symbols, zero padding to 4
-    bytes."""
-    consts, outs = b"".join(constants), b"".join(outputs)
-    names, unis = b"", b""
-    for name, first, last in uniforms:
-        unis += struct.pack("<IHH", len(names), first, last)
-        names += name.encode() + b"\0"
-    c_off = 0x40
-    o_off = c_off + len(consts)
-    u_off = o_off + len(outs)
-    s_off = u_off + len(unis)
-    header = struct.pack(
-        DVLE_HEADER,
-        DVLE,
-        version,
-        shader_type,
-        merge,
-        main,
-        endmain,
-        in_mask,
-        out_mask,
-        *gsh,
-        c_off,
-        len(constants),
-        o_off,
-        0,
-        o_off,
-        len(outputs),
-        u_off,
-        len(uniforms),
-        s_off,
-        len(names),
-    )
-    blob = header + consts + outs + unis + names
-    return blob + bytes(-len(blob) % 4)
 
 
 def picasso_shbin(code, opdescs, dvles) -> bytes:
@@ -114,16 +54,16 @@ def picasso_shbin(code, opdescs, dvles) -> bytes:
 CODE_A = [0x4E000000 | i << 8 | i for i in range(9)]
 OPDESCS_A = [0x0000036F, 0x00000F1B, 0x7FFFFFFF]
 
-DVLE_A0 = picasso_dvle(
+DVLE_A0 = DvleFields(
     main=0,
     endmain=5,
     in_mask=0x3,
     out_mask=0x7,
     constants=[
-        const(2, 95, 0x3F0000, 0xBF0000, 0x3E0000, 0x408000),  # 1, -1, 0.5, 3
-        const(1, 0, 0xFF030201),  # i0 = (1, 2, 3, 255)
-        const(0, 3, 1),  # b3 = true
-        const(2, 94, 0, 0, 0, 0x800000),
+        constant(2, 95, 0x3F0000, 0xBF0000, 0x3E0000, 0x408000),  # 1, -1, 0.5, 3
+        constant(1, 0, 0xFF030201),  # i0 = (1, 2, 3, 255)
+        constant(0, 3, 1),  # b3 = true
+        constant(2, 94, 0, 0, 0, 0x800000),
     ],  # (0, 0, 0, -0)
     outputs=[output(0, 0, 0xF), output(2, 1, 0xF), output(3, 2, 0x3), output(5, 2, 0xC)],
     uniforms=[
@@ -134,19 +74,19 @@ DVLE_A0 = picasso_dvle(
         ("loop.params", 0x71, 0x71),
         ("flags.b2", 0x7A, 0x7A),
     ],
-)
-DVLE_A1 = picasso_dvle(
+).to_bytes()
+DVLE_A1 = DvleFields(
     shader_type=1,
     merge=1,
     main=5,
     endmain=9,
     out_mask=0x7,
     gsh=(2, 8, 0, 3),
-    constants=[const(2, 20, 0x3F0000, 0, 0, 0x3F0000)],
+    constants=[constant(2, 20, 0x3F0000, 0, 0, 0x3F0000)],
     outputs=[output(0, 0, 0xF), output(9, 1, 0xF), output(2, 2, 0x7)],
     uniforms=[("gsh.mats", 0x18, 0x1B), ("gsh.flag", 0x78, 0x78)],
-)
-DVLE_A2 = picasso_dvle(shader_type=1, main=9, endmain=9, gsh=(1, 0, 4, 0))
+).to_bytes()
+DVLE_A2 = DvleFields(shader_type=1, main=9, endmain=9, gsh=(1, 0, 4, 0)).to_bytes()
 SAMPLE_A = picasso_shbin(CODE_A, OPDESCS_A, [DVLE_A0, DVLE_A1, DVLE_A2])
 
 EXPECTED_A = Shbin(
@@ -209,7 +149,7 @@ EXPECTED_A = Shbin(
 
 # -- sample B: one vertex DVLE with no tables at all, no opdescs ---------------------------
 
-SAMPLE_B = picasso_shbin([0x88000000], [], [picasso_dvle(main=0, endmain=1)])
+SAMPLE_B = picasso_shbin([0x88000000], [], [DvleFields(main=0, endmain=1).to_bytes()])
 EXPECTED_B = Shbin(Program([0x88000000]), (Dvle(main_offset=0, endmain_offset=1),))
 
 
@@ -297,7 +237,8 @@ def test_output_entry_keeps_unknown_semantics_and_upper_bits():
     assert entry.semantic == 7 and not entry.known and entry.components == "xz"
     assert OutputEntry(8, 0).semantic is OutputSemantic.VIEW
     data = picasso_shbin(
-        [0], [], [picasso_dvle(outputs=[output(7, 3, 0x5, 0xABCDEF), output(0x1234, 4, 0xF)])]
+        [0], [],
+        [DvleFields(outputs=[output(7, 3, 0x5, 0xABCDEF), output(0x1234, 4, 0xF)]).to_bytes()],
     )
     shbin = Shbin.from_bytes(data)
     assert shbin.entries[0].outputs == (entry, OutputEntry(0x1234, 4, 0xF))

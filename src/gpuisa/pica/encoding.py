@@ -31,6 +31,15 @@ def _check_word(word: int, what: str) -> None:
         raise EncodingError(f"{what} must be a 32-bit unsigned integer, got {word!r}")
 
 
+def field_value(fields: tuple[tuple[str, int], ...], name: str, opcode: Opcode) -> int:
+    """The value of field ``name`` among the (name, value) ``fields`` of an ``opcode`` word;
+    KeyError naming both when it has no such field."""
+    for key, value in fields:
+        if key == name:
+            return value
+    raise KeyError(f"{opcode.name} has no field {name!r}")
+
+
 @dataclass(frozen=True, slots=True)
 class Instruction:
     """A decoded instruction word.
@@ -71,16 +80,10 @@ class Instruction:
         return self.info.format
 
     def __getitem__(self, name: str) -> int:
-        for key, value in self.fields:
-            if key == name:
-                return value
-        raise KeyError(f"{self.opcode.name} has no field {name!r}")
+        return field_value(self.fields, name, self.opcode)
 
     def get(self, name: str, default: int | None = None) -> int | None:
-        for key, value in self.fields:
-            if key == name:
-                return value
-        return default
+        return dict(self.fields).get(name, default)
 
     def as_dict(self) -> dict[str, int]:
         return dict(self.fields)

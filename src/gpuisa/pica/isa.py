@@ -46,6 +46,9 @@ NUM_TEMPORARIES = 16
 NUM_FLOAT_UNIFORMS = 96
 NUM_INT_UNIFORMS = 4
 NUM_BOOL_UNIFORMS = 16
+#: Each register bank's letter -> how many registers it has.
+BANK_SIZES = {"v": NUM_INPUTS, "r": NUM_TEMPORARIES, "o": NUM_OUTPUTS,
+              "c": NUM_FLOAT_UNIFORMS, "i": NUM_INT_UNIFORMS, "b": NUM_BOOL_UNIFORMS}
 #: Geometry shaders may only use o0–o6 (3dbrew "Registers"; picasso's range check).
 NUM_GEOMETRY_OUTPUTS = 7
 
@@ -96,67 +99,23 @@ FORMATS: dict[str, Format] = {
     for f in (
         # Format 0: no operands (BREAK, NOP, END, EMIT).
         _format("0", 6, []),
-        _format(
-            "1",
-            6,
-            [("desc", 0, 7), ("src2", 7, 5), ("src1", 12, 7), ("idx", 19, 2), ("dst", 21, 5)],
-            "src1",
-        ),
-        _format(
-            "1i",
-            6,
-            [("desc", 0, 7), ("src2", 7, 7), ("src1", 14, 5), ("idx", 19, 2), ("dst", 21, 5)],
-            "src2",
-        ),
+        _format("1", 6, [("desc", 0, 7), ("src2", 7, 5), ("src1", 12, 7), ("idx", 19, 2),
+                         ("dst", 21, 5)], "src1"),
+        _format("1i", 6, [("desc", 0, 7), ("src2", 7, 7), ("src1", 14, 5), ("idx", 19, 2),
+                          ("dst", 21, 5)], "src2"),
         _format("1u", 6, [("desc", 0, 7), ("src1", 12, 7), ("idx", 19, 2), ("dst", 21, 5)], "src1"),
-        _format(
-            "1c",
-            5,
-            [
-                ("desc", 0, 7),
-                ("src2", 7, 5),
-                ("src1", 12, 7),
-                ("idx", 19, 2),
-                ("cmpy", 21, 3),
-                ("cmpx", 24, 3),
-            ],
-            "src1",
-        ),
-        _format(
-            "2",
-            6,
-            [("num", 0, 8), ("dst", 10, 12), ("condop", 22, 2), ("refy", 24, 1), ("refx", 25, 1)],
-        ),
+        _format("1c", 5, [("desc", 0, 7), ("src2", 7, 5), ("src1", 12, 7), ("idx", 19, 2),
+                          ("cmpy", 21, 3), ("cmpx", 24, 3)], "src1"),
+        _format("2", 6, [("num", 0, 8), ("dst", 10, 12), ("condop", 22, 2), ("refy", 24, 1),
+                         ("refx", 25, 1)]),
         # 3dbrew calls bits 22-25 "Constant ID (BOOL/INT)": b0-b15 for IFU/CALLU/JMPU,
         # i0-i3 for LOOP (picasso only ever writes 2 bits there for LOOP).
         _format("3", 6, [("num", 0, 8), ("dst", 10, 12), ("id", 22, 4)]),
         _format("4", 6, [("winding", 22, 1), ("primemit", 23, 1), ("vtxid", 24, 2)]),
-        _format(
-            "5",
-            3,
-            [
-                ("desc", 0, 5),
-                ("src3", 5, 5),
-                ("src2", 10, 7),
-                ("src1", 17, 5),
-                ("idx", 22, 2),
-                ("dst", 24, 5),
-            ],
-            "src2",
-        ),
-        _format(
-            "5i",
-            3,
-            [
-                ("desc", 0, 5),
-                ("src3", 5, 7),
-                ("src2", 12, 5),
-                ("src1", 17, 5),
-                ("idx", 22, 2),
-                ("dst", 24, 5),
-            ],
-            "src3",
-        ),
+        _format("5", 3, [("desc", 0, 5), ("src3", 5, 5), ("src2", 10, 7), ("src1", 17, 5),
+                         ("idx", 22, 2), ("dst", 24, 5)], "src2"),
+        _format("5i", 3, [("desc", 0, 5), ("src3", 5, 7), ("src2", 12, 5), ("src1", 17, 5),
+                          ("idx", 22, 2), ("dst", 24, 5)], "src3"),
         # Opcodes 3dbrew lists as "???" (pica-isa.md#format-unknown): no known fields; all 26 low
         # bits are kept raw.
         _format("unknown", 6, []),

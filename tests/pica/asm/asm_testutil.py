@@ -62,32 +62,6 @@ def warnings(text: str | list[tuple[str, str]], **options) -> list[tuple[int, in
 
 # -- SHBIN files built by hand from shbin-format.md#layout -----------------------------------
 
-DVLE_HEADER = "<4sHBBIIHHBBBB10I"
-
-
-def dvle_blob(*, shader_type=0, merge=0, main=0, endmain=0, in_mask=0, out_mask=0,  # noqa: PLR0913 (one keyword per DVLE header field)
-              gsh=(0, 0, 0, 0), constants=(), outputs=(), uniforms=()) -> bytes:
-    """A DVLE in picasso's layout: header (version 0x1002), constants (20 bytes each),
-    empty label table at the output offset, outputs (u64), uniforms (offset, first, last),
-    symbols, zero padding to 4 bytes."""
-    consts = b"".join(struct.pack("<HH4I", kind, reg, *(list(words) + [0] * 4)[:4])
-                      for kind, reg, words in constants)
-    outs = b"".join(struct.pack("<Q", sem | reg << 16 | mask << 32) for sem, reg, mask in outputs)
-    names, unis = b"", b""
-    for name, first, last in uniforms:
-        unis += struct.pack("<IHH", len(names), first, last)
-        names += name.encode() + b"\0"
-    c_off = 0x40
-    o_off = c_off + len(consts)
-    u_off = o_off + len(outs)
-    s_off = u_off + len(unis)
-    header = struct.pack(DVLE_HEADER, b"DVLE", 0x1002, shader_type, merge, main, endmain,
-                         in_mask, out_mask, *gsh, c_off, len(constants), o_off, 0, o_off,
-                         len(outputs), u_off, len(uniforms), s_off, len(names))
-    blob = header + consts + outs + unis + names
-    return blob + bytes(-len(blob) % 4)
-
-
 def shbin_bytes(code, opdescs, dvles) -> bytes:
     """DVLB header, 10-word DVLP header, code, descriptors (second word 0), DVLEs."""
     dvlp_size = 0x28 + 4 * len(code) + 8 * len(opdescs)

@@ -6,7 +6,8 @@ sign << 23 | (e32 - 64) << 16 | mantissa32 >> 7; 1.0 = 0x3F0000, -1.0 = 0xBF0000
 0.5 = 0x3E0000, 3.0 = 0x408000, -0.0 = 0x800000, overflow = +-0x7F0000.
 """
 
-from asm_testutil import END, build, dvle_blob, opdesc, shbin_bytes
+from asm_testutil import END, build, opdesc, shbin_bytes
+from shbin_testutil import DvleFields, constant, output
 
 from gpuisa.pica.shbin import (
     Constant,
@@ -58,14 +59,14 @@ def test_quick_reference_example_byte_for_byte():
     opdescs = [opdesc(0xE, "xyzw"), opdesc(0x1, "yyyy"), opdesc(0x8, "xyzw", "xyzw"),
                opdesc(0x4, "xyzw", "xyzw"), opdesc(0x2, "xyzw", "xyzw"),
                opdesc(0x1, "xyzw", "xyzw"), opdesc(0xF, "xyzw")]
-    dvle = dvle_blob(
+    dvle = DvleFields(
         main=0, endmain=8, in_mask=0x3, out_mask=0x3,
-        constants=[(2, 95, (0x000000, 0x3F0000, 0xBF0000, 0x3E0000))],
+        constants=[constant(2, 95, 0x000000, 0x3F0000, 0xBF0000, 0x3E0000)],
         # output mask: x = bit 0 ... w = bit 3
-        outputs=[(0, 0, 0xF), (3, 1, 0x3)],
+        outputs=[output(0, 0, 0xF), output(3, 1, 0x3)],
         # sorted by register: inputs (0x00-0x0F) first, then c0-c3 = 0x10-0x13
         uniforms=[("inpos", 0x00, 0x00), ("intc", 0x01, 0x01), ("projection", 0x10, 0x13)],
-    )
+    ).to_bytes()
     expected = shbin_bytes(code, opdescs, [dvle])
     assert build(QUICK_REFERENCE).shbin.to_bytes() == expected
 

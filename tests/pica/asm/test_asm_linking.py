@@ -1,7 +1,8 @@
 """Several input files linked into one SHBIN (pica-assembly.md#allocation, pica-assembly.md#linking,
 pica-assembly.md#header)."""
 
-from asm_testutil import END, build, dvle_blob, errors, opdesc, shbin_bytes
+from asm_testutil import END, build, errors, opdesc, shbin_bytes
+from shbin_testutil import DvleFields, output
 
 VERTEX = """\
 .fvec mvp[4]
@@ -42,13 +43,14 @@ def test_vertex_and_geometry_shader_pair_byte_for_byte():
         END,
     ]
     opdescs = [opdesc(0x8, "xyzw", "xyzw"), opdesc(0xF, "xyzw")]
-    vertex = dvle_blob(main=0, endmain=3, in_mask=0x3, out_mask=0x3,
-                       outputs=[(0, 0, 0xF), (2, 1, 0xF)],
-                       uniforms=[("pos", 0, 0), ("clr", 1, 1), ("mvp", 0x10, 0x13)])
+    vertex = DvleFields(main=0, endmain=3, in_mask=0x3, out_mask=0x3,
+                        outputs=[output(0, 0, 0xF), output(2, 1, 0xF)],
+                        uniforms=[("pos", 0, 0), ("clr", 1, 1), ("mvp", 0x10, 0x13)]).to_bytes()
     # geometry: type 1, merge flag (dummy output with a .gsh mode), private uniform space
     # from c4: gmat = c4-c5 = 0x14-0x15
-    geometry = dvle_blob(shader_type=1, merge=1, main=3, endmain=7, out_mask=0x3,
-                         outputs=[(0, 0, 0xF), (9, 1, 0xF)], uniforms=[("gmat", 0x14, 0x15)])
+    geometry = DvleFields(shader_type=1, merge=1, main=3, endmain=7, out_mask=0x3,
+                          outputs=[output(0, 0, 0xF), output(9, 1, 0xF)],
+                          uniforms=[("gmat", 0x14, 0x15)]).to_bytes()
     result = build([("shader.v.pica", VERTEX), ("shader.g.pica", GEOMETRY)])
     assert result.shbin.to_bytes() == shbin_bytes(code, opdescs, [vertex, geometry])
     # geometry-space uniforms never reach the header

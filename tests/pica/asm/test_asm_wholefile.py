@@ -3,8 +3,9 @@
 The expected files are spelled field by field from shbin-format.md (layout:
 shbin-format.md#layout; DVLB: shbin-format.md#dvlb; DVLP: shbin-format.md#dvlp; DVLE header:
 shbin-format.md#dvle-header; tables: shbin-format.md#dvle-tables; padding:
-shbin-format.md#dvle-padding; offsets: shbin-format.md#offsets) without the shared test
-helpers, so that a mistake in those helpers cannot hide one in the assembler.  Instruction
+shbin-format.md#dvle-padding; offsets: shbin-format.md#offsets): the DVLB and DVLP here, each
+DVLE with ``shbin_testutil.DvleFields`` (the one DVLE builder of the tests, written from the same
+tables with ``struct``, not with gpuisa's writer), its constants with the packers here.  Instruction
 words come from pica-assembly.md#encodings, descriptors from pica-assembly.md#opdesc and
 pica-assembly.md#opdesc-allocation, allocation from pica-assembly.md#allocation, the header
 from pica-assembly.md#header.  float24 values (shbin-format.md#f24-constants): sign << 23 |
@@ -15,6 +16,7 @@ from pica-assembly.md#header.  float24 values (shbin-format.md#f24-constants): s
 import struct
 
 from asm_testutil import build, errors
+from shbin_testutil import DvleFields, output
 
 END = 0x22 << 26  # 0x88000000
 NOP = 0x21 << 26  # 0x84000000
@@ -27,31 +29,6 @@ def u32s(*words: int) -> bytes:
     return struct.pack(f"<{len(words)}I", *words)
 
 
-def dvle(*, gsh: bool = False, merge: int = 0, main: int, endmain: int, inputs: int = 0,  # noqa: PLR0913 (one keyword per DVLE header field)
-         outputs_mask: int = 0, geo: tuple[int, int, int, int] = (0, 0, 0, 0),
-         constants: tuple[bytes, ...] = (), outputs: tuple[bytes, ...] = (),
-         uniforms: tuple[tuple[str, int, int], ...] = ()) -> bytes:
-    """One DVLE exactly as shbin-format.md#dvle-header, shbin-format.md#dvle-tables lays it out
-    (uniforms already sorted)."""
-    const_off = 0x40
-    out_off = const_off + 20 * len(constants)  # the empty label table sits here too
-    uni_off = out_off + 8 * len(outputs)
-    sym_off = uni_off + 8 * len(uniforms)
-    symbols = b""
-    table = b""
-    for name, first, last in uniforms:
-        table += struct.pack("<IHH", len(symbols), first, last)
-        symbols += name.encode() + b"\0"
-    head = (b"DVLE" + struct.pack("<HBB", 0x1002, int(gsh), merge)
-            + u32s(main, endmain) + struct.pack("<HH", inputs, outputs_mask)
-            + bytes(geo)
-            + u32s(const_off, len(constants), out_off, 0, out_off, len(outputs),
-                   uni_off, len(uniforms), sym_off, len(symbols)))
-    assert len(head) == 0x40
-    body = head + b"".join(constants) + b"".join(outputs) + table + symbols
-    return body + bytes(-len(body) % 4)
-
-
 def fconst(reg: int, *words: int) -> bytes:
     return struct.pack("<HH4I", FLOAT, reg, *words)
 
@@ -62,10 +39,6 @@ def bconst(reg: int, value: int) -> bytes:
 
 def iconst(reg: int, x: int, y: int, z: int, w: int) -> bytes:
     return struct.pack("<HH4B12x", INT, reg, x, y, z, w)
-
-
-def output(semantic: int, reg: int, mask: int) -> bytes:
-    return struct.pack("<Q", semantic | reg << 16 | mask << 32)
 
 
 def shbin(code: list[int], opdescs: list[int], dvles: list[bytes]) -> bytes:
@@ -134,7 +107,7 @@ def test_mad_swap_rewrites_earlier_words_byte_for_byte():
         END,
     ]
     assert code[0] == 0xB82108A0 and code[1] == 0x9C408800 and code[34] == 0xF2268680
-    expected = shbin(code, opdescs, [dvle(main=0, endmain=36)])
+    expected = shbin(code, opdescs, [DvleFields(main=0, endmain=36).to_bytes()])
     # DVLP: 0x28 + 4 * 36 + 8 * 33 = 0x1C0 bytes; the DVLE starts at 12 + 0x1C0
     assert len(expected) == 12 + 0x1C0 + 0x40
     result = build(mad_swap_source())
@@ -190,18 +163,19 @@ def test_two_files_constants_and_globals_byte_for_byte():
     # entry 0: mov mask xyzw, src1 .xyzw.  mul: src1 .yyyy (0x55) differs -> entry 1;
     # b's mov agrees with entry 0 on every bit.
     opdescs = [0xF | XYZW << 5, 0xF | 0x55 << 5 | XYZW << 14]
-    a = dvle(main=0, endmain=3, inputs=0b1, outputs_mask=0b1,
-             # declaration order: ka, then the array's elements at its .end, ascending
-             constants=(fconst(95, 0x3F0000, 0x000000, 0x3E0000, 0xBF0000),
-                        fconst(92, 0x400000, 0x408000, 0, 0),
-                        fconst(93, 0x3F8000, 0, 0, 0),
-                        fconst(94, 0, 0, 0, 0)),
-             outputs=(output(0, 0, 0xF),),
-             # sorted by register: v0 (0x00), c0-c3 (0x10-0x13)
-             uniforms=(("ipos", 0x00, 0x00), ("mvp", 0x10, 0x13)))
-    b = dvle(main=3, endmain=5, constants=(fconst(95, 0x400000, 0x400000, 0x400000,
-                                                  0x400000),),
-             uniforms=(("mvp", 0x10, 0x13), ("extra", 0x14, 0x6B), ("flag", 0x78, 0x78)))
+    a = DvleFields(main=0, endmain=3, in_mask=0b1, out_mask=0b1,
+                   # declaration order: ka, then the array's elements at its .end, ascending
+                   constants=(fconst(95, 0x3F0000, 0x000000, 0x3E0000, 0xBF0000),
+                              fconst(92, 0x400000, 0x408000, 0, 0),
+                              fconst(93, 0x3F8000, 0, 0, 0),
+                              fconst(94, 0, 0, 0, 0)),
+                   outputs=(output(0, 0, 0xF),),
+                   # sorted by register: v0 (0x00), c0-c3 (0x10-0x13)
+                   uniforms=(("ipos", 0x00, 0x00), ("mvp", 0x10, 0x13))).to_bytes()
+    b = DvleFields(main=3, endmain=5,
+                   constants=(fconst(95, 0x400000, 0x400000, 0x400000, 0x400000),),
+                   uniforms=(("mvp", 0x10, 0x13), ("extra", 0x14, 0x6B),
+                             ("flag", 0x78, 0x78))).to_bytes()
     # symbols "ipos\0mvp\0" = 9 bytes -> 3 bytes of padding; "mvp\0extra\0flag\0" = 15 -> 1
     assert (len(a), len(b)) == (0xB4, 0x7C)
     result = build([("a.v.pica", FILE_A), ("b.v.pica", FILE_B)])
@@ -266,17 +240,17 @@ def test_geometry_space_byte_for_byte():
     ]
     opdescs = [0xF | XYZW << 5]
     # .setb: u32 1 then 12 zero bytes; .seti: atoi & 0xFF -> bytes 255, 0, 7, 8
-    vertex = dvle(main=0, endmain=1, constants=(bconst(2, 1), iconst(1, 255, 0, 7, 8)),
-                  uniforms=(("mvp", 0x10, 0x13), ("vf", 0x78, 0x78)))
-    geometry = dvle(
-        gsh=True, merge=1,  # a dummy output in a `.gsh MODE` shader
-        main=1, endmain=5, outputs_mask=0b11,
-        geo=(2, 2, 0, 4),  # fixed mode, vertex array start c2, -, 4 vertices
+    vertex = DvleFields(main=0, endmain=1, constants=(bconst(2, 1), iconst(1, 255, 0, 7, 8)),
+                        uniforms=(("mvp", 0x10, 0x13), ("vf", 0x78, 0x78))).to_bytes()
+    geometry = DvleFields(
+        shader_type=1, merge=1,  # geometry; a dummy output in a `.gsh MODE` shader
+        main=1, endmain=5, out_mask=0b11,
+        gsh=(2, 2, 0, 4),  # fixed mode, vertex array start c2, -, 4 vertices
         constants=(fconst(95, 0x3E0000, 0x3E0000, 0x3E0000, 0x3E0000), iconst(3, 1, 2, 3, 4)),
         outputs=(output(0, 0, 0xF), output(9, 1, 0xF)),
         # sorted: c8-c9 (0x18-0x19), i0 (0x70), b0-b13 (0x78-0x85), b14 (0x86)
         uniforms=(("gm", 0x18, 0x19), ("gi", 0x70, 0x70), ("gb", 0x78, 0x85),
-                  ("gl", 0x86, 0x86)))
+                  ("gl", 0x86, 0x86))).to_bytes()
     assert (len(vertex), len(geometry)) == (0x80, 0xA4)
     result = build([("v.pica", VERTEX), ("g.pica", GEOMETRY)])
     assert result.shbin.to_bytes() == shbin(code, opdescs, [vertex, geometry])
@@ -342,9 +316,9 @@ def expected_library_shbin() -> bytes:
     code = [NOP, 0x24 << 26 | 0 << 10 | 1, END]
     # the shader's DVLE only (.nodvle); the legacy .gsh was in the library's record;
     # _hidden = i0 has no entry; '$' is '.' in the symbol table
-    main = dvle(main=1, endmain=3,
-                uniforms=(("mvp", 0x10, 0x13), ("tint.a", 0x14, 0x14), ("cnt", 0x71, 0x71),
-                          ("lights", 0x78, 0x7A), ("fog", 0x7B, 0x7B)))
+    main = DvleFields(main=1, endmain=3,
+                      uniforms=(("mvp", 0x10, 0x13), ("tint.a", 0x14, 0x14), ("cnt", 0x71, 0x71),
+                                ("lights", 0x78, 0x7A), ("fog", 0x7B, 0x7B))).to_bytes()
     assert len(main) == 0x84  # 0x40 + 5 * 8 + 26 symbol bytes + 2 padding
     return shbin(code, [], [main])
 

@@ -15,7 +15,6 @@ files are written atomically and never when there is an error.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -23,7 +22,7 @@ from ... import __version__
 from ...cli_support import dispatch, integer
 from ...datafiles import MAX_SHADER_BYTES, read_input
 from ...errors import InputError
-from ...fileio import write_output, write_text
+from ...fileio import STDOUT, write_output, write_text
 from ..containers import (
     ShaderFile,
     constant_table_lines,
@@ -84,10 +83,7 @@ def _disasm(args: argparse.Namespace) -> int:
         # What a2xx asm needs to give the container's words back (its fills are the
         # XDK compiler's, not the Adreno driver's).
         text = "; toolchain: xdk\n" + text
-    if args.output:
-        write_text(args.output, text)
-    else:
-        sys.stdout.write(text)
+    write_text(args.output or STDOUT, text)
     return 0
 
 
@@ -113,11 +109,7 @@ def _asm(args: argparse.Namespace) -> int:
             words = list(assemble_xenia_listing(text, args.file, canary).words)
     if args.hex:
         lines = [" ".join(f"{w:08x}" for w in words[i : i + 3]) for i in range(0, len(words), 3)]
-        out = "\n".join(lines) + "\n"
-        if args.output:
-            write_text(args.output, out)
-        else:
-            sys.stdout.write(out)
+        write_text(args.output or STDOUT, "\n".join(lines) + "\n")
     else:
         write_output(args.output, words_to_bytes(words))
     return 0
@@ -176,10 +168,7 @@ def _run(args: argparse.Namespace) -> int:
         write_output(args.output, result_npz(result))
         return 0
     text = result_json(result) if args.format == "json" else result_table(result)
-    if args.output:
-        write_text(args.output, text)
-    else:
-        sys.stdout.write(text)
+    write_text(args.output or STDOUT, text)
     return 0
 
 
@@ -196,10 +185,7 @@ def _trace(args: argparse.Namespace) -> int:
             **run.arguments,
         )
     text = format_trace(steps, run.shader_type)
-    if args.output:
-        write_text(args.output, text)
-    else:
-        sys.stdout.write(text)
+    write_text(args.output or STDOUT, text)
     return 0
 
 
@@ -240,10 +226,7 @@ def _info(args: argparse.Namespace) -> int:
         declared = semantic_lines(shader.vertex_elements, shader.interpolators)
         lines.extend("    " + line for line in declared)
     text = "\n".join(lines) + "\n"
-    if args.output:
-        write_text(args.output, text)
-    else:
-        sys.stdout.write(text)
+    write_text(args.output or STDOUT, text)
     return 0
 
 
@@ -383,6 +366,15 @@ def _add_asm_parser(sub: argparse._SubParsersAction) -> None:
     asm.set_defaults(handler=_asm)
 
 
+def _running_command(sub: argparse._SubParsersAction, name: str, summary: str,
+                     description: str) -> argparse.ArgumentParser:
+    """The parser of a command that runs a shader: the run options and their epilog."""
+    parser = sub.add_parser(name, help=summary, description=description, epilog=_RUN_EPILOG,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    _run_options(parser)
+    return parser
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
@@ -394,15 +386,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_disasm_parser(sub)
     _add_asm_parser(sub)
 
-    run = sub.add_parser(
-        "run",
-        help="run a shader on a batch of invocations",
-        description="Run a vertex shader over N vertices or a pixel shader over N fragments "
-        "and print the exports.",
-        epilog=_RUN_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    run = _running_command(
+        sub, "run", "run a shader on a batch of invocations",
+        "Run a vertex shader over N vertices or a pixel shader over N fragments and print the "
+        "exports.",
     )
-    _run_options(run)
     run.add_argument(
         "--format",
         choices=("table", "json", "npz"),
@@ -411,17 +399,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.set_defaults(handler=_run)
 
-    tracer = sub.add_parser(
-        "trace",
-        help="run a shader and show one invocation instruction by instruction",
-        description="Run a shader like 'a2xx run' and print, for one invocation, every CF "
-        "clause and instruction it reaches (Xenia's text) with the registers, exports, "
-        "predicate and address register each one changed, and the names of the constants "
-        "it reads when the file is an XDK container.",
-        epilog=_RUN_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    tracer = _running_command(
+        sub, "trace", "run a shader and show one invocation instruction by instruction",
+        "Run a shader like 'a2xx run' and print, for one invocation, every CF clause and "
+        "instruction it reaches (Xenia's text) with the registers, exports, predicate and "
+        "address register each one changed, and the names of the constants it reads when the "
+        "file is an XDK container.",
     )
-    _run_options(tracer)
     tracer.add_argument(
         "--invocation",
         type=integer("--invocation", 0, MAX_INVOCATIONS - 1),

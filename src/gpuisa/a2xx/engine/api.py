@@ -124,7 +124,7 @@ def _vertex_count(count: object, indices: object, registers: object) -> int:
     raise InputError("give the number of vertices (count), their indices, or registers")
 
 
-def run_vertex(  # noqa: PLR0913 (public API: keyword options, each with a default)
+def run_vertex(
     words: Words,
     count: int | None = None,
     *,
@@ -187,7 +187,7 @@ def _interpolant_map(interpolants: object) -> tuple[int, dict[Any, npt.ArrayLike
     )
 
 
-def run_fragment(  # noqa: PLR0913 (public API: keyword options, each with a default)
+def run_fragment(
     words: Words,
     interpolants: npt.ArrayLike | ArrayMap,
     *,

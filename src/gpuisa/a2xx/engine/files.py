@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 
 from ...datafiles import (
-    SPECIAL_NUMBERS,
     file_type,
+    json_numbers,
     load_json,
     load_npy,
     load_npz,
@@ -64,22 +64,10 @@ def _suffix(path: str, allowed: tuple[str, ...], what: str) -> str:
     return suffix
 
 
-def _numbers(value: object, where: str) -> object:
-    """Nested lists with "inf"/"-inf"/"nan" strings turned into floats."""
-    if isinstance(value, list):
-        return [_numbers(v, where) for v in value]
-    if isinstance(value, str):
-        if value.lower() in SPECIAL_NUMBERS:
-            return SPECIAL_NUMBERS[value.lower()]
-        raise InputError(f"{where}: {value!r} is not a number")
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InputError(f"{where}: {value!r} is not a number")
-    return value
-
-
 def _array(value: object, where: str, dtype: object = np.float32) -> np.ndarray:
     try:
-        return np.asarray(_numbers(value, where), dtype=dtype)  # type: ignore[arg-type]
+        numbers = json_numbers(value, where, numbers_only=True)
+        return np.asarray(numbers, dtype=dtype)  # type: ignore[arg-type]
     except (TypeError, ValueError, OverflowError) as error:
         raise InputError(f"{where}: {error}") from None
 

@@ -14,10 +14,11 @@ from .spec import Draft
 SUITE_VERSION = 1
 
 
+#: The catalogs, in the suite's order.
+CATALOGS = (source_groups, vector_groups, scalar_groups, flow_groups, vertex_format_groups,
+            texture_groups)
+
+
 def drafts() -> Iterator[Draft]:
-    yield from source_groups()
-    yield from vector_groups()
-    yield from scalar_groups()
-    yield from flow_groups()
-    yield from vertex_format_groups()
-    yield from texture_groups()
+    for catalog in CATALOGS:
+        yield from catalog()

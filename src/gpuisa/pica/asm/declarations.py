@@ -57,6 +57,15 @@ def poison_name(asm: AssemblerCore, name: str) -> None:
         asm.poisoned.add(name)
 
 
+def check_new_name(asm: AssemblerCore, name_t: Tok, what: str = "identifier") -> None:
+    """``name_t`` declares a new name: a valid identifier (``what`` says which kind of name
+    in the error) that no earlier declaration used."""
+    if not is_identifier(name_t.text):
+        raise AsmError(f"invalid {what}: {name_t.text}", name_t)
+    if name_t.text in asm.aliases:
+        raise AsmError(f"identifier already used: {name_t.text}", name_t)
+
+
 # -- explicit placement (gpuisa extension, picasso issue #36) -----------------------------
 
 
@@ -134,10 +143,7 @@ def _uniform_item(asm: AssemblerCore, dvle: DvleState, pools: PoolBundle, shared
         name_t, place_t = _split_placement(asm, item)
     name = name_t.text
     try:
-        if not is_identifier(name):
-            raise AsmError(f"invalid uniform name: {name}", name_t)
-        if name in asm.aliases:
-            raise AsmError(f"identifier already used: {name}", name_t)
+        check_new_name(asm, name_t, "uniform name")
         place = _placement(asm, place_t, kind, size, pools) if place_t is not None else None
         reg = _uniform_register(asm, pools, shared, kind, name_t, size, place, place_t)
     except AsmError:

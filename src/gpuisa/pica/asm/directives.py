@@ -13,6 +13,7 @@ from ..shbin.records import ConstantKind, OutputEntry, OutputSemantic
 from .cnum import strtoll
 from .core import AssemblerCore
 from .declarations import (
+    check_new_name,
     const,
     constfa,
     end_array,
@@ -148,10 +149,7 @@ def _in(asm: AssemblerCore, st: Statement) -> None:
     no_more(args)
     name = name_t.text
     try:
-        if not is_identifier(name):
-            raise AsmError(f"invalid identifier: {name}", name_t)
-        if name in asm.aliases:
-            raise AsmError(f"identifier already used: {name}", name_t)
+        check_new_name(asm, name_t)
         if reg_t is not None:
             op = parse_operand(asm, reg_t)
             if not V_BASE <= op.reg < INPUT_END:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ...fileio import write_text
+from ...fileio import STDOUT, write_text
 from ..disasm import disassemble
 from .common import load_shbin
 
@@ -30,10 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _run(args: argparse.Namespace) -> int:
     shbin = load_shbin(args.file)
     text = disassemble(shbin, raw=args.raw)
-    if args.output:
-        write_text(args.output, text)
-    else:
-        sys.stdout.write(text)
+    write_text(args.output or STDOUT, text)
     for warning in shbin.warnings:
         print(f"pica: warning: {args.file}: {warning}", file=sys.stderr)
     return 0

@@ -32,9 +32,9 @@ import numpy as np
 from ...cli_support import integer
 from ...datafiles import (
     MAX_SHADER_BYTES,
-    SPECIAL_NUMBERS,
     STDIN,
     file_type,
+    json_numbers,
     load_json,
     load_npy,
     load_npz,
@@ -258,7 +258,7 @@ def load_inputs(path: str) -> dict[str, object]:
         data = load_json(path)
         if not isinstance(data, dict):
             raise InputError(f"{path}: expected a JSON object of register names to arrays")
-        return {name: _floats(value, f"{path}: {name}") for name, value in data.items()}
+        return {name: json_numbers(value, f"{path}: {name}") for name, value in data.items()}
     if suffix == ".csv":
         return _csv(path)
     raise InputError(f"{path}: unknown input file type {suffix or '(none)'!r}; use .npy, "
@@ -274,23 +274,12 @@ def load_uniforms(path: str) -> dict[str, object]:
     return {name: _uniform(value, f"{path}: {name}") for name, value in data.items()}
 
 
-def _floats(value: object, where: str) -> object:
-    """Nested lists with "inf"/"-inf"/"nan" strings turned into floats."""
-    if isinstance(value, list):
-        return [_floats(v, where) for v in value]
-    if isinstance(value, str):
-        if value.lower() in SPECIAL_NUMBERS:
-            return SPECIAL_NUMBERS[value.lower()]
-        raise InputError(f"{where}: {value!r} is not a number")
-    return value
-
-
 def _uniform(value: object, where: str) -> object:
     if isinstance(value, dict):
         if set(value) != {"f24"}:
             raise InputError(f"{where}: an object value must be {{\"f24\": [patterns]}}")
         return F24Bits(_patterns(value["f24"], where))
-    return _floats(value, where)
+    return json_numbers(value, where)
 
 
 def _patterns(value: object, where: str) -> object:

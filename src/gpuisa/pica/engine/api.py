@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
@@ -295,7 +295,7 @@ NO_FLAGS = (False, False)
 NO_ADDRESS = (0, 0, 0)
 
 
-def run(shader: Shbin | Program, inputs: Mapping[str, object], *,  # noqa: PLR0913 (public API: keyword options, each with a default)
+def run(shader: Shbin | Program, inputs: Mapping[str, object], *,
         uniforms: Mapping[str, object] | None = None, dvle: int = 0,
         entry: int | str | None = None, precision: Precision = "f24",
         rounding: Rounding = DEFAULT_ROUNDING,
@@ -473,32 +473,47 @@ def build_result(exe: Executable, log: InvocationLog, precision: Arithmetic,
     return RunResult(**result)
 
 
-class RegisterValues(Mapping[str, np.ndarray]):
+class _Lazy(Mapping[str, np.ndarray]):
+    """A mapping whose keys are known up front and whose values are made on first access
+    (:meth:`_make`), once: results for many lanes hold arrays nobody may look at."""
+
+    __slots__ = ("_keys", "_values")
+
+    def __init__(self, keys: Collection[str]):
+        self._keys = keys
+        self._values: dict[str, np.ndarray] = {}
+
+    def _make(self, key: str) -> np.ndarray:
+        raise NotImplementedError
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        value = self._values.get(key)
+        if value is None:
+            if key not in self._keys:
+                raise KeyError(key)
+            value = self._values[key] = self._make(key)
+        return value
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+
+class RegisterValues(_Lazy):
     """Register name ('o0', ...) -> ``(lanes, 4)`` float32 of a result, each looked up on
     first access (building sixteen entries costs more than running a compiled shader on
     one vertex)."""
 
-    __slots__ = ("_names", "_registers", "_values")
+    __slots__ = ("_registers",)
 
     def __init__(self, registers: np.ndarray | RegisterFile, bank: str, count: int):
+        super().__init__(_NAMES[bank][:count])
         self._registers = registers
-        self._names = _NAMES[bank][:count]
-        self._values: dict[str, np.ndarray] = {}
 
-    def __getitem__(self, name: str) -> np.ndarray:
-        value = self._values.get(name)
-        if value is None:
-            if name not in self._names:
-                raise KeyError(name)
-            value = _register(self._registers, int(name[1:]))
-            self._values[name] = value
-        return value
-
-    def __iter__(self):
-        return iter(self._names)
-
-    def __len__(self) -> int:
-        return len(self._names)
+    def _make(self, name: str) -> np.ndarray:
+        return _register(self._registers, int(name[1:]))
 
     def __repr__(self) -> str:
         return repr(dict(self))
@@ -529,37 +544,29 @@ def _lane_major(register: np.ndarray) -> np.ndarray:
 _SEMANTIC_RANGES = {semantic.name.lower(): span for semantic, span in SEMANTIC_SLOTS.items()}
 
 
-class SemanticOutputs(Mapping[str, np.ndarray]):
+class SemanticOutputs(_Lazy):
     """Semantic name -> ``(lanes, k)`` float32, each assembled on first access: building
     all eight for 10^7 vertices costs more than running a small shader."""
 
+    __slots__ = ("_dvle", "_lanes", "_outputs")
+
     def __init__(self, dvle: Dvle, outputs: Mapping[str, np.ndarray], lanes: int):
+        super().__init__(_SEMANTIC_RANGES)
         self._dvle = dvle  # its output map is worked out on first access too
         self._outputs = outputs
         self._lanes = lanes
-        self._values: dict[str, np.ndarray] = {}
-        self._ranges = _SEMANTIC_RANGES
 
-    def __getitem__(self, name: str) -> np.ndarray:
-        value = self._values.get(name)
-        if value is None:
-            first, count = self._ranges[name]
-            value = np.ones((self._lanes, count), dtype=np.float32)
-            for register, codes in enumerate(output_map(self._dvle.outputs).slots):
-                for component, code in enumerate(codes):
-                    if first <= code < first + count:
-                        value[:, code - first] = self._outputs[f"o{register}"][:, component]
-            self._values[name] = value
+    def _make(self, name: str) -> np.ndarray:
+        first, count = _SEMANTIC_RANGES[name]
+        value = np.ones((self._lanes, count), dtype=np.float32)
+        for register, codes in enumerate(output_map(self._dvle.outputs).slots):
+            for component, code in enumerate(codes):
+                if first <= code < first + count:
+                    value[:, code - first] = self._outputs[f"o{register}"][:, component]
         return value
 
-    def __iter__(self):
-        return iter(self._ranges)
-
-    def __len__(self) -> int:
-        return len(self._ranges)
-
     def __repr__(self) -> str:
-        return f"SemanticOutputs({', '.join(self._ranges)})"
+        return f"SemanticOutputs({', '.join(self._keys)})"
 
 
 def by_semantic(dvle: Dvle, outputs: Mapping[str, np.ndarray],

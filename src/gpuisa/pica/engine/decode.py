@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..encoding import decode, decode_opdesc
+from ..encoding import decode, decode_opdesc, field_value
 from ..isa import (
     INDEX_REGISTERS,
     OPCODES,
@@ -82,10 +82,7 @@ class Step:
         return self.info.kind
 
     def field(self, name: str) -> int:
-        for key, value in self.fields:
-            if key == name:
-                return value
-        raise KeyError(f"{self.info.opcode.name} has no field {name!r}")
+        return field_value(self.fields, name, self.info.opcode)
 
 
 @dataclass(frozen=True, slots=True)

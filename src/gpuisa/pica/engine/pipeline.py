@@ -60,7 +60,7 @@ class PipelineResult:
         return self.geometry.windings  # type: ignore[return-value]
 
 
-def run_pipeline(shbin: Shbin, inputs: Mapping[str, object], *,  # noqa: PLR0913 (public API: keyword options, each with a default)
+def run_pipeline(shbin: Shbin, inputs: Mapping[str, object], *,
                  uniforms: Mapping[str, object] | None = None,
                  gs_uniforms: Mapping[str, object] | None = None,
                  vs_dvle: int | None = None, gs_dvle: int | None = None,
@@ -105,7 +105,7 @@ class GeometryStream:
     feed: GeometryFeed
 
 
-def geometry_stream(shbin: Shbin, inputs: Mapping[str, object], *,  # noqa: PLR0913 (public API: keyword options, each with a default)
+def geometry_stream(shbin: Shbin, inputs: Mapping[str, object], *,
                     uniforms: Mapping[str, object] | None = None,
                     vs_dvle: int | None = None, gs_dvle: int | None = None,
                     precision: Precision = "f24", rounding: Rounding = DEFAULT_ROUNDING,

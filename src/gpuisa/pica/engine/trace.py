@@ -57,7 +57,7 @@ class Trace:
     error: GpuIsaError | None  # the hang or fault that ended execution, if any
 
 
-def trace(shader: Shbin | Program, inputs: Mapping[str, object], *, vertex: int = 0,  # noqa: PLR0913 (public API: keyword options, each with a default)
+def trace(shader: Shbin | Program, inputs: Mapping[str, object], *, vertex: int = 0,
           uniforms: Mapping[str, object] | None = None, dvle: int = 0,
           entry: int | str | None = None, precision: Precision = "f24",
           rounding: Rounding = DEFAULT_ROUNDING,
@@ -78,7 +78,7 @@ def trace(shader: Shbin | Program, inputs: Mapping[str, object], *, vertex: int 
     return _record(exe, one, emitter, precision, max_steps, observer)
 
 
-def trace_primitive(shbin: Shbin, inputs: Mapping[str, object], *, primitive: int = 0,  # noqa: PLR0913 (public API: keyword options, each with a default)
+def trace_primitive(shbin: Shbin, inputs: Mapping[str, object], *, primitive: int = 0,
                     uniforms: Mapping[str, object] | None = None,
                     gs_uniforms: Mapping[str, object] | None = None,
                     vs_dvle: int | None = None, gs_dvle: int | None = None,

@@ -17,20 +17,10 @@ import numpy as np
 
 from ...errors import InputError
 from ...floats import F24_MASK, f24_to_f32, unpack_f24_uniform
-from ..isa import (
-    NUM_BOOL_UNIFORMS,
-    NUM_FLOAT_UNIFORMS,
-    NUM_INPUTS,
-    NUM_INT_UNIFORMS,
-    NUM_OUTPUTS,
-    NUM_TEMPORARIES,
-)
+from ..isa import BANK_SIZES
 from ..shbin import Dvle
 from .loading import Arithmetic, load_floats
 
-#: Register bank letter -> number of registers.
-BANK_SIZES = {"v": NUM_INPUTS, "r": NUM_TEMPORARIES, "o": NUM_OUTPUTS,
-              "c": NUM_FLOAT_UNIFORMS, "i": NUM_INT_UNIFORMS, "b": NUM_BOOL_UNIFORMS}
 _BANK_WHAT = {"v": "input", "r": "temporary", "o": "output", "c": "float uniform",
               "i": "integer uniform", "b": "bool uniform"}
 _REGISTER = re.compile(r"([vrocib])(\d+)")

@@ -10,16 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import combinations
 
-from ..isa import (
-    COMPONENTS,
-    NUM_BOOL_UNIFORMS,
-    NUM_FLOAT_UNIFORMS,
-    NUM_INPUTS,
-    NUM_INT_UNIFORMS,
-    NUM_OUTPUTS,
-    NUM_TEMPORARIES,
-    Opcode,
-)
+from ..isa import BANK_SIZES, COMPONENTS, Opcode
 from .analysis import Analysis
 from .index import INSTRUCTIONS, SYMBOL_ROLES, Role, instruction_operand_roles
 from .syntax import (
@@ -50,11 +41,8 @@ class Signature:
     documentation: str
 
 
-_REGISTERS = tuple(
-    f"{letter}{n}" for letter, count in (("r", NUM_TEMPORARIES), ("v", NUM_INPUTS),
-                                         ("o", NUM_OUTPUTS), ("c", NUM_FLOAT_UNIFORMS),
-                                         ("i", NUM_INT_UNIFORMS), ("b", NUM_BOOL_UNIFORMS))
-    for n in range(count))
+#: Registers in the order the editor offers them: temporaries first.
+_REGISTERS = tuple(f"{letter}{n}" for letter in "rvocib" for n in range(BANK_SIZES[letter]))
 #: Destination masks in ascending order, then the replicated source swizzles.
 SWIZZLES = tuple("".join(c) for k in range(1, 5) for c in combinations(COMPONENTS, k)) + \
     tuple(c * 4 for c in COMPONENTS)

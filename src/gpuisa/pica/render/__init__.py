@@ -39,7 +39,7 @@ __all__ = ["BACKGROUND", "MAX_SIDE", "MODES", "SCREENS", "Camera", "Comparison",
            "perspective", "render", "render_frame"]
 
 
-def render_frame(shader: Shbin | Program | str | Sequence[tuple[str, str]],  # noqa: PLR0913 (public API: keyword options, each with a default)
+def render_frame(shader: Shbin | Program | str | Sequence[tuple[str, str]],
                  mesh: Mesh | str | os.PathLike[str] | Mapping[str, object], *,
                  size: Sequence[int] = SCREENS["top"],
                  uniforms: Mapping[str, object] | None = None,

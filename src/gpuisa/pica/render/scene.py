@@ -51,7 +51,7 @@ def first_vertex_dvle(shbin: Shbin) -> int:
     raise InputError("the SHBIN has no vertex shader DVLE")
 
 
-def build_scene(shader: Shbin | Program, mesh: Mesh, *,  # noqa: PLR0913 (public API: keyword options, each with a default)
+def build_scene(shader: Shbin | Program, mesh: Mesh, *,
                 uniforms: Mapping[str, object] | None = None,
                 gs_uniforms: Mapping[str, object] | None = None,
                 dvle: int | None = None, gsh: int | None = None,

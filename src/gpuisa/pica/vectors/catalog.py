@@ -19,12 +19,11 @@ SUITE_VERSION = 4
 #    (cases.jsonl "f24_by_rounding")
 
 
+#: The catalogs, in the suite's order.
+CATALOGS = (seed_groups, hardware_groups, reported_groups, choice_groups, operand_groups,
+            flow_groups, geometry_groups, random_groups)
+
+
 def groups() -> Iterator[Group]:
-    yield from seed_groups()
-    yield from hardware_groups()
-    yield from reported_groups()
-    yield from choice_groups()
-    yield from operand_groups()
-    yield from flow_groups()
-    yield from geometry_groups()
-    yield from random_groups()
+    for catalog in CATALOGS:
+        yield from catalog()

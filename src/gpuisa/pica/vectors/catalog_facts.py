@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .model import CHOICE, ROUNDING_CHOICES, SEED, Provenance
-from .spec import F24, Group, vs
+from .spec import F24, Group, Spec, vs
 
 ZERO, NZERO = F24(0x000000), F24(0x800000)
 INF, NINF = F24(0x7F0000), F24(0xFF0000)
@@ -34,11 +34,15 @@ def splat(value: object) -> tuple[object, object, object, object]:
     return (value, value, value, value)
 
 
-def _one(family: str, body: str, name: str, inputs: dict, tags: tuple[str, ...],
-         provenance: Provenance, uniforms: dict | None = None, note: str = "") -> Group:
-    group = Group(family, vs(body), uniforms=uniforms or {})
-    group.add(name, {k: [v] for k, v in inputs.items()}, tags, provenance, note)
-    return group
+def _case(name: str, inputs: dict, tags: tuple[str, ...], provenance: Provenance,
+          note: str = "", unknowns: tuple[str, ...] = ()) -> Spec:
+    """A case of a vertex shader: each input is one row (its single invocation)."""
+    return Spec(name, {k: [v] for k, v in inputs.items()}, tags, provenance, note, unknowns)
+
+
+def _one(family: str, body: str, case: Spec, uniforms: dict | None = None) -> Group:
+    """A group of one case."""
+    return Group(family, vs(body), [case], uniforms=uniforms or {})
 
 
 #: 3dbrew's table, row by row: (row text as 3dbrew writes it, program, inputs, tags)
@@ -98,16 +102,17 @@ def seed_groups() -> Iterator[Group]:
             source += f"; overridden by hardware: {SEED_OVERRIDDEN[row]}"
         uniforms = FLAG_UNIFORMS if "cmp" in body else None
         splatted = {k: splat(v) for k, v in inputs.items()}
-        yield _one("seed", body.format(op=op), seed_row_name(row), splatted, tags,
-                   Provenance(SEED, source), uniforms)
+        yield _one("seed", body.format(op=op),
+                   _case(seed_row_name(row), splatted, tags, Provenance(SEED, source)), uniforms)
     # "inf * 0 = 0: including inside MUL, MAD, DP4, etc."
     row = f"{SEED_PAGE}, row 'inf * 0' (note: including inside MUL, MAD, DP4)"
-    yield _one("seed", MAD, "inf-0-inside-mad", {"v0": splat(INF), "v1": splat(ZERO),
-               "v2": splat(ZERO)}, ("op:mad", "special:inf"), Provenance(SEED, row))
+    yield _one("seed", MAD, _case("inf-0-inside-mad", {"v0": splat(INF), "v1": splat(ZERO),
+               "v2": splat(ZERO)}, ("op:mad", "special:inf"), Provenance(SEED, row)))
     for op in ("dp3", "dp4", "dph"):
-        yield _one("seed", BINARY.format(op=op), f"inf-0-inside-{op}",
-                   {"v0": (INF, ONE, ONE, ONE), "v1": (ZERO, ZERO, ZERO, ZERO)},
-                   (f"op:{op}", "special:inf"), Provenance(SEED, row))
+        yield _one("seed", BINARY.format(op=op),
+                   _case(f"inf-0-inside-{op}",
+                         {"v0": (INF, ONE, ONE, ONE), "v1": (ZERO, ZERO, ZERO, ZERO)},
+                         (f"op:{op}", "special:inf"), Provenance(SEED, row)))
     # "1.0 can be multiplied 63 times by 0.5 until the result compares equal zero."
     sentence = f"{SEED_PAGE}: 1.0 can be multiplied 63 times by 0.5 until it equals zero"
     for times in (62, 63):
@@ -132,67 +137,75 @@ def _scalar_unit_groups() -> Iterator[Group]:
               "(pica-emulation.md#scalar-units: 3dbrew only, no public test feeds them)")
     for op, name, value in SCALAR_SPECIALS:
         special = "special:nan" if value is NAN else "special:inf"
-        yield _one(f"seed/{op}", UNARY.format(op=op), name, {"v0": splat(value)},
-                   (f"op:{op}", special), Provenance(SEED, source))
+        yield _one(f"seed/{op}", UNARY.format(op=op),
+                   _case(name, {"v0": splat(value)}, (f"op:{op}", special),
+                         Provenance(SEED, source)))
 
 
 def choice_groups() -> Iterator[Group]:
     """One case per OPEN point of pica-emulation.md, naming gpuisa's choice."""
-    def choice(family: str, body: str, name: str, inputs: dict, tags: tuple[str, ...],  # noqa: PLR0913 (a case's fields)
-               point: str, chosen: str, uniforms: dict | None = None,
-               unknowns: tuple[str, ...] = ()) -> Group:
-        group = Group(f"choice/{family}", vs(body), uniforms=uniforms or {})
-        group.add(name, {k: [v] for k, v in inputs.items()}, tags,
-                  Provenance(CHOICE, point, chosen), unknowns=unknowns)
-        return group
+    def chosen(point: str, choice: str) -> Provenance:
+        return Provenance(CHOICE, point, choice)
 
-    rounding = ("pica-emulation.md#f24-rounding float24 rounding mode (OPEN; suggested hardware "
-                "experiment)")
+    rounding = chosen("pica-emulation.md#f24-rounding float24 rounding mode (OPEN; suggested "
+                      "hardware experiment)", ROUNDING_CHOICES["nearest-even"])
     # 0.75 and 0.5 of float24's ulp at 1.0 (2^-16): 1.5 * 2^-17 and 2^-17
     for name, b in (("above-half-ulp", F24(0x2E8000)), ("tie-half-ulp", F24(0x2E0000))):
-        yield choice("rounding", BINARY.format(op="add"), f"add-1-{name}",
-                     {"v0": splat(ONE), "v1": splat(b)}, ("op:add", "special:f24-rounding"),
-                     rounding, ROUNDING_CHOICES["nearest-even"],
-                     unknowns=("f24-rounding-mode",))
-    yield choice("rounding", BINARY.format(op="mul"), "mul-1ulp-squared",
-                 {"v0": splat(F24(0x3F0001)), "v1": splat(F24(0x3F0001))},
-                 ("op:mul", "special:f24-rounding"), rounding,
-                 ROUNDING_CHOICES["nearest-even"], unknowns=("f24-rounding-mode",))
-    yield choice("summation", BINARY.format(op="dp4"), "cancelling-terms",
-                 {"v0": (F24(0x5E0000), ONE, F24(0xDE0000), ONE), "v1": splat(ONE)},
-                 ("op:dp4", "special:cancellation"),
-                 "pica-emulation.md#mul DP4 summation order (OPEN)",
-                 "left to right: ((p0 + p1) + p2) + p3", unknowns=("dot-product-summation-order",))
-    yield choice("cmp-ne-nan", CMP_OUT.format(opx="ne", opy="ne"), "ne-nan-is-true",
-                 {"v0": splat(NAN), "v1": splat(ONE)}, ("op:cmp", "special:nan"),
-                 "pica-emulation.md#compare CMP NE with NaN (OPEN)", "IEEE: NE is true",
-                 FLAG_UNIFORMS)
+        yield _one("choice/rounding", BINARY.format(op="add"),
+                   _case(f"add-1-{name}", {"v0": splat(ONE), "v1": splat(b)},
+                         ("op:add", "special:f24-rounding"), rounding,
+                         unknowns=("f24-rounding-mode",)))
+    yield _one("choice/rounding", BINARY.format(op="mul"),
+               _case("mul-1ulp-squared", {"v0": splat(F24(0x3F0001)), "v1": splat(F24(0x3F0001))},
+                     ("op:mul", "special:f24-rounding"), rounding,
+                     unknowns=("f24-rounding-mode",)))
+    yield _one("choice/summation", BINARY.format(op="dp4"),
+               _case("cancelling-terms",
+                     {"v0": (F24(0x5E0000), ONE, F24(0xDE0000), ONE), "v1": splat(ONE)},
+                     ("op:dp4", "special:cancellation"),
+                     chosen("pica-emulation.md#mul DP4 summation order (OPEN)",
+                            "left to right: ((p0 + p1) + p2) + p3"),
+                     unknowns=("dot-product-summation-order",)))
+    yield _one("choice/cmp-ne-nan", CMP_OUT.format(opx="ne", opy="ne"),
+               _case("ne-nan-is-true", {"v0": splat(NAN), "v1": splat(ONE)},
+                     ("op:cmp", "special:nan"),
+                     chosen("pica-emulation.md#compare CMP NE with NaN (OPEN)",
+                            "IEEE: NE is true")),
+               FLAG_UNIFORMS)
     for name, value in (("negative-1.5", -1.5), ("nan", NAN), ("huge", F24(0x7E0000))):
-        yield choice("mova", "mova a0.x, v0\nmov o0, c0[a0.x]", f"mova-{name}",
-                     {"v0": (value, 0.0, 0.0, 0.0)}, ("op:mova", "form:relative"),
-                     "pica-emulation.md#flr-mov-mova MOVA of negative/NaN/huge values (OPEN)",
-                     "truncate toward zero, saturate, NaN -> 0",
-                     {f"c{n}": splat(float(n)) for n in range(96)})
+        yield _one("choice/mova", "mova a0.x, v0\nmov o0, c0[a0.x]",
+                   _case(f"mova-{name}", {"v0": (value, 0.0, 0.0, 0.0)},
+                         ("op:mova", "form:relative"),
+                         chosen("pica-emulation.md#flr-mov-mova MOVA of negative/NaN/huge "
+                                "values (OPEN)", "truncate toward zero, saturate, NaN -> 0")),
+                   {f"c{n}": splat(float(n)) for n in range(96)})
     for name, op in (("mov", "mov"), ("sge", "sge"), ("litp", "litp")):
         body = UNARY if op != "sge" else BINARY
-        yield choice("subnormal", body.format(op=op), f"{name}-keeps-subnormal",
-                     {"v0": splat(S_MAX), "v1": splat(ZERO)}, (f"op:{op}", "special:f24-subnormal"),
-                     "pica-emulation.md#flush flushing in MOV/SGE/SLT/LITP (OPEN)",
-                     "no flushing")
-    yield choice("zero-sign", BINARY.format(op="add"), "add-minus-1-plus-1",
-                 {"v0": splat(-1.0), "v1": splat(1.0)}, ("op:add", "special:negative-zero"),
-                 "pica-emulation.md#flush sign of zero results (OPEN)",
-                 "+0 (there is no -0 in float24)")
-    yield choice("loop-bytes", "mov r0, c1\nfor i0\n    add r0, c0[aL], r0\n.end\nmov o0, r0",
-                 "start-200-is-unsigned", {"v0": splat(ZERO)}, ("op:loop", "form:relative"),
-                 "pica-emulation.md#flow-check signedness of LOOP Y/Z (OPEN)", "unsigned bytes",
-                 {"c0": splat(1.0), "c1": splat(0.0), "i0": (1, 200, 1, 0)})
-    yield choice("cmp-mask", "mov r1, v1\ncmp v0, lt, gt, r1\nifc cmp.x && cmp.y\n"
-                 "    mov o0, c0\n.else\n    mov o0, c1\n.end", "cmp-sets-both-flags",
-                 {"v0": (0.0, 2.0, 0.0, 0.0), "v1": (1.0, 1.0, 0.0, 0.0)}, ("op:cmp",),
-                 "pica-emulation.md#compare CMP and the destination mask (OPEN)",
-                 "the mask is ignored", FLAG_UNIFORMS)
-    yield choice("precision", UNARY.format(op="rcp"), "rcp-3", {"v0": splat(3.0)},
-                 ("op:rcp",), "pica-emulation.md#scalar-units RCP/RSQ/EX2/LG2 precision (OPEN)",
-                 "correctly rounded from double, then the precision mode",
-                 unknowns=("special-function-precision",))
+        yield _one("choice/subnormal", body.format(op=op),
+                   _case(f"{name}-keeps-subnormal", {"v0": splat(S_MAX), "v1": splat(ZERO)},
+                         (f"op:{op}", "special:f24-subnormal"),
+                         chosen("pica-emulation.md#flush flushing in MOV/SGE/SLT/LITP (OPEN)",
+                                "no flushing")))
+    yield _one("choice/zero-sign", BINARY.format(op="add"),
+               _case("add-minus-1-plus-1", {"v0": splat(-1.0), "v1": splat(1.0)},
+                     ("op:add", "special:negative-zero"),
+                     chosen("pica-emulation.md#flush sign of zero results (OPEN)",
+                            "+0 (there is no -0 in float24)")))
+    yield _one("choice/loop-bytes",
+               "mov r0, c1\nfor i0\n    add r0, c0[aL], r0\n.end\nmov o0, r0",
+               _case("start-200-is-unsigned", {"v0": splat(ZERO)}, ("op:loop", "form:relative"),
+                     chosen("pica-emulation.md#flow-check signedness of LOOP Y/Z (OPEN)",
+                            "unsigned bytes")),
+               {"c0": splat(1.0), "c1": splat(0.0), "i0": (1, 200, 1, 0)})
+    yield _one("choice/cmp-mask", "mov r1, v1\ncmp v0, lt, gt, r1\nifc cmp.x && cmp.y\n"
+               "    mov o0, c0\n.else\n    mov o0, c1\n.end",
+               _case("cmp-sets-both-flags", {"v0": (0.0, 2.0, 0.0, 0.0),
+                                             "v1": (1.0, 1.0, 0.0, 0.0)}, ("op:cmp",),
+                     chosen("pica-emulation.md#compare CMP and the destination mask (OPEN)",
+                            "the mask is ignored")),
+               FLAG_UNIFORMS)
+    yield _one("choice/precision", UNARY.format(op="rcp"),
+               _case("rcp-3", {"v0": splat(3.0)}, ("op:rcp",),
+                     chosen("pica-emulation.md#scalar-units RCP/RSQ/EX2/LG2 precision (OPEN)",
+                            "correctly rounded from double, then the precision mode"),
+                     unknowns=("special-function-precision",)))

@@ -29,7 +29,7 @@ from .model import (
     exact_f24,
     f32_bits,
 )
-from .replay import execute, expectation, failure, register_values, uniform_values
+from .replay import Launch, execute, expectation, failure, register_values, uniform_values
 from .spec import F24, Group, Row, Spec
 
 #: Unknowns a case's expectation may depend on (docs/vectors-format.md, "Unknowns").
@@ -102,6 +102,7 @@ class _Program:
             raise GenerationError(f"catalog group {group.family}: {error}") from None
         self.bytes = self.shbin.to_bytes()
         self.dvle = 1 if group.pipeline else 0
+        self.launch = Launch(self.shbin, self.dvle, group.pipeline, group.cmp, group.address)
         record = self.shbin.entries[self.dvle]
         self.geometry = record.shader_type == ShaderType.GEOMETRY
         mask = output_map(record.outputs).mask
@@ -128,9 +129,7 @@ class _Program:
         return uniform_values(self.float_uniforms, self.int_uniforms, self.bools, mode)
 
     def run(self, inputs: dict[str, object], mode: str):
-        group = self.group
-        return execute(self.shbin, self.dvle, group.pipeline, inputs, self.uniforms(mode), mode,
-                       group.cmp, group.address, rounding=self.rounding)
+        return execute(self.launch, inputs, self.uniforms(mode), mode, rounding=self.rounding)
 
     def expectation(self, result, row: int, mode: str, where: str) -> Expected:
         return expectation(result, self.outputs, self.geometry, row, mode, where,

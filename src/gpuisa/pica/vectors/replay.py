@@ -4,6 +4,7 @@ patterns: used to make the suite and to re-check any case from its stored data a
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -41,20 +42,30 @@ def _rounding(mode: str, rounding: str) -> str:
     return rounding if mode == "f24" else DEFAULT_ROUNDING
 
 
-def execute(shbin: Shbin, dvle: int, pipeline: str, inputs: dict[str, object],  # noqa: PLR0913 (a case's fields)
-            uniforms: dict[str, object], mode: str, cmp: tuple[bool, bool],
-            address: tuple[int, int, int], engine: str = "auto",
-            rounding: str = DEFAULT_ROUNDING) -> RunResult:
+@dataclass(frozen=True, slots=True)
+class Launch:
+    """How a case's program starts: its SHBIN, the DVLE it runs (``pipeline``: the geometry
+    mode of DVLE 0 feeding DVLE 1 instead), the conditional flags and address registers."""
+
+    shbin: Shbin
+    dvle: int
+    pipeline: str
+    cmp: tuple[bool, bool]
+    address: tuple[int, int, int]
+
+
+def execute(launch: Launch, inputs: dict[str, object], uniforms: dict[str, object], mode: str,
+            engine: str = "auto", rounding: str = DEFAULT_ROUNDING) -> RunResult:
     """One run of a case (vertex shader, geometry shader, or vertex then geometry);
     ``rounding`` is the f24 mode's."""
     rounding = _rounding(mode, rounding)
-    if pipeline:
-        return run_pipeline(shbin, inputs, uniforms=uniforms, precision=mode,  # type: ignore[arg-type]
-                            rounding=rounding, engine=engine,  # type: ignore[arg-type]
-                            max_steps=MAX_STEPS, registers=True).geometry
-    return run(shbin, inputs, uniforms=uniforms, dvle=dvle, precision=mode,  # type: ignore[arg-type]
-               rounding=rounding, cmp=cmp, address=address,  # type: ignore[arg-type]
-               engine=engine, max_steps=MAX_STEPS, registers=True)
+    if launch.pipeline:
+        return run_pipeline(launch.shbin, inputs, uniforms=uniforms,  # type: ignore[arg-type]
+                            precision=mode, rounding=rounding,  # type: ignore[arg-type]
+                            engine=engine, max_steps=MAX_STEPS, registers=True).geometry
+    return run(launch.shbin, inputs, uniforms=uniforms, dvle=launch.dvle,  # type: ignore[arg-type]
+               precision=mode, rounding=rounding, cmp=launch.cmp,  # type: ignore[arg-type]
+               address=launch.address, engine=engine, max_steps=MAX_STEPS, registers=True)
 
 
 def pattern(value: np.ndarray, mode: str, where: str) -> tuple[int, ...]:
@@ -112,9 +123,9 @@ def rerun(case: Case, mode: str, engine: str = "reference",
     rounded by ``rounding`` (the suite's: its manifest says which)."""
     shbin = Shbin.from_bytes(case.shbin)
     try:
-        result = execute(shbin, case.dvle, case.pipeline, case_inputs(case, mode),
-                         case_uniforms(case, mode), mode, case.cmp, case.address, engine,
-                         rounding)
+        launch = Launch(shbin, case.dvle, case.pipeline, case.cmp, case.address)
+        result = execute(launch, case_inputs(case, mode), case_uniforms(case, mode), mode,
+                         engine, rounding)
     except GpuIsaError as error:
         failed = failure(error)
         if failed is None:

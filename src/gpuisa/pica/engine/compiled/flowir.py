@@ -14,21 +14,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ... import isa
 from ...flow import stacks as S
-from ...isa import (
-    CALL_POPS_EFFECTIVE,
-    CALL_STACK_DEPTH,
-    IF_STACK_DEPTH,
-    LOOP_STACK_DEPTH,
-    Condition,
-    CondOp,
-    Flow,
-)
+from ...isa import Condition, CondOp, Flow
 from . import textir as ir
 from .irtypes import I1, I64, i64
 
-_SIZES = {"ifs": IF_STACK_DEPTH * S.IF_WIDTH, "calls": CALL_STACK_DEPTH * S.CALL_WIDTH,
-          "loops": LOOP_STACK_DEPTH * S.LOOP_WIDTH}
+#: Each stack by its count's name: (stack, depth, words per entry).
+_STACKS = {"n_if": ("ifs", isa.IF_STACK_DEPTH, S.IF_WIDTH),
+           "n_call": ("calls", isa.CALL_STACK_DEPTH, S.CALL_WIDTH),
+           "n_loop": ("loops", isa.LOOP_STACK_DEPTH, S.LOOP_WIDTH)}
+_SIZES = {stack: depth * width for stack, depth, width in _STACKS.values()}
 _COUNTS = ("n_if", "n_call", "n_loop", "al")
 #: A lane's control state is one row of words: the three stacks, then the counts and aL.
 _OFFSETS = {"ifs": 0, "calls": _SIZES["ifs"], "loops": _SIZES["ifs"] + _SIZES["calls"]}
@@ -36,10 +32,6 @@ _OFFSETS.update({name: sum(_SIZES.values()) + k for k, name in enumerate(_COUNTS
 _ROW = sum(_SIZES.values()) + len(_COUNTS)
 #: What the loop stage gives for a break on an empty LOOP stack (no PC is negative).
 _HANG = -2
-#: Each stack by its count's name: (stack, depth, words per entry).
-_STACKS = {"n_if": ("ifs", IF_STACK_DEPTH, S.IF_WIDTH),
-           "n_call": ("calls", CALL_STACK_DEPTH, S.CALL_WIDTH),
-           "n_loop": ("loops", LOOP_STACK_DEPTH, S.LOOP_WIDTH)}
 
 
 class ControlState:
@@ -102,34 +94,13 @@ class ControlState:
     def _count(self, name: str) -> ir.Value:
         return self._word(i64(_OFFSETS[name]))
 
-    @property
-    def ifs(self) -> str:
-        return "ifs"
-
-    @property
-    def calls(self) -> str:
-        return "calls"
-
-    @property
-    def loops(self) -> str:
-        return "loops"
-
-    @property
-    def n_if(self) -> ir.Value:
-        return self._count("n_if")
-
-    @property
-    def n_call(self) -> ir.Value:
-        return self._count("n_call")
-
-    @property
-    def n_loop(self) -> ir.Value:
-        return self._count("n_loop")
-
-    @property
-    def al(self) -> ir.Value:
-        """The slot of the current lane's aL."""
-        return self._count("al")
+    #: The stacks by name, and the slots of the current lane's counts and aL (the names
+    #: of :mod:`...flow.stacks`' parameters).
+    ifs, calls, loops = "ifs", "calls", "loops"
+    n_if = property(lambda self: self._count("n_if"))
+    n_call = property(lambda self: self._count("n_call"))
+    n_loop = property(lambda self: self._count("n_loop"))
+    al = property(lambda self: self._count("al"))
 
     def slot_of(self, stack: str, index: int) -> ir.Value:
         """The slot of entry word ``index`` of a stack of the current lane (tests)."""
@@ -286,7 +257,7 @@ class ControlState:
         b.store(i64(S.NO_JUMP), result)
         b.store(following, copy)
         done = b.append_basic_block("call_done")
-        for pops in range(1, CALL_STACK_DEPTH + 1):
+        for pops in range(1, isa.CALL_STACK_DEPTH + 1):
             n = b.load(self.n_call)
             empty = b.icmp_signed("==", n, i64(0))
             top = b.sub(n, i64(1))
@@ -299,7 +270,7 @@ class ControlState:
             b.store(top, self.n_call)
             returned = self._get(self.calls, b.add(b.mul(top, i64(S.CALL_WIDTH)), i64(1)))
             b.store(returned, copy)
-            if pops <= CALL_POPS_EFFECTIVE:
+            if pops <= isa.CALL_POPS_EFFECTIVE:
                 b.store(returned, result)
         b.branch(done)
         b.position_at_end(done)

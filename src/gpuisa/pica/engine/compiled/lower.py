@@ -276,12 +276,17 @@ class Lowering(MathLoops):
 
     # -- the PICA multiply and addition ------------------------------------------------------
 
+    def _pica_mul(self, a: ir.Value, b: ir.Value, kind: ir.Type, quiet) -> ir.Value:
+        """The PICA product of two ``kind`` values: a NaN product that no NaN operand
+        explains (0 * inf) is +0; a NaN operand gives itself, quieted by ``quiet``."""
+        p = self.b.fmul(a, b)
+        p = self.b.select(self.is_nan(p), self.const(kind, 0.0), p)
+        return self._first_nan(a, b, p, quiet)
+
     @_outlined(F64)
     def mul64(self, a: ir.Value, b: ir.Value) -> ir.Value:
         """``primitives.pica_mul`` on f24 working values (already quiet): 0 * inf = +0."""
-        p = self.b.fmul(a, b)
-        p = self.b.select(self.is_nan(p), self.const(F64, 0.0), p)
-        return self._first_nan(a, b, p, self._same)
+        return self._pica_mul(a, b, F64, self._same)
 
     @_outlined(F64)
     def add64(self, a: ir.Value, b: ir.Value) -> ir.Value:
@@ -291,9 +296,7 @@ class Lowering(MathLoops):
     @_outlined(F32)
     def mul32(self, a: ir.Value, b: ir.Value) -> ir.Value:
         """``primitives.mul32``."""
-        p = self.b.fmul(a, b)
-        p = self.b.select(self.is_nan(p), self.const(F32, 0.0), p)
-        return self._first_nan(a, b, p, self.quiet32)
+        return self._pica_mul(a, b, F32, self.quiet32)
 
     @_outlined(F32)
     def add32(self, a: ir.Value, b: ir.Value) -> ir.Value:

@@ -65,7 +65,7 @@ def _mul_inf_zero_nan(original: Callable) -> Callable:
 
 
 def _if_never_pops(original: Callable) -> Callable:
-    def next_pc(ifs, n_if, calls, n_call, loops, n_loop, pc, jump, breaking, al, check_call,  # noqa: PLR0913 (stacks.next_pc's flat signature)
+    def next_pc(ifs, n_if, calls, n_call, loops, n_loop, pc, jump, breaking, al, check_call,
                 check_if, check_loop):
         return original(ifs, n_if, calls, n_call, loops, n_loop, pc, jump, breaking, al,
                         check_call, False, check_loop)
@@ -73,7 +73,7 @@ def _if_never_pops(original: Callable) -> Callable:
 
 
 def _loop_al_restored_early(original: Callable) -> Callable:
-    def next_pc(ifs, n_if, calls, n_call, loops, n_loop, pc, jump, breaking, al, check_call,  # noqa: PLR0913 (stacks.next_pc's flat signature)
+    def next_pc(ifs, n_if, calls, n_call, loops, n_loop, pc, jump, breaking, al, check_call,
                 check_if, check_loop):
         top = (n_loop - 1) * stacks.LOOP_WIDTH
         last_starts = (n_loop > 0 and not breaking and loops[top + stacks.TRIGGER] == pc + 1

@@ -113,40 +113,32 @@ def trace(opcode: Opcode, sources: int, field: Callable[[str], int]) -> Result:
     return recipe_for(opcode)(_Tracer(), *operands, field)
 
 
-def rules_used(result: Result) -> set[str]:
-    """The rules the trees of ``result`` apply."""
-    found: set[str] = set()
+def _reached(result: Result) -> set[object]:
+    """Everything the trees of ``result`` reach: their nodes, the sources they read and
+    the constants they hold, each once."""
+    found: set[object] = set()
     pending = [v for part in result for v in (part or ())]
     while pending:
         value = pending.pop()
-        if isinstance(value, Node):
-            found.add(value.rule)
-            pending.extend(value.args)
+        if value not in found:
+            found.add(value)
+            if isinstance(value, Node):
+                pending.extend(value.args)
     return found
+
+
+def rules_used(result: Result) -> set[str]:
+    """The rules the trees of ``result`` apply."""
+    return {v.rule for v in _reached(result) if isinstance(v, Node)}
 
 
 def sources_read(result: Result) -> set[Source]:
     """The source components the trees of ``result`` read."""
-    found: set[Source] = set()
-    pending = [v for part in result for v in (part or ())]
-    while pending:
-        value = pending.pop()
-        if isinstance(value, Source):
-            found.add(value)
-        elif isinstance(value, Node):
-            pending.extend(value.args)
-    return found
+    return {v for v in _reached(result) if isinstance(v, Source)}
 
 
 def _nodes(result: Result) -> set[Node]:
-    found: set[Node] = set()
-    pending = [v for part in result for v in (part or ())]
-    while pending:
-        value = pending.pop()
-        if isinstance(value, Node) and value not in found:
-            found.add(value)
-            pending.extend(value.args)
-    return found
+    return {v for v in _reached(result) if isinstance(v, Node)}
 
 
 def _factor(value) -> Source | None:
