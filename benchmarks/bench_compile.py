@@ -18,6 +18,7 @@ Prints a Markdown table; timings depend on the machine (not part of the test sui
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
 import subprocess
@@ -27,7 +28,7 @@ import time
 
 import numpy as np
 
-from benchmarks import processes
+from benchmarks import peers, processes
 from benchmarks.shaders import PEER_LIGHTING_CODE, PEER_LIGHTING_OPDESCS, WORKLOADS
 from gpuisa.pica.engine import run
 from gpuisa.pica.engine.api import executable
@@ -113,12 +114,19 @@ def fresh_pica_run() -> float:
         return time.perf_counter() - started
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_compile",
+                                     description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    peers.add_option(parser, "compare the first run()s")
+    args = parser.parse_args(argv)
+    peer_rates = peers.from_arguments(parser, args)
     objectcache.folder = lambda: None  # compiling is measured: no code from the disk cache
     print("| shader | mode | compile best | compile median | goal | optimising compile | "
           "first run() 10^6 | second run() 10^6 |")
     print("|---|---|---|---|---|---|---|---|")
     missed = 0
+    compared = []
     for name in SHADERS:
         for precision in ("f24", "f32"):
             times = compile_times(name, precision)
@@ -132,6 +140,13 @@ def main() -> int:
                   f"{statistics.median(times) * 1000:.0f} ms | {goal_text} | "
                   f"{optimising * 1000:.0f} ms | {first * 1000:.0f} ms | "
                   f"{second * 1000:.0f} ms |")
+            against = peers.first_call(peer_rates, name, first)
+            if against:
+                compared.append(f"- {name}, {precision}: first run() {first * 1000:.0f} ms "
+                                f"= {against}")
+    if compared:
+        print(f"\nFirst run() of a new shader on 10^6 vertices against {args.peer}:\n")
+        print("\n".join(compared))
     fresh = fresh_pica_run()
     print(f"\n`pica run` of the peer lighting shader on 10^6 vertices, fresh process: "
           f"{fresh:.2f} s (goal 1.5 s: {'met' if fresh <= 1.5 else 'missed'})")

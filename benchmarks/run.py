@@ -34,7 +34,6 @@ import platform
 import sys
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import numpy as np
 
@@ -268,14 +267,9 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"comma-separated subset of {', '.join(WORKLOADS)}")
     parser.add_argument("--memory", action="store_true",
                         help="also report the peak memory of each run")
-    parser.add_argument("--peer", type=Path, default=None, metavar="FILE",
-                        help="another engine's rates measured in this window "
-                             "(benchmarks/peers.py says the format): print the ratios")
+    peers.add_option(parser, "print the ratios")
     args = parser.parse_args(argv)
-    try:
-        peer_rates = peers.read(args.peer) if args.peer else []
-    except (OSError, ValueError) as error:
-        parser.error(str(error))
+    peer_rates = peers.from_arguments(parser, args)
     sizes = [10**4, 10**5, 10**6] + ([10**7] if args.full else [])
     engines = (args.engines.split(",") if args.engines
                else ["auto", QUICK, OPTIMISED])
