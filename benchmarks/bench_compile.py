@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -78,9 +80,11 @@ def first_calls(name: str, precision: str) -> tuple[float, float]:
     return times[0], times[1]
 
 
-def fresh_pica_run() -> float:
+def fresh_pica_run(fresh_install: bool = False) -> float:
     """Seconds of ``pica run`` of the peer lighting shader on 10^6 vertices in a new
-    process (the SHBIN written by ``pica asm`` of its words first)."""
+    process (the SHBIN written by ``pica asm`` of its words first), with an empty kernel
+    cache; ``fresh_install``: also gpuisa's modules without bytecode (a copy of the
+    package that no process has imported, as a new editable install has it)."""
     from gpuisa.pica import Program
     from gpuisa.pica.shbin import Shbin
     from gpuisa.pica.shbin.records import Dvle, OutputEntry, OutputSemantic
@@ -109,6 +113,14 @@ def fresh_pica_run() -> float:
                    os.path.join(folder, "in.npz"), "--uniforms", os.path.join(folder, "u.json"),
                    "--format", "npz", "-o", os.path.join(folder, "out.npz")]
         environment = processes.environment(os.path.join(folder, "cache"))
+        if fresh_install:
+            import gpuisa
+
+            package = Path(gpuisa.__file__).parent
+            shutil.copytree(package, os.path.join(folder, "src", "gpuisa"),
+                            ignore=shutil.ignore_patterns("__pycache__"))
+            environment["PYTHONPATH"] = os.pathsep.join(
+                [os.path.join(folder, "src"), environment.get("PYTHONPATH", "")])
         started = time.perf_counter()
         subprocess.run(command, check=True, env=environment)
         return time.perf_counter() - started
@@ -147,10 +159,12 @@ def main(argv: list[str] | None = None) -> int:
     if compared:
         print(f"\nFirst run() of a new shader on 10^6 vertices against {args.peer}:\n")
         print("\n".join(compared))
-    fresh = fresh_pica_run()
+    fresh, installed = fresh_pica_run(), fresh_pica_run(fresh_install=True)
     print(f"\n`pica run` of the peer lighting shader on 10^6 vertices, fresh process: "
-          f"{fresh:.2f} s (goal 1.5 s: {'met' if fresh <= 1.5 else 'missed'})")
-    return 1 if missed or fresh > 1.5 else 0
+          f"{fresh:.2f} s (goal 1.5 s: {'met' if fresh <= 1.5 else 'missed'}); after a "
+          f"fresh install (no bytecode either): {installed:.2f} s (goal 3 s: "
+          f"{'met' if installed <= 3 else 'missed'})")
+    return 1 if missed or fresh > 1.5 or installed > 3 else 0
 
 
 if __name__ == "__main__":
