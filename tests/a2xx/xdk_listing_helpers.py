@@ -13,7 +13,7 @@ def shaders() -> list[tuple[str, str, bytes]]:
     parts = re.split(r"^=== index file (\d+) ===\n", DATA.read_text(), flags=re.MULTILINE)
     result = []
     for ident, text in zip(parts[1::2], parts[2::2], strict=True):
-        listing = text.split("#if 0\n")[1].split("// PDB hint")[0]
+        listing = text.split("#if 0\n")[1].split("#endif")[0]
         hex_words = re.findall(r"0x([0-9a-f]{8})", text.split("const DWORD")[1])
         data = struct.pack(f">{len(hex_words)}I", *(int(w, 16) for w in hex_words))
         result.append((ident, listing, data))

@@ -70,6 +70,7 @@ def _disasm(args: argparse.Namespace) -> int:
             text = disassemble_xdk(
                 words, shader_type, constants=shader.constants, literals=shader.literals,
                 vertex_elements=shader.vertex_elements, interpolators=shader.interpolators,
+                index_inputs=shader.index_inputs, config=shader.config,
             )
     if shader is not None and shader.format == "xdk" and not args.no_constants \
             and args.style != "xdk":
