@@ -32,15 +32,11 @@ from gpuisa.errors import GpuIsaError
 
 def _xdk_text(data: bytes) -> str:
     f = read_shader_file(data)
-    return disassemble_xdk(
-        f.words, f.shader_type, constants=f.constants, literals=f.literals,
-        vertex_elements=f.vertex_elements, interpolators=f.interpolators,
-        index_inputs=f.index_inputs, config=f.config,
-    )
+    return disassemble_xdk(f.words, f.shader_type, declared=f)
 
 
-def test_the_data_holds_three_shaders() -> None:
-    assert len(shaders()) == 3
+def test_the_data_holds_nine_shaders() -> None:
+    assert len(shaders()) == 9
 
 
 @pytest.mark.parametrize(("ident", "listing", "data"), shaders(), ids=IDS)
@@ -110,20 +106,33 @@ def test_second_index_input_in_r1() -> None:
     [
         # SC_SAMPLE_CNTL (bits 2-3) 2: the sampling pattern's bit 16 + register, 1 =
         # centre: r0 at the centre, r1 at the centroid.
-        (2 << 2, ["dcl_texcoord r0.xy", "dcl_color_centroid r1"]),
-        (1 << 2, ["dcl_texcoord r0.xy", "dcl_color r1"]),  # centres only
-        (0, ["dcl_texcoord_centroid r0.xy", "dcl_color_centroid r1"]),  # centroids only
+        (2 << 2, ["// PsSampleControl=both", "", "dcl_texcoord r0.xy",
+                  "dcl_color_centroid r1"]),
+        (1 << 2, ["// PsSampleControl=centers", "", "dcl_texcoord r0.xy", "dcl_color r1"]),
+        # Centroids only: no comment, every interpolator at the centroid.
+        (0, ["", "dcl_texcoord_centroid r0.xy", "dcl_color_centroid r1"]),
     ],
 )
 def test_pixel_header_centroids_and_colour_count(context_misc: int, expected: list[str]) -> None:
-    # SQ_INTERPOLATOR_CNTL 0x00010003 (pattern 0b01); outputs 0x13: colours 0 and 1
-    # and depth; interpolators TEXCOORD0 in r0 (xy) and COLOR0 in r1 (all four).
+    # SQ_PROGRAM_CNTL 0x10000300: PS_NUM_REG 3.  SQ_INTERPOLATOR_CNTL 0x00010003
+    # (pattern 0b01); outputs 0x13: colours 0 and 1 and depth; interpolators TEXCOORD0 in
+    # r0 (xy) and COLOR0 in r1 (all four).
     pixel = shaders()[0][2]
     after = struct.pack(">2I", 0x00010003, 0x13)
-    data = _container(pixel, (0x10000000, context_misc), after, (0x3050, 0xF1A0))
+    data = _container(pixel, (0x10000300, context_misc), after, (0x3050, 0xF1A0))
     assert _header(data) == [
-        "config AutoSerialize=false", "config AutoResource=false",
-        "// PsExportColorCount=2", "", *expected,
+        "config AutoSerialize=false", "config AutoResource=false", "config PsMaxReg=3",
+        "// PsExportColorCount=2", *expected,
+    ]
+
+
+def test_vertex_header_export_count_and_register_zero() -> None:
+    # SQ_PROGRAM_CNTL 0x00300000: VS_NUM_REG 0 and VS_RESOURCE 0 (no lines), export
+    # count 3.
+    vertex = shaders()[1][2]
+    data = _container(vertex, (0x00300000, 0), struct.pack(">3I", 0, 0, 0), ())
+    assert _header(data) == [
+        "config AutoSerialize=false", "config AutoResource=false", "// VsExportCount=3",
     ]
 
 
@@ -160,12 +169,14 @@ def test_movs_is_maxs_of_one_operand_with_itself() -> None:
 
 
 def test_co_issued_scalar_round_trips() -> None:
+    # The compiler indents a co-issued scalar line by two spaces and "+ " (Scaleform's
+    # "  + movs oC0.w, r0.w", part 3); four spaces are read too.
     text = "xps_3_0\n    exec\n    mul r4.xyz, r1.xyz, c0.xyz\n    + adds r5.w, r0.xy\n    exece\n"
     words = assemble_xdk(text).words
     alu = decode_alu(slot_from_dwords(*words[3:6]))
     assert alu.scalar_opc == ScalarOpcode.ADDs and alu.scalar_dest == 5
     assert alu.vector_write_mask == 0b0111 and alu.scalar_write_mask == 0b1000
-    assert "    mul r4.xyz, r1.xyz, c0.xyz\n    + adds r5.w, r0.xy\n" in disassemble(
+    assert "    mul r4.xyz, r1.xyz, c0.xyz\n  + adds r5.w, r0.xy\n" in disassemble(
         list(words), "fragment", style="xdk"
     )
 
@@ -212,3 +223,26 @@ def test_xdk_text_of_the_xenia_dumps_reads_back_to_itself() -> None:
         listing = disassemble(list(assemble_xenia(text).words), "fragment", style="xdk")
         again = disassemble(list(assemble_xdk(listing).words), "fragment", style="xdk")
         assert again == listing
+
+
+def test_a_debug_block_past_the_end_names_its_offset() -> None:
+    # Header word 3 (offset 0x0C) points at the debug block; 0x10000 is past the end.
+    data = bytearray(shaders()[3][2])
+    data[12:16] = struct.pack(">I", 0x10000)
+    with pytest.raises(GpuIsaError, match=r"0x10000.*debug info"):
+        read_shader_file(bytes(data))
+
+
+def test_the_debug_block_and_pdb_hint_close_the_listing() -> None:
+    # Scaleform's VTexTG (part 1): timestamp 0x50C76F38 at 0x24, the path's 0x5C bytes
+    # after it; the slot after the last instruction is 0x4E4A0000 0x9057F44B 0x15D143AA.
+    f = read_shader_file(shaders()[3][2])
+    assert f.debug is not None and f.debug.timestamp == 0x50C76F38
+    assert f.debug.path.endswith("\\Shaders\\VTexTG.hlsl.updb") and len(f.debug.path) == 0x5C
+    assert f.words[-3:] == (0x4E4A0000, 0x9057F44B, 0x15D143AA)
+    assert _xdk_text(shaders()[3][2]).endswith(
+        "// PDB hint 4e4a0000-9057f44b-15d143aa\n\n// Debugger Hint:\n"
+        "//  Timestamp: 50c76f38\n"
+        '//  Path: "C:\\w\\dd31b82c0738da97\\Scaleform\\Releases\\GFx_4.2.22\\Src\\Render'
+        '\\X360\\Shaders\\VTexTG.hlsl.updb"\n'
+    )

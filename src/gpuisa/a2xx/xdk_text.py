@@ -27,51 +27,69 @@ here the same way, and every input Xenia's listing refuses is refused here too.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
+from typing import Protocol
 
-from .containers.xdk import Constant, Literal, ProgramConfig, Semantic
+from .containers.xdk import Constant, DebugInfo, Literal, ProgramConfig, Semantic
+from .encoding import CfExec, slot_to_dwords
+from .program import read_program
 from .xna import disassemble_xna
 
 PROFILES = {"vertex": "xvs_3_0", "fragment": "xps_3_0"}
 INDENT = "    "
+CO_ISSUE = "  + "  # before a scalar operation issued with the vector one above it
 # The compiler's word for a vertex shader export mode (SQ_PROGRAM_CNTL.VS_EXPORT_MODE,
 # numbered as xenia-project/xenia's xenos.h VertexShaderExportMode, index file 1458051748):
-# 7 (kMultipass) is "multipass" in the listing of 68761226064; 0 (one position vector,
-# 68746941056) prints no line.  No listing shows modes 2-6.
+# 7 (kMultipass) is "multipass" in the listing of 68761226064; 0 (one position vector)
+# prints no line.  No listing shows modes 2-6.
 VS_EXPORT_MODES = {7: "multipass"}
-# Every compiler listing found ends so: the compiler's hint for a debug database, all
-# zeros when none was written.  The container does not hold it.
-PDB_HINT = "// PDB hint 00000000-00000000-00000000"
+# SQ_CONTEXT_MISC.SC_SAMPLE_CNTL as the compiler's comment names it (Scaleform's
+# listings: 1 "centers", 2 "both"); 0, centroids only, prints no line (68420063911).
+SAMPLE_CONTROLS = {1: "centers", 2: "both"}
 _MARKER = re.compile(r"^/\*\s*(\d+)(\.[01])?\s*\*/\s?(.*)$")
 _MASK = re.compile(r"^((?:\(!?p0\) )?\w+ [\w\[\]+]+)\.((?:x|_)(?:y|_)(?:z|_)(?:w|_))(?=,|$)")
 _SWIZZLE = re.compile(r"(?<=[\w\]])\.([xyzw]{4})\b")
 _ABS = re.compile(r"\b([rc])_abs\[(\d+)\]")
 _MAX = re.compile(r"^(\(!?p0\) )?max(_sat)? ([^,]+), ([^,]+), \4$")
 _MAXS = re.compile(r"^(\(!?p0\) )?maxs(_sat)? ([^,]+), (-?\w+)\.([xyzw])\5$")
-_VFETCH = re.compile(r"^(\(!?p0\) )?vfetch_full (\S+), (\S+), vf95$")
+# A vertex fetch whose format the vertex declaration fills in: Xenia shows no options.
+_VFETCH = re.compile(r"^(\(!?p0\) )?vfetch_full (\S+), (\S+), vf\d+$")
+
+
+class Declared(Protocol):
+    """What an XDK container says besides its microcode (a ShaderFile or XdkContainer)."""
+
+    @property
+    def constants(self) -> tuple[Constant, ...]: ...
+    @property
+    def literals(self) -> tuple[Literal, ...]: ...
+    @property
+    def vertex_elements(self) -> tuple[Semantic, ...]: ...
+    @property
+    def interpolators(self) -> tuple[Semantic, ...]: ...
+    @property
+    def index_inputs(self) -> tuple[Semantic, ...]: ...
+    @property
+    def config(self) -> ProgramConfig | None: ...
+    @property
+    def debug(self) -> DebugInfo | None: ...
 
 
 def disassemble_xdk(
-    words: Iterable[int],
-    shader_type: str,
-    *,
-    constants: tuple[Constant, ...] = (),
-    literals: tuple[Literal, ...] = (),
-    vertex_elements: tuple[Semantic, ...] = (),
-    interpolators: tuple[Semantic, ...] = (),
-    index_inputs: tuple[Semantic, ...] = (),
-    config: ProgramConfig | None = None,
+    words: Iterable[int], shader_type: str, *, declared: Declared | None = None
 ) -> str:
-    """The XDK's listing of a program; the container's constant table, literals,
-    declarations and register values (all optional) give the header and the vertex
-    fetches' semantic names."""
+    """The XDK's listing of a program; ``declared``, an XDK container's constant table,
+    literals, declarations, register values and debug block, gives the header, the vertex
+    fetches' semantic names and the closing debugger hint."""
+    words = list(words)
     xenia = disassemble_xna(words, shader_type, canary=False)
-    declarations = dcl_lines(shader_type, vertex_elements, interpolators, index_inputs)
-    header = header_lines(shader_type, constants, literals, declarations, config)
-    semantics = {e.slot: semantic_name(e) for e in vertex_elements}
-    body = body_lines(xenia, semantics)
-    return "\n".join(header) + "\n\n\n" + "\n".join(body) + "\n\n" + PDB_HINT + "\n\n"
+    header = header_lines(shader_type, declared)
+    elements = declared.vertex_elements if declared is not None else ()
+    body = body_lines(xenia, {e.slot: semantic_name(e) for e in elements})
+    footer = footer_lines(words, declared.debug if declared is not None else None)
+    return "\n".join(header) + "\n\n\n" + "\n".join(body) + "\n\n" + "\n".join(footer) + "\n"
 
 
 def semantic_name(semantic: Semantic) -> str:
@@ -80,57 +98,57 @@ def semantic_name(semantic: Semantic) -> str:
     return semantic.usage.lower() + (str(semantic.index) if semantic.index else "")
 
 
-def header_lines(
-    shader_type: str,
-    constants: tuple[Constant, ...],
-    literals: tuple[Literal, ...],
-    declarations: list[str],
-    config: ProgramConfig | None,
-) -> list[str]:
+def header_lines(shader_type: str, declared: Declared | None) -> list[str]:
     lines = [f"// Shader type: {'pixel' if shader_type == 'fragment' else 'vertex'} ", ""]
     lines.append(PROFILES[shader_type])
-    lines += [defconst_line(c) for c in constants]
+    if declared is None:
+        return [*lines, "config AutoSerialize=false", "config AutoResource=false"]
+    lines += [line for c in declared.constants for line in defextern_lines(c)]
     lines += ["config AutoSerialize=false", "config AutoResource=false"]
-    if config is not None:
-        lines += config_lines(shader_type, config)
-    for group in (declarations, [def_line(literal) for literal in literals]):
+    if declared.config is not None:
+        lines += config_lines(shader_type, declared.config)
+    declarations = dcl_lines(shader_type, declared)
+    for group in (declarations, [def_line(literal) for literal in declared.literals]):
         if group:
             lines += ["", *group]
     return lines
 
 
 def config_lines(shader_type: str, config: ProgramConfig) -> list[str]:
-    """What the compiler says of the register values: a vertex shader's ``config
-    VsMaxReg=``, ``VsResource=`` and (unless it exports one position vector)
-    ``VsExportMode=``; a pixel shader's colour export count as a comment
-    (a2xx-formats.md#xdk-config)."""
+    """What the compiler says of the register values (a2xx-formats.md#xdk-config): the
+    highest register unless r0, ``VsResource=1``, a vertex shader's export mode and
+    count, a pixel shader's colour export count and sample control."""
     if shader_type == "fragment":
-        return [f"// PsExportColorCount={config.color_exports}"]
-    lines = [f"config VsMaxReg={config.vs_max_reg}", f"config VsResource={config.vs_resource}"]
+        lines = [f"config PsMaxReg={config.ps_max_reg}"] if config.ps_max_reg else []
+        lines.append(f"// PsExportColorCount={config.color_exports}")
+        if config.sample_control in SAMPLE_CONTROLS:
+            lines.append(f"// PsSampleControl={SAMPLE_CONTROLS[config.sample_control]}")
+        return lines
+    lines = [f"config VsMaxReg={config.vs_max_reg}"] if config.vs_max_reg else []
+    if config.vs_resource:
+        lines.append("config VsResource=1")
     mode = config.vs_export_mode
     if mode in VS_EXPORT_MODES:
         lines.append(f"config VsExportMode={VS_EXPORT_MODES[mode]}")
     elif mode:
         # No compiler listing shows this mode's word: say what the container holds.
         lines.append(f"// VsExportMode: SQ_PROGRAM_CNTL export mode {mode}")
+    if config.vs_export_count:
+        lines.append(f"// VsExportCount={config.vs_export_count}")
     return lines
 
 
-def dcl_lines(
-    shader_type: str,
-    vertex_elements: tuple[Semantic, ...],
-    interpolators: tuple[Semantic, ...],
-    index_inputs: tuple[Semantic, ...],
-) -> list[str]:
+def dcl_lines(shader_type: str, declared: Declared) -> list[str]:
     """``dcl_index r0.xyz`` for each index input (``dcl_index r0.x`` for a vertex shader
     that fetches vertices when the container gives none), then
     ``dcl_<usage><index>[_centroid] r<N>`` (pixel) or ``o<N>`` (vertex) for each
     interpolator, with its components unless all four."""
-    if not index_inputs and vertex_elements:
-        index_inputs = (Semantic("INDEX", 0, register=0, mask=1),)
-    lines = [f"dcl_{semantic_name(i)} r{i.register}{components(i.mask)}" for i in index_inputs]
+    inputs = declared.index_inputs
+    if not inputs and declared.vertex_elements:
+        inputs = (Semantic("INDEX", 0, register=0, mask=1),)
+    lines = [f"dcl_{semantic_name(i)} r{i.register}{components(i.mask)}" for i in inputs]
     prefix = "o" if shader_type == "vertex" else "r"
-    for i in interpolators:
+    for i in declared.interpolators:
         centroid = "_centroid" if i.centroid else ""
         lines.append(f"dcl_{semantic_name(i)}{centroid} {prefix}{i.register}{components(i.mask)}")
     return lines
@@ -143,13 +161,42 @@ def components(mask: int) -> str:
     return "." + "".join(c for bit, c in enumerate("xyzw") if mask >> bit & 1)
 
 
-def defconst_line(constant: Constant) -> str:
-    """``defconst fsize, float, vector, [1, 4], c0``."""
-    shape = f"[{constant.rows}, {constant.columns}]"
-    return (
-        f"defconst {constant.name}, {constant.parameter_type}, {constant.parameter_class}, "
-        f"{shape}, {constant.register}"
-    )
+def footer_lines(words: list[int], debug: DebugInfo | None) -> list[str]:
+    """``// PDB hint`` with the three words of the slot after the program (a2xx-formats.md
+    #xdk-listing), then the debug block's timestamp and path when there is one."""
+    hint = pdb_hint(words)
+    lines = ["// PDB hint " + "-".join(f"{w:08x}" for w in hint), ""]
+    if debug is not None:
+        lines += ["// Debugger Hint:", f"//  Timestamp: {debug.timestamp:08x}",
+                  f'//  Path: "{debug.path}"']
+    return lines
+
+
+def pdb_hint(words: list[int]) -> tuple[int, int, int]:
+    """The slot after the last instruction any exec runs (the compiler's PDB hint, zeros
+    without a debug database), or zeros when the microcode ends with that instruction."""
+    program = read_program(words)
+    end = max([c.address + c.count for c in program.cf if isinstance(c, CfExec) and c.count]
+              + [math.ceil(len(program.cf) / 2)])
+    if end >= len(program.slots):
+        return (0, 0, 0)
+    return slot_to_dwords(program.slots[end])
+
+
+def defextern_lines(constant: Constant) -> list[str]:
+    """``defextern const mvp[0], float, vector, [1, 4], c0``: one line per array element
+    (each its own register), the type in lower case (``sampler2d``), as the listings of
+    fxc 2.0.21119.0 print a constant-table entry."""
+    head = f", {constant.parameter_type.lower()}, {constant.parameter_class}, " \
+        f"[{constant.rows}, {constant.columns}], "
+    if constant.elements <= 1:
+        return [f"defextern const {constant.name}{head}{constant.register}"]
+    prefix = constant.register[0]
+    step = max(1, constant.count // constant.elements)
+    return [
+        f"defextern const {constant.name}[{i}]{head}{prefix}{constant.index + i * step}"
+        for i in range(constant.elements)
+    ]
 
 
 def def_line(literal: Literal) -> str:
@@ -175,7 +222,8 @@ def body_lines(xenia: str, semantics: dict[int, str]) -> list[str]:
                 lines.append(INDENT + text)
                 continue
         if text.startswith("+"):
-            text = "+ " + instruction(text[1:].strip(), slot, semantics)
+            lines.append(CO_ISSUE + instruction(text[1:].strip(), slot, semantics))
+            continue
         elif (m is None or m.group(2) is None) and text != "serialize":
             text = instruction(text, slot, semantics)
         lines.append(INDENT + text)

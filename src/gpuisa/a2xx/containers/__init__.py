@@ -25,6 +25,7 @@ from .microcode import (
 from .xdk import (
     MAGIC,
     Constant,
+    DebugInfo,
     Literal,
     ProgramConfig,
     Semantic,
@@ -64,6 +65,7 @@ class ShaderFile:
     interpolators: tuple[Semantic, ...] = ()
     index_inputs: tuple[Semantic, ...] = ()  # an XDK vertex shader's r0/r1 at the start
     config: ProgramConfig | None = None  # an XDK container's register values
+    debug: DebugInfo | None = None  # an XDK container's debug database (fxc /XZi)
 
     @property
     def xenia_hash(self) -> int:
@@ -86,6 +88,7 @@ def read_shader_file(data: bytes, name: str = "", *, byte_order: str = "auto") -
             xdk.words, "xdk", "big", True, xdk.shader_type, xdk.constants, xdk.creator,
             xdk.target, literals=xdk.literals, vertex_elements=xdk.vertex_elements,
             interpolators=xdk.interpolators, index_inputs=xdk.index_inputs, config=xdk.config,
+            debug=xdk.debug,
         )
     if data[:2] == MAGIC.to_bytes(4, "big")[:2]:
         raise ContainerError(
@@ -128,6 +131,7 @@ __all__ = [
     "BYTE_ORDERS",
     "FORMATS",
     "Constant",
+    "DebugInfo",
     "Literal",
     "ProgramConfig",
     "Semantic",

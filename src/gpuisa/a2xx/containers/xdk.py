@@ -18,7 +18,7 @@ from ..errors import ContainerError
 MAGIC = 0x102A1100
 MAGIC_MASK = 0xFFFFFF00
 HEADER_FIELDS = (
-    "flags", "virtual_size", "physical_size", "field_0c", "constant_table_offset",
+    "flags", "virtual_size", "physical_size", "debug_info_offset", "constant_table_offset",
     "definition_table_offset", "shader_offset", "field_1c", "field_20",
 )
 HEADER_SIZE = 4 * len(HEADER_FIELDS)
@@ -73,7 +73,7 @@ USAGES = (
     "BINORMAL", "TESSFACTOR", "POSITIONT", "COLOR", "FOG", "DEPTH", "SAMPLE",
 )  # D3DDECLUSAGE, in its numeric order
 SHADER_HEADER_WORDS = 6  # microcode offset and size, two register values, unknown, interpolators
-VERTEX_HEADER_WORDS = 3  # index inputs, vertex elements, (exported vectors, unused here)
+VERTEX_HEADER_WORDS = 3  # index inputs, vertex elements, words after the interpolators
 
 
 INDEX_USAGE = 9  # the usage of an index input word, which the XDK's listing calls "index"
@@ -124,6 +124,16 @@ class ProgramConfig:
         return self.program_cntl & 0x3F
 
     @property
+    def ps_max_reg(self) -> int:
+        """PS_NUM_REG (bits 8-13): the highest temporary register a pixel shader uses."""
+        return (self.program_cntl >> 8) & 0x3F
+
+    @property
+    def vs_export_count(self) -> int:
+        """VS_EXPORT_COUNT (bits 20-23): the number of interpolators exported, less one."""
+        return (self.program_cntl >> 20) & 0xF
+
+    @property
     def vs_resource(self) -> int:
         return (self.program_cntl >> 16) & 1
 
@@ -165,6 +175,16 @@ class XdkContainer:
     interpolators: tuple[Semantic, ...] = ()
     index_inputs: tuple[Semantic, ...] = ()  # vertex shaders: what r0/r1 hold at the start
     config: ProgramConfig | None = None
+    debug: DebugInfo | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DebugInfo:
+    """Where the compiler wrote the shader's debug database (``fxc /XZi``): the build's
+    timestamp and the database's path, from the block at header offset 0x0C."""
+
+    timestamp: int
+    path: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,10 +279,22 @@ def read_xdk_container(data: bytes) -> XdkContainer:
         # The declarations only name things; a container whose declarations gpuisa
         # cannot read (one source describes them) is still read, without the names.
         declared = _Declarations((), (), (), None)
+    debug = None
+    if header["debug_info_offset"]:
+        debug = _debug_info(reader, header["debug_info_offset"])
     return XdkContainer(
         shader_type, words, start, constants, creator, target, literals, declared.elements,
-        declared.interpolators, declared.index_inputs, declared.config,
+        declared.interpolators, declared.index_inputs, declared.config, debug,
     )
+
+
+def _debug_info(reader: _Reader, offset: int) -> DebugInfo:
+    """The debug block: the timestamp, the path's length in bytes, the path (its NUL, if
+    it fits, and padding inside that length)."""
+    timestamp, length = reader.words(offset, 2, "debug info (header offset 0x0C)")
+    reader.need(offset + 8, length, "debug info path")
+    path = reader.data[offset + 8 : offset + 8 + length].split(b"\0")[0]
+    return DebugInfo(timestamp, path.decode("latin-1"))
 
 
 def _usage(value: int, field: str, offset: int) -> str:
