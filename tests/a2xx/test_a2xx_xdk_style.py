@@ -35,8 +35,8 @@ def _xdk_text(data: bytes) -> str:
     return disassemble_xdk(f.words, f.shader_type, declared=f)
 
 
-def test_the_data_holds_nine_shaders() -> None:
-    assert len(shaders()) == 9
+def test_the_data_holds_ten_shaders() -> None:
+    assert len(shaders()) == 10
 
 
 @pytest.mark.parametrize(("ident", "listing", "data"), shaders(), ids=IDS)
@@ -170,7 +170,7 @@ def test_movs_is_maxs_of_one_operand_with_itself() -> None:
 
 def test_co_issued_scalar_round_trips() -> None:
     # The compiler indents a co-issued scalar line by two spaces and "+ " (Scaleform's
-    # "  + movs oC0.w, r0.w", part 3); four spaces are read too.
+    # "  + movs oC0.w, r0.w", FTexTGMul); four spaces are read too.
     text = "xps_3_0\n    exec\n    mul r4.xyz, r1.xyz, c0.xyz\n    + adds r5.w, r0.xy\n    exece\n"
     words = assemble_xdk(text).words
     alu = decode_alu(slot_from_dwords(*words[3:6]))
@@ -234,7 +234,7 @@ def test_a_debug_block_past_the_end_names_its_offset() -> None:
 
 
 def test_the_debug_block_and_pdb_hint_close_the_listing() -> None:
-    # Scaleform's VTexTG (part 1): timestamp 0x50C76F38 at 0x24, the path's 0x5C bytes
+    # Scaleform's VTexTG: timestamp 0x50C76F38 at 0x24, the path's 0x5C bytes
     # after it; the slot after the last instruction is 0x4E4A0000 0x9057F44B 0x15D143AA.
     f = read_shader_file(shaders()[3][2])
     assert f.debug is not None and f.debug.timestamp == 0x50C76F38

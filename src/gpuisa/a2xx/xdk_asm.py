@@ -53,7 +53,7 @@ _SOURCE = re.compile(r"(?<=[\w\]])\.([xyzw]{1,3})(?=,|$)")
 _DEST = re.compile(r"^((?:\(!?p0\) )?\w+ [\w\[\]+]+)\.([xyzw]{1,3})(?=,|$)")
 _ABS = re.compile(r"\b([rc])(\d+)_abs\b")
 _VFETCH = re.compile(r"^(\(!?p0\) )?vfetch (\S+), (\S+), [a-z]+\d*$")
-_SCALAR_NAMES = {info.xna for info in isa.SCALAR_OPS.values() if info.xna} | {"movs"}
+_SCALAR_NAMES = {info.xna for info in isa.SCALAR_OPS.values() if info.xna} | {"movs", "movas"}
 _SLOT_MASK = (1 << 96) - 1
 _XDK_VALUES = (
     "an exec without instructions",
@@ -62,6 +62,7 @@ _XDK_VALUES = (
     "source 3 unused: r0 with the identity swizzle",
     "export: scalar_dest = vector_dest",
     "texture fetch: source selectors not shown",
+    "one-source vector operation: src2 repeats src1",
 )
 
 
@@ -186,9 +187,9 @@ def xenia_instruction(text: str, bound: int = 95) -> str:
     scalar = bare in _SCALAR_NAMES
     if bare == "mov":
         text = re.sub(r"\bmov(_sat)? ([^,]+), (.+)$", r"max\1 \2, \3, \3", text)
-    elif bare == "movs":
-        text = re.sub(r"\bmovs(_sat)? ([^,]+), (-?[\w\[\]+]+)\.([xyzw])$", r"maxs\1 \2, \3.\4\4",
-                      text)
+    elif bare in ("movs", "movas"):
+        text = re.sub(r"\bmov(a?)s(_sat)? ([^,]+), (-?[\w\[\]+]+)\.([xyzw])$",
+                      r"max\1s\2 \3, \4.\5\5", text)
     if not scalar:
         head, _, operands = text.partition(", ")
         operands = _SOURCE.sub(lambda g: "." + g[1] + g[1][-1] * (4 - len(g[1])), operands)
@@ -221,7 +222,7 @@ def xdk_defaults(
             elif values["serialize"] >> (2 * k) & 1:
                 slots[slot] = _texture_fetch_fills(slots[slot])
             else:
-                slots[slot] = _export_scalar_dest(_replicate_scalar_source(slots[slot]))
+                slots[slot] = _alu_fills(slots[slot])
         values["vc"] = vc
         clauses[i] = layout.pack(values, base=clause & layout.unused_mask)
     for s in range(cf_slots):
@@ -253,15 +254,20 @@ def _replicate_scalar_source(slot: int) -> int:
     return isa.ALU_LAYOUT.pack(values, base=slot & isa.ALU_LAYOUT.unused_mask) & _SLOT_MASK
 
 
-def _export_scalar_dest(slot: int) -> int:
-    """An exporting instruction without a scalar operation has scalar_dest 0, even when
-    its scalar write mask writes the constants of ``oPos.x001`` (Scaleform's listings:
-    ``0xC889C03E``; Xenia's rule would give the export register)."""
+def _alu_fills(slot: int) -> int:
+    """An ALU instruction as the XDK compiler fills what the listings do not show, from
+    Scaleform's listings: an exporting instruction without a scalar operation has
+    scalar_dest 0, even when its scalar write mask writes the constants of ``oPos.x001``
+    (``0xC889C03E``; Xenia's rule would give the export register); a one-source vector
+    operation's src2 is r0 with the identity swizzle (``trunc r0.x, r0.y``: d1
+    ``0x00B1006C``; Xenia's rule repeats src1)."""
+    slot = _replicate_scalar_source(slot)
     alu = decode_alu(slot)
-    if not alu.export_data or alu.scalar_opc != isa.ScalarOpcode.RETAIN_PREV:
-        return slot
     values = isa.ALU_LAYOUT.unpack(slot)
-    values["scalar_dest"] = 0
+    if alu.export_data and alu.scalar_opc == isa.ScalarOpcode.RETAIN_PREV:
+        values["scalar_dest"] = 0
+    if alu.vector_info is not None and alu.vector_info.srcs == 1:
+        values.update(src2_reg=0, src2_swiz=0, src2_reg_negate=0, src2_sel=1)
     return isa.ALU_LAYOUT.pack(values, base=slot & isa.ALU_LAYOUT.unused_mask) & _SLOT_MASK
 
 

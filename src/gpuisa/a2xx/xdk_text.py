@@ -16,7 +16,8 @@ listings the compiler published with their words (tests/a2xx/data/xdk-listings.t
 * write masks without underscores (``r0.yz``), source swizzles without the repeats of
   their last component (``c255.xyx`` for xyxx, ``r1.x`` for xxxx), ``r0_abs`` for Xenia's
   ``r_abs[0]``, ``alloc export=2``;
-* ``mov`` / ``movs`` for a ``max`` / ``maxs`` of one operand with itself;
+* ``mov`` / ``movs`` / ``movas`` for a ``max`` / ``maxs`` / ``maxas`` of one operand with
+  itself;
 * ``vfetch r1, r0.x, position`` for a vertex fetch the container binds to a semantic (its
   format is filled in when the vertex declaration is bound), and ``+`` before a co-issued
   scalar operation.
@@ -53,7 +54,7 @@ _MASK = re.compile(r"^((?:\(!?p0\) )?\w+ [\w\[\]+]+)\.((?:x|_)(?:y|_)(?:z|_)(?:w
 _SWIZZLE = re.compile(r"(?<=[\w\]])\.([xyzw]{4})\b")
 _ABS = re.compile(r"\b([rc])_abs\[(\d+)\]")
 _MAX = re.compile(r"^(\(!?p0\) )?max(_sat)? ([^,]+), ([^,]+), \4$")
-_MAXS = re.compile(r"^(\(!?p0\) )?maxs(_sat)? ([^,]+), (-?\w+)\.([xyzw])\5$")
+_MAXS = re.compile(r"^(\(!?p0\) )?max(a?)s(_sat)? ([^,]+), (-?\w+)\.([xyzw])\6$")
 # A vertex fetch whose format the vertex declaration fills in: Xenia shows no options.
 _VFETCH = re.compile(r"^(\(!?p0\) )?vfetch_full (\S+), (\S+), vf\d+$")
 
@@ -201,7 +202,8 @@ def defextern_lines(constant: Constant) -> list[str]:
 
 def def_line(literal: Literal) -> str:
     """``def c255, 0, 1, 2, 0.5``."""
-    return f"def c{literal.register}, " + ", ".join(f"{v:g}" for v in literal.values)
+    # Nine significant digits, as the compiler prints a single (1.1 is 1.10000002).
+    return f"def c{literal.register}, " + ", ".join(f"{v:.9g}" for v in literal.values)
 
 
 def body_lines(xenia: str, semantics: dict[int, str]) -> list[str]:
@@ -244,7 +246,7 @@ def instruction(text: str, slot: int, semantics: dict[int, str]) -> str:
     if m := _MAX.match(text):
         return f"{m[1] or ''}mov{m[2] or ''} {m[3]}, {m[4]}"
     if m := _MAXS.match(text):
-        return f"{m[1] or ''}movs{m[2] or ''} {m[3]}, {m[4]}.{m[5]}"
+        return f"{m[1] or ''}mov{m[2]}s{m[3] or ''} {m[4]}, {m[5]}.{m[6]}"
     return text
 
 
