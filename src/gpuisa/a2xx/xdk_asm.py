@@ -273,9 +273,10 @@ def _alu_fills(slot: int) -> int:
 
 def _texture_fetch_fills(slot: int) -> int:
     """A texture fetch as the XDK compiler fills what Xenia's listing does not show:
-    source selectors past the ones the dimension uses 0 (x), arbitrary filter 0
-    (2x4 symmetric) and sample location 0 (centroid); Scaleform's ``tfetch2D r0,
-    r0.xy, tf0`` is ``0x10080001 0x1F1FF688 0x00004000``."""
+    source selectors past the ones the dimension uses repeat the first, arbitrary filter
+    0 (2x4 symmetric) and sample location 0 (centroid); Scaleform's ``tfetch2D r0,
+    r0.xy, tf0`` is ``0x10080001 0x1F1FF688 0x00004000`` (selectors x, y, x) and its
+    ``tfetch2D r3.__w_, r3.yz, tf1`` has selectors y, z, y (d0 ``0x64183061``)."""
     info = isa.FETCH_OPS.get(slot & 0x1F)  # type: ignore[call-overload]
     if info is None or info.kind is not FetchKind.TEXTURE:
         return slot
@@ -283,7 +284,9 @@ def _texture_fetch_fills(slot: int) -> int:
     values = layout.unpack(slot)
     shown = info.src_components or isa.DIMENSION_COMPONENTS[isa.FetchDimension(
         values["dimension"])]
-    values["src_swiz"] &= (1 << (2 * shown)) - 1
+    first = values["src_swiz"] & 3
+    for lane in range(shown, 3):
+        values["src_swiz"] = values["src_swiz"] & ~(3 << 2 * lane) | first << 2 * lane
     values["arbitrary_filter"] = isa.ArbitraryFilter.SYM_2X4
     values["sample_location"] = isa.SampleLocation.CENTROID
     return layout.pack(values, base=slot & layout.unused_mask) & _SLOT_MASK

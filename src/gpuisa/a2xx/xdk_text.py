@@ -218,10 +218,14 @@ def body_lines(xenia: str, semantics: dict[int, str]) -> list[str]:
                 slot = int(m.group(1))
             else:
                 text = text.replace("alloc export = ", "alloc export=")
+                if text.startswith("("):
+                    # A predicated CF line starts at column 0 (Scaleform's "(!p0) jmp L9").
+                    lines.append(text)
+                    continue
         else:
             text = raw.strip()
             if text.startswith("label "):
-                lines.append(INDENT + text)
+                lines.append(text)  # at column 0, as the compiler writes it
                 continue
         if text.startswith("+"):
             lines.append(CO_ISSUE + instruction(text[1:].strip(), slot, semantics))
