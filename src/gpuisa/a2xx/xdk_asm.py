@@ -258,7 +258,9 @@ def _alu_fills(slot: int) -> int:
     """An ALU instruction as the XDK compiler fills what the listings do not show, from
     Scaleform's listings: an exporting instruction without a scalar operation has
     scalar_dest 0, even when its scalar write mask writes the constants of ``oPos.x001``
-    (``0xC889C03E``; Xenia's rule would give the export register); a one-source vector
+    (``0xC889C03E``; Xenia's rule would give the export register), and bit 14 set when
+    it writes any constant (``oC0.xyz1``: ``0xC88FC000``; Xenia's rule sets it for a 0
+    only, and shows it for no other write); a one-source vector
     operation's src2 is r0 with the identity swizzle (``trunc r0.x, r0.y``: d1
     ``0x00B1006C``; Xenia's rule repeats src1)."""
     slot = _replicate_scalar_source(slot)
@@ -266,6 +268,9 @@ def _alu_fills(slot: int) -> int:
     values = isa.ALU_LAYOUT.unpack(slot)
     if alu.export_data and alu.scalar_opc == isa.ScalarOpcode.RETAIN_PREV:
         values["scalar_dest"] = 0
+        if alu.scalar_write_mask:
+            # Constant components (the 1 of oC0.xyz1 too): bit 14 set, as with a 0.
+            values["scalar_dest_rel"] = 1
     if alu.vector_info is not None and alu.vector_info.srcs == 1:
         values.update(src2_reg=0, src2_swiz=0, src2_reg_negate=0, src2_sel=1)
     return isa.ALU_LAYOUT.pack(values, base=slot & isa.ALU_LAYOUT.unused_mask) & _SLOT_MASK
