@@ -35,8 +35,8 @@ def _xdk_text(data: bytes) -> str:
     return disassemble_xdk(f.words, f.shader_type, declared=f)
 
 
-def test_the_data_holds_fourteen_shaders() -> None:
-    assert len(shaders()) == 14
+def test_the_data_holds_fifteen_shaders() -> None:
+    assert len(shaders()) == 15
 
 
 @pytest.mark.parametrize(("ident", "listing", "data"), shaders(), ids=IDS)
