@@ -1,10 +1,11 @@
 """``--toolchain``: the bits Mesa's text does not show, filled as each compiler fills them.
 
 Real shaders: Mesa's text of the three XDK-compiled containers of
-tests/a2xx/data/xdk-listings.txt reassembles to the XDK compiler's words with
-``toolchain="xdk"`` (and not with the Adreno defaults).  Rules: each toolchain's fills
-for a hand-written program, expected values written out from the evidence cited in
-gpuisa.a2xx.toolchains (XDK containers, the Adreno GMEM shaders, Mesa's ir2_assemble.c).
+tests/a2xx/data/xdk-listings.txt built without a debug database reassembles to the XDK
+compiler's words with ``toolchain="xdk"`` (and not with the Adreno defaults).  Rules:
+each toolchain's fills for a hand-written program, expected values written out from the
+evidence cited in gpuisa.a2xx.toolchains (XDK containers, the Adreno GMEM shaders,
+Mesa's ir2_assemble.c).
 """
 
 from __future__ import annotations

@@ -1,9 +1,11 @@
-"""Real shaders: three listings Microsoft's XDK shader compiler wrote with their compiled
-containers (tests/a2xx/data/xdk-listings.txt, with their provenance).
+"""Real shaders: fifteen listings Microsoft's XDK shader compiler wrote with their compiled
+containers (tests/a2xx/data/xdk-listings.txt, with their provenance: three single C
+headers and twelve shaders of Scaleform GFx's X360_ShaderBinary.cpp).
 
 The compiler's words are read from its container; gpuisa's XDK listing of them must be
-the compiler's listing character for character (everything between ``#if 0`` and
-``#endif``: header, body and the closing PDB hint), and the compiler's listing must
+the compiler's listing character for character (from ``// Shader type`` to ``#endif``:
+header, body, the closing PDB hint and debugger hint; fxc's comment block above it holds
+its command line, which no container does), and the compiler's listing must
 assemble to the compiler's words.  Both texts and words were written by the XDK, not by
 gpuisa.  The header rules are also pinned on containers built by hand, with the lines
 written out from the rules of a2xx-formats.md#xdk-config.
