@@ -1,16 +1,17 @@
 """``--toolchain``: the bits Mesa's text does not show, filled as each compiler fills them.
 
 Real shaders: Mesa's text of the three XDK-compiled containers of
-tests/a2xx/data/xdk-listings.txt reassembles to the XDK compiler's words with
-``toolchain="xdk"`` (and not with the Adreno defaults).  Rules: each toolchain's fills
-for a hand-written program, expected values written out from the evidence cited in
-gpuisa.a2xx.toolchains (XDK containers, the Adreno GMEM shaders, Mesa's ir2_assemble.c).
+tests/a2xx/data/xdk-listings.txt built without a debug database reassembles to the XDK
+compiler's words with ``toolchain="xdk"`` (and not with the Adreno defaults).  Rules:
+each toolchain's fills for a hand-written program, expected values written out from the
+evidence cited in gpuisa.a2xx.toolchains (XDK containers, the Adreno GMEM shaders,
+Mesa's ir2_assemble.c).
 """
 
 from __future__ import annotations
 
 import pytest
-from xdk_listing_helpers import IDS, shaders
+from xdk_listing_helpers import shaders
 
 from gpuisa.a2xx import disassemble
 from gpuisa.a2xx.asm import assemble, assemble_with_warnings
@@ -36,7 +37,14 @@ EXEC_END
 # Slots: 0-1 CF (three clauses and a NOP), 2-3 the fetches, 4-5 the ALU instructions.
 
 
-@pytest.mark.parametrize(("ident", "listing", "data"), shaders(), ids=IDS)
+# The containers without a debug database.  Mesa's text of Scaleform's (fxc /XZi) cannot
+# give their words back: it does not carry the PDB hint kept after the last instruction,
+# the texture fetch's dimension bits, or the bit Xenia shows as the 0 of oPos.x001
+# (a2xx-formats.md#toolchain-defaults); their XDK listing does (test_a2xx_xdk_style.py).
+_NO_DEBUG = [s for s in shaders() if read_shader_file(s[2]).debug is None]
+
+
+@pytest.mark.parametrize(("ident", "listing", "data"), _NO_DEBUG, ids=[s[0] for s in _NO_DEBUG])
 def test_mesa_text_of_xdk_shaders_reassembles_with_the_xdk_toolchain(
     ident: str, listing: str, data: bytes
 ) -> None:
@@ -97,7 +105,7 @@ def test_unknown_toolchain_is_an_error() -> None:
         assemble(PROGRAM, toolchain="gcc")
 
 
-@pytest.mark.parametrize(("ident", "listing", "data"), shaders(), ids=IDS)
+@pytest.mark.parametrize(("ident", "listing", "data"), _NO_DEBUG, ids=[s[0] for s in _NO_DEBUG])
 def test_disasm_of_a_container_names_its_toolchain_for_asm(
     tmp_path, capsys, ident: str, listing: str, data: bytes
 ) -> None:

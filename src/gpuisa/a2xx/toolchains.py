@@ -9,13 +9,14 @@ compiler wrote.  Evidence, per toolchain:
 
 * ``adreno``: the Adreno compiler of the Adreno 200 kernel driver's four GMEM shaders
   (:data:`isa.ALU_DEFAULTS` and the fetch defaults beside them cite the words).
-* ``xdk``: Microsoft's XDK compiler, the three containers of
-  tests/a2xx/data/xdk-listings.txt: every vector-only slot has scalar opcode 50
-  (RETAIN_PREV, d0 bits 26-31 = 0x32: ``0xc80f8000``); every vertex fetch is a full fetch
-  with prefetch count 0, no index rounding and ``signed_rf_mode`` 0 (``0x00081000
-  0x00000688 0x00000000``, 18 fetches); c252-c255 are written ``0xfc``-``0xff`` (Mesa
-  prints ``|C60|``-``|C63|``); each exec sets its ``vc`` bit for a vertex fetch; one
-  all-zero slot follows the last instruction.
+* ``xdk``: Microsoft's XDK compiler, the three containers without a debug database of
+  tests/a2xx/data/xdk-listings.txt (Scaleform's, built with one, end with a PDB hint
+  Mesa's text cannot carry; their XDK listing assembles instead): every vector-only
+  slot has scalar opcode 50 (RETAIN_PREV, d0 bits 26-31 = 0x32: ``0xc80f8000``); every
+  vertex fetch is a full fetch with prefetch count 0, no index rounding and
+  ``signed_rf_mode`` 0 (``0x00081000 0x00000688 0x00000000``, 18 fetches); c252-c255
+  are written ``0xfc``-``0xff`` (Mesa prints ``|C60|``-``|C63|``); each exec sets its
+  ``vc`` bit for a vertex fetch; one all-zero slot follows the last instruction.
 * ``mesa``: Mesa's own A2XX compiler (ir2, ``ir2_assemble.c`` of freedreno, read at
   flto/mesa c903b7cd): an instruction starts from zero, so an unused scalar slot is
   opcode 0 (ADDs) and an unused third source is constant 0; vertex fetches as the Adreno

@@ -5,15 +5,19 @@ The XDK's listing and Xenia's (``xna.py``) name instructions, operands and fetch
 alike; the XDK's differs in its layout and its short forms, each checked against the
 listings the compiler published with their words (tests/a2xx/data/xdk-listings.txt):
 
-* a header: the profile, ``config AutoSerialize=false`` / ``AutoResource=false`` (compiled
-  microcode is serialized and allocated explicitly), ``defconst`` for each entry of the
-  container's constant table, ``dcl_*`` for its semantics and ``def`` for its literals;
+* a header: the profile, ``defconst`` for each entry of the container's constant table,
+  ``config AutoSerialize=false`` / ``AutoResource=false`` (compiled microcode is
+  serialized and allocated explicitly), the ``config Vs*`` lines or the
+  ``PsExportColorCount`` comment that the shader header's register values give,
+  ``dcl_*`` for its declarations and ``def`` for its literals (a2xx-formats.md#xdk-config);
+  at the end, the compiler's ``// PDB hint``;
 * no slot markers: every line is indented four spaces, each ``exec`` followed by its
   instructions, ``serialize`` on a line of its own, trailing ``cnop`` clauses left out;
 * write masks without underscores (``r0.yz``), source swizzles without the repeats of
   their last component (``c255.xyx`` for xyxx, ``r1.x`` for xxxx), ``r0_abs`` for Xenia's
   ``r_abs[0]``, ``alloc export=2``;
-* ``mov`` / ``movs`` for a ``max`` / ``maxs`` of one operand with itself;
+* ``mov`` / ``movs`` / ``movas`` for a ``max`` / ``maxs`` / ``maxas`` of one operand with
+  itself;
 * ``vfetch r1, r0.x, position`` for a vertex fetch the container binds to a semantic (its
   format is filled in when the vertex declaration is bound), and ``+`` before a co-issued
   scalar operation.
@@ -24,39 +28,69 @@ here the same way, and every input Xenia's listing refuses is refused here too.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
+from typing import Protocol
 
-from .containers.xdk import Constant, Literal, Semantic
+from .containers.xdk import Constant, DebugInfo, Literal, ProgramConfig, Semantic
+from .encoding import CfExec, slot_to_dwords
+from .program import read_program
 from .xna import disassemble_xna
 
 PROFILES = {"vertex": "xvs_3_0", "fragment": "xps_3_0"}
 INDENT = "    "
+CO_ISSUE = "  + "  # before a scalar operation issued with the vector one above it
+# The compiler's word for a vertex shader export mode (SQ_PROGRAM_CNTL.VS_EXPORT_MODE,
+# numbered as xenia-project/xenia's xenos.h VertexShaderExportMode, index file 1458051748):
+# 7 (kMultipass) is "multipass" in the listing of 68761226064; 0 (one position vector)
+# prints no line.  No listing shows modes 2-6.
+VS_EXPORT_MODES = {7: "multipass"}
+# SQ_CONTEXT_MISC.SC_SAMPLE_CNTL as the compiler's comment names it (Scaleform's
+# listings: 1 "centers", 2 "both"); 0, centroids only, prints no line (68420063911).
+SAMPLE_CONTROLS = {1: "centers", 2: "both"}
 _MARKER = re.compile(r"^/\*\s*(\d+)(\.[01])?\s*\*/\s?(.*)$")
 _MASK = re.compile(r"^((?:\(!?p0\) )?\w+ [\w\[\]+]+)\.((?:x|_)(?:y|_)(?:z|_)(?:w|_))(?=,|$)")
 _SWIZZLE = re.compile(r"(?<=[\w\]])\.([xyzw]{4})\b")
 _ABS = re.compile(r"\b([rc])_abs\[(\d+)\]")
 _MAX = re.compile(r"^(\(!?p0\) )?max(_sat)? ([^,]+), ([^,]+), \4$")
-_MAXS = re.compile(r"^(\(!?p0\) )?maxs(_sat)? ([^,]+), (-?\w+)\.([xyzw])\5$")
-_VFETCH = re.compile(r"^(\(!?p0\) )?vfetch_full (\S+), (\S+), vf95$")
+_MAXS = re.compile(r"^(\(!?p0\) )?max(a?)s(_sat)? ([^,]+), (-?\w+)\.([xyzw])\6$")
+# A vertex fetch whose format the vertex declaration fills in: Xenia shows no options.
+_VFETCH = re.compile(r"^(\(!?p0\) )?vfetch_full (\S+), (\S+), vf\d+$")
+
+
+class Declared(Protocol):
+    """What an XDK container says besides its microcode (a ShaderFile or XdkContainer)."""
+
+    @property
+    def constants(self) -> tuple[Constant, ...]: ...
+    @property
+    def literals(self) -> tuple[Literal, ...]: ...
+    @property
+    def vertex_elements(self) -> tuple[Semantic, ...]: ...
+    @property
+    def interpolators(self) -> tuple[Semantic, ...]: ...
+    @property
+    def index_inputs(self) -> tuple[Semantic, ...]: ...
+    @property
+    def config(self) -> ProgramConfig | None: ...
+    @property
+    def debug(self) -> DebugInfo | None: ...
 
 
 def disassemble_xdk(
-    words: Iterable[int],
-    shader_type: str,
-    *,
-    constants: tuple[Constant, ...] = (),
-    literals: tuple[Literal, ...] = (),
-    vertex_elements: tuple[Semantic, ...] = (),
-    interpolators: tuple[Semantic, ...] = (),
+    words: Iterable[int], shader_type: str, *, declared: Declared | None = None
 ) -> str:
-    """The XDK's listing of a program; the container's constant table, literals and
-    semantics (all optional) give the header and the vertex fetches' semantic names."""
+    """The XDK's listing of a program; ``declared``, an XDK container's constant table,
+    literals, declarations, register values and debug block, gives the header, the vertex
+    fetches' semantic names and the closing debugger hint."""
+    words = list(words)
     xenia = disassemble_xna(words, shader_type, canary=False)
-    header = header_lines(shader_type, constants, literals, vertex_elements, interpolators)
-    semantics = {e.slot: semantic_name(e) for e in vertex_elements}
-    body = body_lines(xenia, semantics)
-    return "\n".join(header) + "\n\n\n" + "\n".join(body) + "\n"
+    header = header_lines(shader_type, declared)
+    elements = declared.vertex_elements if declared is not None else ()
+    body = body_lines(xenia, {e.slot: semantic_name(e) for e in elements})
+    footer = footer_lines(words, declared.debug if declared is not None else None)
+    return "\n".join(header) + "\n\n\n" + "\n".join(body) + "\n\n" + "\n".join(footer) + "\n"
 
 
 def semantic_name(semantic: Semantic) -> str:
@@ -65,38 +99,111 @@ def semantic_name(semantic: Semantic) -> str:
     return semantic.usage.lower() + (str(semantic.index) if semantic.index else "")
 
 
-def header_lines(
-    shader_type: str,
-    constants: tuple[Constant, ...],
-    literals: tuple[Literal, ...],
-    vertex_elements: tuple[Semantic, ...],
-    interpolators: tuple[Semantic, ...],
-) -> list[str]:
+def header_lines(shader_type: str, declared: Declared | None) -> list[str]:
     lines = [f"// Shader type: {'pixel' if shader_type == 'fragment' else 'vertex'} ", ""]
     lines.append(PROFILES[shader_type])
-    lines += [defconst_line(c) for c in constants]
+    if declared is None:
+        return [*lines, "config AutoSerialize=false", "config AutoResource=false"]
+    lines += [line for c in declared.constants for line in defextern_lines(c)]
     lines += ["config AutoSerialize=false", "config AutoResource=false"]
-    declarations = ["dcl_index r0.x"] if vertex_elements else []
-    prefix = "o" if shader_type == "vertex" else "r"
-    declarations += [f"dcl_{semantic_name(i)} {prefix}{i.register}" for i in interpolators]
-    for group in (declarations, [def_line(literal) for literal in literals]):
+    if declared.config is not None:
+        lines += config_lines(shader_type, declared.config)
+    declarations = dcl_lines(shader_type, declared)
+    for group in (declarations, [def_line(literal) for literal in declared.literals]):
         if group:
             lines += ["", *group]
     return lines
 
 
-def defconst_line(constant: Constant) -> str:
-    """``defconst fsize, float, vector, [1, 4], c0``."""
-    shape = f"[{constant.rows}, {constant.columns}]"
-    return (
-        f"defconst {constant.name}, {constant.parameter_type}, {constant.parameter_class}, "
-        f"{shape}, {constant.register}"
-    )
+def config_lines(shader_type: str, config: ProgramConfig) -> list[str]:
+    """What the compiler says of the register values (a2xx-formats.md#xdk-config): the
+    highest register unless r0, ``VsResource=1``, a vertex shader's export mode and
+    count, a pixel shader's colour export count and sample control."""
+    if shader_type == "fragment":
+        lines = [f"config PsMaxReg={config.ps_max_reg}"] if config.ps_max_reg else []
+        lines.append(f"// PsExportColorCount={config.color_exports}")
+        if config.sample_control in SAMPLE_CONTROLS:
+            lines.append(f"// PsSampleControl={SAMPLE_CONTROLS[config.sample_control]}")
+        return lines
+    lines = [f"config VsMaxReg={config.vs_max_reg}"] if config.vs_max_reg else []
+    if config.vs_resource:
+        lines.append("config VsResource=1")
+    mode = config.vs_export_mode
+    if mode in VS_EXPORT_MODES:
+        lines.append(f"config VsExportMode={VS_EXPORT_MODES[mode]}")
+    elif mode:
+        # No compiler listing shows this mode's word: say what the container holds.
+        lines.append(f"// VsExportMode: SQ_PROGRAM_CNTL export mode {mode}")
+    if config.vs_export_count:
+        lines.append(f"// VsExportCount={config.vs_export_count}")
+    return lines
+
+
+def dcl_lines(shader_type: str, declared: Declared) -> list[str]:
+    """``dcl_index r0.xyz`` for each index input (``dcl_index r0.x`` for a vertex shader
+    that fetches vertices when the container gives none), then
+    ``dcl_<usage><index>[_centroid] r<N>`` (pixel) or ``o<N>`` (vertex) for each
+    interpolator, with its components unless all four."""
+    inputs = declared.index_inputs
+    if not inputs and declared.vertex_elements:
+        inputs = (Semantic("INDEX", 0, register=0, mask=1),)
+    lines = [f"dcl_{semantic_name(i)} r{i.register}{components(i.mask)}" for i in inputs]
+    prefix = "o" if shader_type == "vertex" else "r"
+    for i in declared.interpolators:
+        centroid = "_centroid" if i.centroid else ""
+        lines.append(f"dcl_{semantic_name(i)}{centroid} {prefix}{i.register}{components(i.mask)}")
+    return lines
+
+
+def components(mask: int) -> str:
+    """``.xy`` for the components of ``mask``; nothing for all four (or none given)."""
+    if mask in (0, 0xF):
+        return ""
+    return "." + "".join(c for bit, c in enumerate("xyzw") if mask >> bit & 1)
+
+
+def footer_lines(words: list[int], debug: DebugInfo | None) -> list[str]:
+    """``// PDB hint`` with the three words of the slot after the program (a2xx-formats.md
+    #xdk-listing), then the debug block's timestamp and path when there is one."""
+    hint = pdb_hint(words)
+    lines = ["// PDB hint " + "-".join(f"{w:08x}" for w in hint), ""]
+    if debug is not None:
+        lines += ["// Debugger Hint:", f"//  Timestamp: {debug.timestamp:08x}",
+                  f'//  Path: "{debug.path}"']
+    return lines
+
+
+def pdb_hint(words: list[int]) -> tuple[int, int, int]:
+    """The slot after the last instruction any exec runs (the compiler's PDB hint, zeros
+    without a debug database), or zeros when the microcode ends with that instruction."""
+    program = read_program(words)
+    end = max([c.address + c.count for c in program.cf if isinstance(c, CfExec) and c.count]
+              + [math.ceil(len(program.cf) / 2)])
+    if end >= len(program.slots):
+        return (0, 0, 0)
+    return slot_to_dwords(program.slots[end])
+
+
+def defextern_lines(constant: Constant) -> list[str]:
+    """``defextern const mvp[0], float, vector, [1, 4], c0``: one line per array element
+    (each its own register), the type in lower case (``sampler2d``), as the listings of
+    fxc 2.0.21119.0 print a constant-table entry."""
+    head = f", {constant.parameter_type.lower()}, {constant.parameter_class}, " \
+        f"[{constant.rows}, {constant.columns}], "
+    if constant.elements <= 1:
+        return [f"defextern const {constant.name}{head}{constant.register}"]
+    prefix = constant.register[0]
+    step = max(1, constant.count // constant.elements)
+    return [
+        f"defextern const {constant.name}[{i}]{head}{prefix}{constant.index + i * step}"
+        for i in range(constant.elements)
+    ]
 
 
 def def_line(literal: Literal) -> str:
     """``def c255, 0, 1, 2, 0.5``."""
-    return f"def c{literal.register}, " + ", ".join(f"{v:g}" for v in literal.values)
+    # Nine significant digits, as the compiler prints a single (1.1 is 1.10000002).
+    return f"def c{literal.register}, " + ", ".join(f"{v:.9g}" for v in literal.values)
 
 
 def body_lines(xenia: str, semantics: dict[int, str]) -> list[str]:
@@ -111,13 +218,18 @@ def body_lines(xenia: str, semantics: dict[int, str]) -> list[str]:
                 slot = int(m.group(1))
             else:
                 text = text.replace("alloc export = ", "alloc export=")
+                if text.startswith("("):
+                    # A predicated CF line starts at column 0 (Scaleform's "(!p0) jmp L9").
+                    lines.append(text)
+                    continue
         else:
             text = raw.strip()
             if text.startswith("label "):
-                lines.append(INDENT + text)
+                lines.append(text)  # at column 0, as the compiler writes it
                 continue
         if text.startswith("+"):
-            text = "+ " + instruction(text[1:].strip(), slot, semantics)
+            lines.append(CO_ISSUE + instruction(text[1:].strip(), slot, semantics))
+            continue
         elif (m is None or m.group(2) is None) and text != "serialize":
             text = instruction(text, slot, semantics)
         lines.append(INDENT + text)
@@ -138,7 +250,7 @@ def instruction(text: str, slot: int, semantics: dict[int, str]) -> str:
     if m := _MAX.match(text):
         return f"{m[1] or ''}mov{m[2] or ''} {m[3]}, {m[4]}"
     if m := _MAXS.match(text):
-        return f"{m[1] or ''}movs{m[2] or ''} {m[3]}, {m[4]}.{m[5]}"
+        return f"{m[1] or ''}mov{m[2]}s{m[3] or ''} {m[4]}, {m[5]}.{m[6]}"
     return text
 
 

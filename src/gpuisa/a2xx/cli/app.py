@@ -66,10 +66,7 @@ def _disasm(args: argparse.Namespace) -> int:
         text = disassemble(words, shader_type, raw=args.raw, style=args.style)  # type: ignore[arg-type]
         if args.style == "xdk" and shader is not None and shader.format == "xdk":
             # The XDK's own header names the container's constants (defconst/dcl/def).
-            text = disassemble_xdk(
-                words, shader_type, constants=shader.constants, literals=shader.literals,
-                vertex_elements=shader.vertex_elements, interpolators=shader.interpolators,
-            )
+            text = disassemble_xdk(words, shader_type, declared=shader)
     if shader is not None and shader.format == "xdk" and not args.no_constants \
             and args.style != "xdk":
         # The container's names for its constants and its literals, as a comment both

@@ -25,7 +25,9 @@ from .microcode import (
 from .xdk import (
     MAGIC,
     Constant,
+    DebugInfo,
     Literal,
+    ProgramConfig,
     Semantic,
     XdkContainer,
     constant_table_lines,
@@ -61,6 +63,9 @@ class ShaderFile:
     literals: tuple[Literal, ...] = ()  # an XDK container's own float constants (def)
     vertex_elements: tuple[Semantic, ...] = ()  # what each vertex fetch reads
     interpolators: tuple[Semantic, ...] = ()
+    index_inputs: tuple[Semantic, ...] = ()  # an XDK vertex shader's r0/r1 at the start
+    config: ProgramConfig | None = None  # an XDK container's register values
+    debug: DebugInfo | None = None  # an XDK container's debug database (fxc /XZi)
 
     @property
     def xenia_hash(self) -> int:
@@ -82,7 +87,8 @@ def read_shader_file(data: bytes, name: str = "", *, byte_order: str = "auto") -
         return ShaderFile(
             xdk.words, "xdk", "big", True, xdk.shader_type, xdk.constants, xdk.creator,
             xdk.target, literals=xdk.literals, vertex_elements=xdk.vertex_elements,
-            interpolators=xdk.interpolators,
+            interpolators=xdk.interpolators, index_inputs=xdk.index_inputs, config=xdk.config,
+            debug=xdk.debug,
         )
     if data[:2] == MAGIC.to_bytes(4, "big")[:2]:
         raise ContainerError(
@@ -125,7 +131,9 @@ __all__ = [
     "BYTE_ORDERS",
     "FORMATS",
     "Constant",
+    "DebugInfo",
     "Literal",
+    "ProgramConfig",
     "Semantic",
     "ShaderFile",
     "XdkContainer",

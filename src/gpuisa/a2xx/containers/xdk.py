@@ -18,7 +18,7 @@ from ..errors import ContainerError
 MAGIC = 0x102A1100
 MAGIC_MASK = 0xFFFFFF00
 HEADER_FIELDS = (
-    "flags", "virtual_size", "physical_size", "field_0c", "constant_table_offset",
+    "flags", "virtual_size", "physical_size", "debug_info_offset", "constant_table_offset",
     "definition_table_offset", "shader_offset", "field_1c", "field_20",
 )
 HEADER_SIZE = 4 * len(HEADER_FIELDS)
@@ -72,23 +72,92 @@ USAGES = (
     "POSITION", "BLENDWEIGHT", "BLENDINDICES", "NORMAL", "PSIZE", "TEXCOORD", "TANGENT",
     "BINORMAL", "TESSFACTOR", "POSITIONT", "COLOR", "FOG", "DEPTH", "SAMPLE",
 )  # D3DDECLUSAGE, in its numeric order
-SHADER_HEADER_WORDS = 6  # microcode offset and size, three unknown words, interpolator info
-VERTEX_HEADER_WORDS = 3  # words skipped before the elements, element count, unknown
+SHADER_HEADER_WORDS = 6  # microcode offset and size, two register values, unknown, interpolators
+VERTEX_HEADER_WORDS = 3  # index inputs, vertex elements, words after the interpolators
+
+
+INDEX_USAGE = 9  # the usage of an index input word, which the XDK's listing calls "index"
 
 
 @dataclass(frozen=True, slots=True)
 class Semantic:
     """A declaration of the shader header: the vertex fetch at ``slot`` reads this
-    usage (vertex elements), or temp/export ``register`` carries it (interpolators)."""
+    usage (vertex elements), temp/export ``register`` carries it (interpolators), or the
+    GPU writes it to ``register`` before the vertex shader starts (index inputs).
+    ``mask`` holds the components (bit 0 x .. bit 3 w); ``centroid`` says a pixel
+    shader's interpolator is sampled at the centroid."""
 
-    usage: str  # "POSITION", "TEXCOORD", ...
+    usage: str  # "POSITION", "TEXCOORD", ..., "INDEX"
     index: int
     slot: int = -1  # vertex elements: the fetch instruction's slot
-    register: int = -1  # interpolators: the register
+    register: int = -1  # interpolators and index inputs: the register
+    mask: int = 0xF
+    centroid: bool = False
 
     @property
     def name(self) -> str:
         return f"{self.usage}{self.index}"
+
+
+@dataclass(frozen=True, slots=True)
+class ProgramConfig:
+    """The register values the shader header gives for the shader (words 2 and 3:
+    ``SQ_PROGRAM_CNTL`` and ``SQ_CONTEXT_MISC``; a pixel shader's words 6 and 7:
+    ``SQ_INTERPOLATOR_CNTL`` and its colour/depth outputs), a2xx-formats.md#xdk-config.
+
+    Field layouts: SQ_PROGRAM_CNTL and SQ_CONTEXT_MISC as xenia-project/xenia's
+    ``src/xenia/gpu/registers.h`` (index file 5736906840) and the Xenon emulator's
+    container reader (index file 20211065606, which names the two words
+    ``program_control`` and ``context_misc``) give them; the pixel shader's word 6 is
+    SQ_INTERPOLATOR_CNTL (bits 0-15 one per interpolator in use, bits 16-31 the
+    sampling pattern, 1 = centre) in every header checked (a2xx-formats.md#xdk-config).
+    """
+
+    program_cntl: int
+    context_misc: int
+    interpolator_cntl: int = 0  # pixel shaders only
+    outputs: int = 0  # pixel shaders only: bits 0-3 colour targets 0-3, bit 4 depth
+
+    @property
+    def vs_max_reg(self) -> int:
+        """VS_NUM_REG (bits 0-5): the highest temporary register a vertex shader uses."""
+        return self.program_cntl & 0x3F
+
+    @property
+    def ps_max_reg(self) -> int:
+        """PS_NUM_REG (bits 8-13): the highest temporary register a pixel shader uses."""
+        return (self.program_cntl >> 8) & 0x3F
+
+    @property
+    def vs_export_count(self) -> int:
+        """VS_EXPORT_COUNT (bits 20-23): the number of interpolators exported, less one."""
+        return (self.program_cntl >> 20) & 0xF
+
+    @property
+    def vs_resource(self) -> int:
+        return (self.program_cntl >> 16) & 1
+
+    @property
+    def vs_export_mode(self) -> int:
+        """VS_EXPORT_MODE (bits 24-26): 0 one position vector, 7 multipass (memory
+        export only)."""
+        return (self.program_cntl >> 24) & 7
+
+    @property
+    def sample_control(self) -> int:
+        """SC_SAMPLE_CNTL (SQ_CONTEXT_MISC bits 2-3): 0 centroids only, 1 centres only,
+        2 per interpolator (the sampling pattern)."""
+        return (self.context_misc >> 2) & 3
+
+    @property
+    def color_exports(self) -> int:
+        return bin(self.outputs & 0xF).count("1")
+
+    def centroid(self, register: int) -> bool:
+        """Is the interpolator of ``register`` sampled at the centroid?"""
+        if self.sample_control == 2:
+            return not (self.interpolator_cntl >> (16 + register)) & 1
+        return self.sample_control == 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +173,26 @@ class XdkContainer:
     literals: tuple[Literal, ...] = ()
     vertex_elements: tuple[Semantic, ...] = ()
     interpolators: tuple[Semantic, ...] = ()
+    index_inputs: tuple[Semantic, ...] = ()  # vertex shaders: what r0/r1 hold at the start
+    config: ProgramConfig | None = None
+    debug: DebugInfo | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DebugInfo:
+    """Where the compiler wrote the shader's debug database (``fxc /XZi``): the build's
+    timestamp and the database's path, from the block at header offset 0x0C."""
+
+    timestamp: int
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Declarations:
+    elements: tuple[Semantic, ...]
+    interpolators: tuple[Semantic, ...]
+    index_inputs: tuple[Semantic, ...]
+    config: ProgramConfig | None
 
 
 def is_xdk_container(data: bytes) -> bool:
@@ -185,15 +274,27 @@ def read_xdk_container(data: bytes) -> XdkContainer:
     if header["definition_table_offset"]:
         literals = _literals(reader, header["definition_table_offset"], physical, shader_type)
     try:
-        elements, interpolators = _semantics(reader, shader_at, shader_type)
+        declared = _semantics(reader, shader_at, shader_type)
     except ContainerError:
         # The declarations only name things; a container whose declarations gpuisa
         # cannot read (one source describes them) is still read, without the names.
-        elements, interpolators = (), ()
+        declared = _Declarations((), (), (), None)
+    debug = None
+    if header["debug_info_offset"]:
+        debug = _debug_info(reader, header["debug_info_offset"])
     return XdkContainer(
-        shader_type, words, start, constants, creator, target, literals, elements,
-        interpolators,
+        shader_type, words, start, constants, creator, target, literals, declared.elements,
+        declared.interpolators, declared.index_inputs, declared.config, debug,
     )
+
+
+def _debug_info(reader: _Reader, offset: int) -> DebugInfo:
+    """The debug block: the timestamp, the path's length in bytes, the path (its NUL, if
+    it fits, and padding inside that length)."""
+    timestamp, length = reader.words(offset, 2, "debug info (header offset 0x0C)")
+    reader.need(offset + 8, length, "debug info path")
+    path = reader.data[offset + 8 : offset + 8 + length].split(b"\0")[0]
+    return DebugInfo(timestamp, path.decode("latin-1"))
 
 
 def _usage(value: int, field: str, offset: int) -> str:
@@ -203,31 +304,49 @@ def _usage(value: int, field: str, offset: int) -> str:
     return USAGES[value]
 
 
-def _semantics(
-    reader: _Reader, shader_at: int, shader_type: str
-) -> tuple[tuple[Semantic, ...], tuple[Semantic, ...]]:
-    """The vertex elements (vertex shaders) and interpolators of the shader header: each
-    a 32-bit word; an element's bits 0-11 are its fetch's slot, 12-15 its usage, 16-19
-    its usage index; an interpolator's bits 0-3 are its usage index, 4-7 its usage, 8-11
-    its register (a2xx-formats.md#xdk-container)."""
+def _semantics(reader: _Reader, shader_at: int, shader_type: str) -> _Declarations:
+    """The declarations of the shader header (a2xx-formats.md#xdk-shader-header): its
+    register values, then for a vertex shader the index inputs and the vertex elements,
+    for a pixel shader SQ_INTERPOLATOR_CNTL and the outputs; then the interpolators.
+
+    A vertex element's bits 0-11 are its fetch's slot, 12-15 its usage, 16-19 its usage
+    index; an interpolator's bits 0-3 are its usage index, 4-7 its usage, 8-11 its
+    register, 12-15 its components.  An index input (usage 9) has the usage index in
+    bits 0-3, the register in bit 8 and the components from bit 9 on: the three
+    compiler listings pair ``0x290`` with ``dcl_index r0.x``, ``0xE90`` with
+    ``dcl_index r0.xyz`` and ``0x391`` with ``dcl_index1 r1.x``."""
     header = reader.words(shader_at, SHADER_HEADER_WORDS, "shader header")
     count = (header[5] >> 5) & 0x1F
     at = shader_at + 4 * SHADER_HEADER_WORDS
     elements: list[Semantic] = []
+    indices: list[Semantic] = []
     if shader_type == "vertex":
+        config = ProgramConfig(header[2], header[3])
         skip, element_count, _ = reader.words(at, VERTEX_HEADER_WORDS, "vertex shader header")
-        at += 4 * (VERTEX_HEADER_WORDS + skip)
+        at += 4 * VERTEX_HEADER_WORDS
+        for i, word in enumerate(reader.words(at, skip, "index inputs")):
+            if (word >> 4) & 0xF != INDEX_USAGE or word >> 13:
+                raise ContainerError(f"0x{word:X} is not an index input declaration",
+                                     offset=at + 4 * i, field=f"index_input[{i}]")
+            indices.append(Semantic("INDEX", word & 0xF, register=(word >> 8) & 1,
+                                    mask=(word >> 9) & 0xF))
+        at += 4 * skip
         for i, word in enumerate(reader.words(at, element_count, "vertex elements")):
             usage = _usage((word >> 12) & 0xF, f"vertex_element[{i}]", at + 4 * i)
             elements.append(Semantic(usage, (word >> 16) & 0xF, slot=word & 0xFFF))
         at += 4 * element_count
     else:
-        at += 4 * 2  # two words before a pixel shader's interpolators: unknown, outputs
+        interpolator_cntl, outputs = reader.words(at, 2, "pixel shader header")
+        config = ProgramConfig(header[2], header[3], interpolator_cntl, outputs)
+        at += 4 * 2
     interpolators = []
     for i, word in enumerate(reader.words(at, count, "interpolators")):
         usage = _usage((word >> 4) & 0xF, f"interpolator[{i}]", at + 4 * i)
-        interpolators.append(Semantic(usage, word & 0xF, register=(word >> 8) & 0xF))
-    return tuple(elements), tuple(interpolators)
+        register = (word >> 8) & 0xF
+        centroid = shader_type == "fragment" and config.centroid(register)
+        interpolators.append(Semantic(usage, word & 0xF, register=register,
+                                      mask=(word >> 12) & 0xF, centroid=centroid))
+    return _Declarations(tuple(elements), tuple(interpolators), tuple(indices), config)
 
 
 def _literals(reader: _Reader, offset: int, physical: int, shader_type: str) -> tuple[Literal, ...]:
