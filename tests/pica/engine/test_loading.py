@@ -114,9 +114,31 @@ def test_blocks_of_rows_and_strided_input_give_the_same_values():
 
 
 
+@pytest.mark.parametrize("arithmetic", ["f24", "f24-truncate"])
+def test_the_jit_loader_rounds_float32_bits_as_load_floats_does(arithmetic):
+    """The loader's float32 rule works on float32's bits (Lowering.round24_32): every
+    exponent, both signs, and the mantissas where rounding decides (ties below and
+    above an even and an odd kept bit, the carry into the next exponent, 0 and the
+    largest), against load_floats."""
+    from gpuisa.pica.engine.compiled import runner as jit
+
+    mantissas = np.array([0, 1, 0x3F, 0x40, 0x41, 0x7F, 0x80, 0xBF, 0xC0, 0xC1,
+                          0x7FFF3F, 0x7FFF40, 0x7FFFBF, 0x7FFFC0, 0x7FFFFF], np.uint32)
+    exponents = np.arange(255, dtype=np.uint32) << 23  # not 255: infinities and NaNs
+    patterns = (exponents[:, None] | mantissas[None, :]).reshape(-1)
+    patterns = np.concatenate([patterns, patterns | np.uint32(0x80000000),
+                               np.array([0x7F800000, 0xFF800000], np.uint32)])
+    values = np.resize(patterns, (-(-patterns.size // 4) * 4,)).reshape(-1, 4)
+    values = np.ascontiguousarray(values).view(np.float32)
+    out = np.empty_like(values)
+    jit.load_jit(values, arithmetic, out)
+    assert np.array_equal(bits(out), bits(loading.load_floats(values, arithmetic)))
+
+
+@pytest.mark.parametrize("arithmetic", ["f24", "f24-truncate"])
 @pytest.mark.parametrize("contiguous", [True, False])  # the kernel, or load_floats
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_the_jit_loader_equals_load_floats_bit_for_bit(dtype, contiguous):
+def test_the_jit_loader_equals_load_floats_bit_for_bit(dtype, contiguous, arithmetic):
     from gpuisa.pica.engine.compiled import runner as jit
 
     rng = np.random.default_rng(11)
@@ -135,8 +157,8 @@ def test_the_jit_loader_equals_load_floats_bit_for_bit(dtype, contiguous):
     if not contiguous:
         values = values[:, ::-1]
     out = np.empty((rows, 4), np.float32)
-    jit.load_jit(values, "f24", out)
-    want = loading.load_floats(values, "f24")
+    jit.load_jit(values, arithmetic, out)
+    want = loading.load_floats(values, arithmetic)
     assert np.array_equal(bits(out), bits(want))
 
 

@@ -55,6 +55,9 @@ _F24_MIN_64 = (1023 - 62) << 52
 _F24_OVER_64 = (1023 + 64) << 52
 _F24_PAYLOAD_64 = 0x000FFFF000000000
 _F24_MIN_32 = int(np.float32(F24_MIN_NORMAL).view(np.uint32))
+#: float32's mantissa bits below float24's, and the bits of 2^64 (float24 overflows).
+_DROP_32 = 23 - 16
+_F24_OVER_32 = (127 + 64) << 23
 _BOUNDED_HIGH_32 = int(np.float32(P.BOUNDED_HIGH).view(np.uint32))
 _OFFSET_LOW, _OFFSET_HIGH = RELATIVE_OFFSET_RANGE
 
@@ -187,6 +190,27 @@ class Lowering(MathLoops):
         nan = b.or_(b.or_(sign, c(_U64_INF)), payload)
         is_nan = b.icmp_unsigned(">", magnitude, c(_U64_INF))
         return b.bitcast(b.select(is_nan, nan, finite), self.f64)
+
+    def round24_32(self, x: ir.Value) -> ir.Value:
+        """:meth:`round24` of a float32 value as a float32 register value
+        (``store24(round24(fpext(x)))``) on float32's own bits, for every float32 that
+        is not a NaN (a NaN gives some value): widening is exact, and the rule is the
+        same at float32's width (the 7 mantissa bits below float24's 16 dropped, 2^-62
+        and 2^64 the bounds).  Half the width of the float64 rule, twice the lanes."""
+        b, c = self.b, lambda v: self.const(I32, v)
+        u = b.bitcast(x, self.i32)
+        magnitude = b.and_(u, c(_U32_ABS))
+        sign = b.and_(u, c(_U32_SIGN))
+        rounded = magnitude
+        if not self.truncates:
+            odd = b.and_(b.lshr(magnitude, c(_DROP_32)), c(1))
+            rounded = b.add(b.add(magnitude, odd), c((1 << (_DROP_32 - 1)) - 1))
+        rounded = b.and_(rounded, c(~((1 << _DROP_32) - 1) & _U32_ABS))
+        small = b.icmp_unsigned("<", rounded, c(_F24_MIN_32))
+        large = b.icmp_unsigned(">=", rounded, c(_F24_OVER_32))
+        finite = b.select(large, b.or_(sign, c(_U32_INF)),
+                          b.select(small, c(0), b.or_(sign, rounded)))
+        return b.bitcast(finite, self.f32)
 
     def _rounded17(self, x: ir.Value) -> ir.Value:
         """``x`` at 17 significant bits in this rounding, for finite x: Veltkamp's

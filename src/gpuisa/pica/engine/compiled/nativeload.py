@@ -3,7 +3,8 @@ over all cores.
 
 Converting 10^6 vertices to float24 with NumPy costs about as much as running a small
 shader, so float32 and float64 inputs are rounded by a small LLVM kernel made of
-``Lowering.round24`` in the run's rounding mode (the rule ``tests/pica/engine/test_lowering.py``
+``Lowering.round24`` (float32 inputs: ``Lowering.round24_32``, the same rule on
+float32's bits) in the run's rounding mode (the rule ``tests/pica/engine/test_lowering.py``
 proves equal to ``primitives.round24`` and ``trunc24``, themselves proven equal to
 load_floats' ``floats.round_f24``; ``test_loading.py`` compares this loader with
 load_floats in both modes).  NaN
@@ -55,7 +56,8 @@ def _module(dtype: np.dtype, rounding: str) -> ir.Module:
     values, out, flag = pointer(0, source), pointer(1, F32), pointer(2, I8)
     counter = b.alloca(I64)
     b.store(lo, counter)
-    for width in (_WIDTH, 1):
+    # float32 values are rounded on their own bits, 16 to a vector (Lowering.round24_32)
+    for width in ((2 * _WIDTH if source is F32 else _WIDTH), 1):
         L = Lowering(b, width, rounding=rounding)
         test, body, done = (run.append_basic_block(f"{name}{width}")
                             for name in ("test", "body", "done"))
@@ -66,9 +68,8 @@ def _module(dtype: np.dtype, rounding: str) -> ir.Module:
         b.position_at_end(body)
         kind = L.lanes(source)
         x = b.load(b.bitcast(b.gep(values, [i]), kind.as_pointer()), align=4)
-        wide = b.fpext(x, L.f64) if source is F32 else x
-        b.store(L.store24(L.round24(wide)), b.bitcast(b.gep(out, [i]), L.f32.as_pointer()),
-                align=4)
+        rounded = L.round24_32(x) if source is F32 else L.store24(L.round24(x))
+        b.store(rounded, b.bitcast(b.gep(out, [i]), L.f32.as_pointer()), align=4)
         nan = L.is_nan(x)
         if width > 1:
             nan = b.icmp_unsigned("!=", b.bitcast(nan, ir.IntType(width)),
