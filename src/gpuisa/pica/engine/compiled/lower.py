@@ -27,6 +27,7 @@ from __future__ import annotations
 import struct
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -48,16 +49,31 @@ _U64_QUIET = 1 << 51
 # float24 keeps 16 of float64's 52 mantissa bits: 36 are dropped.
 _DROP = 36
 _DROP_MASK = (1 << _DROP) - 1
-_HALF_MINUS_ONE = (1 << (_DROP - 1)) - 1
 # The float64 patterns of 2^-62 (smallest float24 normal) and 2^64 (first magnitude past
 # the largest float24); the NaN payload bits float24 keeps (float64 bits 36-51).
 _F24_MIN_64 = (1023 - 62) << 52
 _F24_OVER_64 = (1023 + 64) << 52
 _F24_PAYLOAD_64 = 0x000FFFF000000000
 _F24_MIN_32 = int(np.float32(F24_MIN_NORMAL).view(np.uint32))
-#: float32's mantissa bits below float24's, and the bits of 2^64 (float24 overflows).
-_DROP_32 = 23 - 16
-_F24_OVER_32 = (127 + 64) << 23
+
+
+@dataclass(frozen=True, slots=True)
+class _Bits:
+    """A float format's bits as round24 sees them: the integer type, the mantissa bits
+    below float24's 16, the bits of 2^-62 and 2^64, the magnitude, sign and infinity."""
+
+    kind: ir.Type
+    drop: int
+    minimum: int
+    over: int
+    magnitude: int
+    sign: int
+    infinity: int
+
+
+_BITS_64 = _Bits(I64, _DROP, _F24_MIN_64, _F24_OVER_64, _U64_ABS, _U64_SIGN, _U64_INF)
+_BITS_32 = _Bits(I32, 23 - 16, _F24_MIN_32, (127 + 64) << 23, _U32_ABS, _U32_SIGN,
+                 _U32_INF)
 _BOUNDED_HIGH_32 = int(np.float32(P.BOUNDED_HIGH).view(np.uint32))
 _OFFSET_LOW, _OFFSET_HIGH = RELATIVE_OFFSET_RANGE
 
@@ -174,18 +190,7 @@ class Lowering(MathLoops):
         +0, from 2^64 on an infinity, a NaN keeping its sign and float24's payload bits
         with the quiet bit set."""
         b, c = self.b, lambda v: self.const(I64, v)
-        u = b.bitcast(x, self.i64)
-        magnitude = b.and_(u, c(_U64_ABS))
-        sign = b.and_(u, c(_U64_SIGN))
-        rounded = magnitude
-        if not self.truncates:
-            odd = b.and_(b.lshr(magnitude, c(_DROP)), c(1))
-            rounded = b.add(b.add(magnitude, odd), c(_HALF_MINUS_ONE))
-        rounded = b.and_(rounded, c(~_DROP_MASK & _U64_ABS))
-        small = b.icmp_unsigned("<", rounded, c(_F24_MIN_64))
-        large = b.icmp_unsigned(">=", rounded, c(_F24_OVER_64))
-        finite = b.select(large, b.or_(sign, c(_U64_INF)),
-                          b.select(small, c(0), b.or_(sign, rounded)))
+        finite, magnitude, sign = self._round24_bits(b.bitcast(x, self.i64), _BITS_64)
         payload = b.and_(b.or_(magnitude, c(_U64_QUIET)), c(_F24_PAYLOAD_64))
         nan = b.or_(b.or_(sign, c(_U64_INF)), payload)
         is_nan = b.icmp_unsigned(">", magnitude, c(_U64_INF))
@@ -197,20 +202,26 @@ class Lowering(MathLoops):
         is not a NaN (a NaN gives some value): widening is exact, and the rule is the
         same at float32's width (the 7 mantissa bits below float24's 16 dropped, 2^-62
         and 2^64 the bounds).  Half the width of the float64 rule, twice the lanes."""
-        b, c = self.b, lambda v: self.const(I32, v)
-        u = b.bitcast(x, self.i32)
-        magnitude = b.and_(u, c(_U32_ABS))
-        sign = b.and_(u, c(_U32_SIGN))
+        finite, _, _ = self._round24_bits(self.b.bitcast(x, self.i32), _BITS_32)
+        return self.b.bitcast(finite, self.f32)
+
+    def _round24_bits(self, u: ir.Value, form: _Bits) -> tuple[ir.Value, ir.Value, ir.Value]:
+        """The finite part of round24 on the bits ``u`` of a float of ``form``: the
+        rounded bits (+0 below 2^-62, an infinity from 2^64 on), the magnitude's bits
+        and the sign bit."""
+        b, c = self.b, lambda v: self.const(form.kind, v)
+        magnitude = b.and_(u, c(form.magnitude))
+        sign = b.and_(u, c(form.sign))
         rounded = magnitude
         if not self.truncates:
-            odd = b.and_(b.lshr(magnitude, c(_DROP_32)), c(1))
-            rounded = b.add(b.add(magnitude, odd), c((1 << (_DROP_32 - 1)) - 1))
-        rounded = b.and_(rounded, c(~((1 << _DROP_32) - 1) & _U32_ABS))
-        small = b.icmp_unsigned("<", rounded, c(_F24_MIN_32))
-        large = b.icmp_unsigned(">=", rounded, c(_F24_OVER_32))
-        finite = b.select(large, b.or_(sign, c(_U32_INF)),
+            odd = b.and_(b.lshr(magnitude, c(form.drop)), c(1))
+            rounded = b.add(b.add(magnitude, odd), c((1 << (form.drop - 1)) - 1))
+        rounded = b.and_(rounded, c(~((1 << form.drop) - 1) & form.magnitude))
+        small = b.icmp_unsigned("<", rounded, c(form.minimum))
+        large = b.icmp_unsigned(">=", rounded, c(form.over))
+        finite = b.select(large, b.or_(sign, c(form.infinity)),
                           b.select(small, c(0), b.or_(sign, rounded)))
-        return b.bitcast(finite, self.f32)
+        return finite, magnitude, sign
 
     def _rounded17(self, x: ir.Value) -> ir.Value:
         """``x`` at 17 significant bits in this rounding, for finite x: Veltkamp's
