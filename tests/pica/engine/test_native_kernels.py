@@ -79,6 +79,35 @@ def test_runs_move_to_the_optimised_kernel_once_they_have_cost_enough(monkeypatc
     assert np.array_equal(result.outputs["o0"][0], [2.0, 3.0, 4.0, 5.0])
 
 
+def test_a_large_run_moves_to_the_optimised_kernel_after_its_first_part(monkeypatch, tmp_path):
+    """A run whose rest would spend UPGRADE_AFTER on the quick kernel runs its first
+    PROBE_LANES lanes on it and the rest on the optimised kernel, with every lane's
+    result that of the reference engine (a branch on each lane's input parts them)."""
+    from gpuisa.pica.asm import assemble
+    from gpuisa.pica.engine import run
+    from gpuisa.pica.engine.compiled import llvmjit, nativerun
+
+    monkeypatch.setenv("GPUISA_JIT_CACHE", str(tmp_path))
+    monkeypatch.setattr(nativerun, "UPGRADE_AFTER", 1e-9)
+    monkeypatch.setattr(nativerun, "PROBE_LANES", 40)
+    made = []
+    real = nativerun.kernel
+    monkeypatch.setattr(nativerun, "kernel", lambda *args: made.append(real(*args)) or made[-1])
+    shader = assemble([("t.v.pica", ".fvec m\n.constf k(0.0, 2.0, 0.0, 0.0)\n.in p\n"
+                                    ".out o position\n.proc main\n    mul r0, m, p\n"
+                                    "    cmp k, gt, gt, p\n    ifc cmp.x\n"
+                                    "        add r0, k.yyyy, r0\n    .end\n"
+                                    "    mov o, r0\n    end\n.end\n")])
+    rng = np.random.default_rng(5)
+    inputs = {"p": rng.uniform(-1, 1, (1000, 4)).astype(np.float32)}
+    uniforms = {"m": [2.0, 3.0, 0.5, -1.0]}
+    got = run(shader, inputs, uniforms=uniforms, engine="jit", registers=True)
+    assert [k.level for k in made] == [llvmjit.QUICK, llvmjit.OPTIMISED]
+    want = run(shader, inputs, uniforms=uniforms, engine="reference", registers=True)
+    assert np.array_equal(got.outputs["o0"].view(np.uint32), want.outputs["o0"].view(np.uint32))
+    assert np.array_equal(got.steps, want.steps) and len(set(want.steps.tolist())) == 2
+
+
 @pytest.mark.parametrize("first", range(0, PROFILE_PROGRAMS, PER_TEST))
 @pytest.mark.parametrize("profile", ["straight", "forward", "uniform"])
 def test_llvm_kernels_on_each_profile(profile, first):

@@ -50,9 +50,15 @@ class NativeKernel:
 
 
 #: Seconds of runs on a quickly compiled kernel after which its program is compiled
-#: again with the optimising code generator (rent or buy: that costs 30-190 ms and saves
-#: 10-35 % of every later run, measured 2026-11-27 on the benchmark shaders).
+#: again with the optimising code generator (rent or buy: that costs 25-115 ms and saves
+#: 25-70 % of every later run, measured 2026-11-28 on the benchmark shaders).  A run
+#: large enough to spend that much on its own moves after its first part
+#: (:func:`run_upgrading`).
 UPGRADE_AFTER = 0.3
+#: The lanes a run of at least :data:`PROBE_LANES` * 8 lanes on a quickly compiled
+#: kernel runs first, timed, before it decides whether the rest pays for the optimised
+#: kernel (:func:`run_upgrading`).
+PROBE_LANES = 1 << 15
 #: Seconds spent on each quickly compiled kernel (the most recent programs).
 _spent: OrderedDict[tuple, float] = OrderedDict()
 _SPENT_KERNELS = 256
@@ -204,11 +210,40 @@ def _uniform_words(uniforms: Uniforms) -> np.ndarray:
     return args
 
 
-def launch(found: NativeKernel, program: DecodedProgram, state: ShaderState,
-           max_steps: int, parallel: Callable) -> tuple[np.ndarray, np.ndarray | None]:
-    """Run ``state``'s lanes: the lane status (non-zero: run again on the reference
-    engine) and the steps (None: every lane ran ``found.steps``)."""
+def run_upgrading(found: NativeKernel, remake: Callable[[], NativeKernel],
+                  program: DecodedProgram, state: ShaderState, max_steps: int,
+                  parallel: Callable) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`launch` of ``found``; if it was compiled quickly and the run is large, its
+    first :data:`PROBE_LANES` lanes are run and timed first, and when the rest would
+    take the kernel's runs past :data:`UPGRADE_AFTER`, ``remake()`` (asked after the
+    probe was recorded: the optimised kernel) runs the rest (rent or buy within one
+    run, so that one large run is not left on the slower code)."""
     lanes = state.lanes
+    if found.level == OPTIMISED or lanes < 8 * PROBE_LANES:
+        return launch(found, program, state, max_steps, parallel)
+    started = time.perf_counter()
+    status, steps = launch(found, program, state, max_steps, parallel, stop=PROBE_LANES)
+    rest = (time.perf_counter() - started) * (lanes - PROBE_LANES) / PROBE_LANES
+    with _lock:
+        due = _spent.get(found.key, 0.0) + rest >= UPGRADE_AFTER
+        if due:  # what the rest would spend on it counts now
+            _spent.pop(found.key, None)
+            _spent[found.key] = UPGRADE_AFTER
+            _current.pop(found.key, None)
+    launch(remake() if due else found, program, state, max_steps, parallel,
+           start=PROBE_LANES, into=(status, steps))
+    return status, steps
+
+
+def launch(found: NativeKernel, program: DecodedProgram, state: ShaderState,
+           max_steps: int, parallel: Callable, start: int = 0, stop: int | None = None,
+           into: tuple[np.ndarray, np.ndarray | None] | None = None
+           ) -> tuple[np.ndarray, np.ndarray | None]:
+    """Run ``state``'s lanes (``start`` to ``stop``, default all): the lane status
+    (non-zero: run again on the reference engine) and the steps (None: every lane ran
+    ``found.steps``), written ``into`` the arrays of an earlier part when given."""
+    lanes = state.lanes
+    stop = lanes if stop is None else stop
     args = _uniform_words(state.uniforms).copy()
     analysis = _analysis(program)
     seen = RESULT_TEMPORARIES.get()
@@ -233,17 +268,18 @@ def launch(found: NativeKernel, program: DecodedProgram, state: ShaderState,
                 raise AssertionError(f"the {name} array is not lane-major")
             args[native.ARG[name]] = _address(array)
     args[native.ARG["max_steps"]] = max_steps
-    status = lane_array(lanes, 1, np.int8, fill=False).reshape(-1)
+    status, steps = into or (lane_array(lanes, 1, np.int8, fill=False).reshape(-1), None)
     args[native.ARG["status"]] = _address(status)
-    steps = None
     if found.steps is None:
-        steps = lane_array(lanes, 1, np.int64, fill=False).reshape(-1)
+        if steps is None:
+            steps = lane_array(lanes, 1, np.int64, fill=False).reshape(-1)
         args[native.ARG["steps"]] = _address(steps)
     function, table = found.compiled.function, _address(args)
     started = time.perf_counter()
-    if lanes < 2 * MIN_LANES_PER_THREAD:  # one thread: no closure, no split
-        function(0, lanes, table)
+    if stop - start < 2 * MIN_LANES_PER_THREAD:  # one thread: no closure, no split
+        function(start, stop, table)
     else:
-        parallel(lambda lo, hi: function(lo, hi, table), lanes, MIN_LANES_PER_THREAD)
+        parallel(lambda lo, hi: function(start + lo, start + hi, table), stop - start,
+                 MIN_LANES_PER_THREAD)
     record(found.key, found.level, time.perf_counter() - started)
     return status, steps

@@ -219,7 +219,9 @@ def run_lanes_jit(program: DecodedProgram, state: ShaderState, entry: int, *,
     missing = _missing(analysis.reads, state)
     bounded = float24(precision) and _uniforms_bounded(analysis, state.uniforms)
     found = nativerun.kernel(program, entry, precision, missing, bounded)
-    status, steps = nativerun.launch(found, program, state, max_steps, in_parallel)
+    status, steps = nativerun.run_upgrading(
+        found, lambda: nativerun.kernel(program, entry, precision, missing, bounded),
+        program, state, max_steps, in_parallel)
     again = status.nonzero()[0]
     if steps is None:
         if not again.size:
