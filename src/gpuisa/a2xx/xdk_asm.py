@@ -37,6 +37,7 @@ from .encoding import (
     split_cf_slot,
 )
 from .isa import CfKind, CfOpcode, FetchKind, ScalarOperands
+from .toolchains import XDK, writes_export_constants
 from .xna_asm import XeniaAssembly, assemble_xenia
 
 _CF = re.compile(
@@ -268,11 +269,11 @@ def _alu_fills(slot: int) -> int:
     values = isa.ALU_LAYOUT.unpack(slot)
     if alu.export_data and alu.scalar_opc == isa.ScalarOpcode.RETAIN_PREV:
         values["scalar_dest"] = 0
-        if alu.scalar_write_mask:
-            # Constant components (the 1 of oC0.xyz1 too): bit 14 set, as with a 0.
-            values["scalar_dest_rel"] = 1
+    if writes_export_constants(values):
+        # Constant components (the 1 of oC0.xyz1 too): bit 14 set, as with a 0.
+        values["scalar_dest_rel"] = 1
     if alu.vector_info is not None and alu.vector_info.srcs == 1:
-        values.update(src2_reg=0, src2_swiz=0, src2_reg_negate=0, src2_sel=1)
+        values.update(XDK.unused_src2 or {})
     return isa.ALU_LAYOUT.pack(values, base=slot & isa.ALU_LAYOUT.unused_mask) & _SLOT_MASK
 
 
