@@ -20,6 +20,9 @@ the printer; this module adds the line structure:
   :data:`isa.VERTEX_MINI_FETCH_DEFAULTS` for the others, :data:`isa.TEXTURE_FETCH_DEFAULTS`),
   and a one-source vector operation's src2 repeats src1 (the XDK's: r0), so Mesa's text of a shader
   reassembles to the words its compiler wrote.
+* ``; xdk:`` comment lines (``a2xx disasm`` writes them for an XDK container) then set
+  what neither the text nor the toolchain's rules give: the slot after the last
+  instruction and named fields of a slot (:func:`toolchain_notes`).
 * ``;`` starts a comment; lines starting with ``@`` (fdre headers) are ignored.
 """
 

@@ -187,15 +187,20 @@ def pdb_hint(words: list[int]) -> tuple[int, int, int]:
 def defextern_lines(constant: Constant) -> list[str]:
     """``defextern const mvp[0], float, vector, [1, 4], c0``: one line per array element
     (each its own register), the type in lower case (``sampler2d``), as the listings of
-    fxc 2.0.21119.0 print a constant-table entry."""
+    fxc 2.0.21119.0 print a constant-table entry; one entry over several registers names
+    the range, an array element too (Scaleform's FDrawableMerge: ``cxmul, float,
+    matrix_columns, [4, 4], c0-3``; VBatchPosition3dTexTGEAlpha: ``vfmuniforms[1], ...,
+    c4-7``)."""
     head = f", {constant.parameter_type.lower()}, {constant.parameter_class}, " \
         f"[{constant.rows}, {constant.columns}], "
     if constant.elements <= 1:
-        return [f"defextern const {constant.name}{head}{constant.register}"]
+        last = f"-{constant.index + constant.count - 1}" if constant.count > 1 else ""
+        return [f"defextern const {constant.name}{head}{constant.register}{last}"]
     prefix = constant.register[0]
     step = max(1, constant.count // constant.elements)
     return [
         f"defextern const {constant.name}[{i}]{head}{prefix}{constant.index + i * step}"
+        + (f"-{constant.index + i * step + step - 1}" if step > 1 else "")
         for i in range(constant.elements)
     ]
 
