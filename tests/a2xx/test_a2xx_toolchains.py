@@ -46,6 +46,11 @@ def _mesa_text(shader: ShaderFile) -> str:
     return disassemble(list(shader.words), shader.shader_type)  # type: ignore[arg-type]
 
 
+def _notes(shader: ShaderFile, text: str) -> str:
+    centroid = next((i.register for i in shader.interpolators if i.centroid), None)
+    return toolchain_notes(text, shader.words, centroid=centroid)
+
+
 @pytest.mark.parametrize(("ident", "listing", "data"), _ALL, ids=_IDS)
 def test_mesa_text_of_xdk_shaders_reassembles_with_the_xdk_toolchain(
     ident: str, listing: str, data: bytes
@@ -54,7 +59,7 @@ def test_mesa_text_of_xdk_shaders_reassembles_with_the_xdk_toolchain(
     nothing; without the notes it still assembles, from the XDK rules alone."""
     shader = read_shader_file(data)
     text = _mesa_text(shader)
-    noted = toolchain_notes(text, shader.words) + text
+    noted = _notes(shader, text) + text
     result = assemble_with_warnings(noted, toolchain="xdk")
     assert result.words == shader.words
     assert result.guesses == ()
@@ -73,7 +78,7 @@ def test_the_rules_leave_few_notes() -> None:
     noted: set[str] = set()
     for _, _, data in _ALL:
         shader = read_shader_file(data)
-        for line in toolchain_notes(_mesa_text(shader), shader.words).splitlines():
+        for line in _notes(shader, _mesa_text(shader)).splitlines():
             if line.startswith("; xdk: slot "):
                 noted |= {part.split("=")[0] for part in line.split()[4:]}
     assert noted <= {"scalar_opc", "src3_swiz", "src3_reg", "relative_addr",
@@ -222,7 +227,9 @@ def test_notes_set_the_fields_the_text_hides() -> None:
 @pytest.mark.parametrize(
     ("note", "message"),
     [
-        ("pdb-hint 1 2", "expected 'pdb-hint W0 W1 W2' or 'slot N name=value ...'"),
+        ("pdb-hint 1 2", "expected 'pdb-hint W0 W1 W2', 'centroid rN' or 'slot N "
+                         "name=value ...'"),
+        ("centroid r64", "register '64' is not a number from 0 to 0x3f"),
         ("pdb-hint 1 2 0x100000000", "word '0x100000000' is not a number from 0 to "
                                      "0xffffffff"),
         ("slot 0x00 scalar_opc=1", "slot 0x00 holds no ALU or FETCH instruction"),
@@ -237,3 +244,14 @@ def test_a_bad_note_names_its_line(note: str, message: str) -> None:
     with pytest.raises(GpuIsaError, match=r"t\.txt:2: '; xdk:' line: ") as error:
         assemble("; toolchain: xdk\n; xdk: " + note + "\n" + PROGRAM, filename="t.txt")
     assert message in str(error.value)
+
+
+def test_the_centroid_note_names_the_scalar_destination() -> None:
+    # toolchains.names_centroid: no scalar operation, no export (FTexTGVertex's
+    # "add r0, r0, -r1" is d0 0xc80f0100 beside dcl_color_centroid r1).
+    program = ("EXEC_END\n  ALU: ADDv R0 = R0, -R1\n  ALU: MULv R2.x___ = R0, R0\n"
+               "       RECIP_IEEE R3.x___ = R0.xxxx\n  ALU: MAXv export0 = R0, R0\n")
+    words = assemble("; xdk: centroid r1\n" + program, toolchain="xdk")
+    assert [decode_alu(_slot(words, i)).scalar_dest for i in (1, 2, 3)] == [1, 3, 0]
+    assert [decode_alu(_slot(assemble(program, toolchain="xdk"), i)).scalar_dest
+            for i in (1, 2, 3)] == [0, 3, 0]

@@ -56,7 +56,7 @@ from .syntax import (
     tokenize,
     vector_srcs,
 )
-from .toolchains import TOOLCHAINS, Toolchain, writes_export_constants
+from .toolchains import TOOLCHAINS, Toolchain, names_centroid, writes_export_constants
 
 _CF_NAMES = {op.name: op for op in CfOpcode}
 _SCALAR_NAMES = {*SCALAR_MNEMONIC.names.values(), *SCALAR_MNEMONIC.aliases}
@@ -564,11 +564,13 @@ def assemble(text: str, *, filename: str = "<input>", toolchain: str | None = No
 # Notes: what neither Mesa's text nor a toolchain's rule gives (a2xx-formats.md#xdk-notes)
 # --------------------------------------------------------------------------------------
 
-#: ``; xdk: pdb-hint W0 W1 W2`` (the words of the slot after the last instruction) or
-#: ``; xdk: slot N name=value ...`` (fields of slot N, named as in :mod:`.isa`'s layouts).
+#: ``; xdk: pdb-hint W0 W1 W2`` (the words of the slot after the last instruction),
+#: ``; xdk: centroid rN`` (a pixel shader's first centroid interpolator:
+#: :func:`.toolchains.names_centroid`) or ``; xdk: slot N name=value ...`` (fields of
+#: slot N, named as in :mod:`.isa`'s layouts), applied in that order.
 NOTE_LINE = re.compile(r"^[ \t]*;[ \t]*xdk:(.*)$", re.MULTILINE)
 _NOTE_FIELD = re.compile(r"([a-z0-9_]+)=(\w+)$")
-_NOTE_FORMS = "'pdb-hint W0 W1 W2' or 'slot N name=value ...'"
+_NOTE_FORMS = "'pdb-hint W0 W1 W2', 'centroid rN' or 'slot N name=value ...'"
 
 
 def _slot_layout(kind: str) -> Layout:
@@ -591,7 +593,8 @@ def _note_value(enum: type[IntEnum] | None, value: int) -> str:
 def _apply_notes(text: str, filename: str, words: list[int], asm: _Assembler) -> bool:
     """Writes the ``; xdk:`` lines of ``text`` over ``words``; whether there were any."""
     found = False
-    for match in NOTE_LINE.finditer(text):
+    notes = sorted(NOTE_LINE.finditer(text), key=lambda m: m[1].split()[:1] == ["slot"])
+    for match in notes:
         found = True
         try:
             _apply_note(match[1].split(), words, asm)
@@ -608,6 +611,14 @@ def _apply_note(parts: list[str], words: list[int], asm: _Assembler) -> None:
             words[-3:] = hint  # the slot the toolchain keeps after the last instruction
         else:
             words.extend(hint)
+        return
+    if parts[:1] == ["centroid"] and len(parts) == 2 and parts[1][:1] == "r":
+        register = _number(parts[1][1:], "register", isa.REG_INDEX_MASK)
+        for index, kind in asm.kinds.items():
+            slot = slot_from_dwords(*words[3 * index : 3 * index + 3])
+            if kind == "alu" and names_centroid(isa.ALU_LAYOUT.unpack(slot)):
+                word = isa.ALU_LAYOUT.pack({"scalar_dest": register}, base=slot)
+                words[3 * index : 3 * index + 3] = slot_to_dwords(word)
         return
     if parts[:1] != ["slot"] or len(parts) < 3:
         raise ValueError(f"expected {_NOTE_FORMS}")
@@ -633,16 +644,22 @@ def _apply_note(parts: list[str], words: list[int], asm: _Assembler) -> None:
     words[3 * index : 3 * index + 3] = slot_to_dwords(layout.pack(values, base=slot))
 
 
-def toolchain_notes(text: str, words: Sequence[int], toolchain: str = "xdk") -> str:
+def toolchain_notes(text: str, words: Sequence[int], toolchain: str = "xdk",
+                    centroid: int | None = None) -> str:
     """The ``; xdk:`` lines with which ``text`` (Mesa's text of ``words``) assembles back
     to ``words`` with ``toolchain``: the words of the slot kept after the last
     instruction (always written, so the notes are known complete and nothing is reported
-    as a guess), then per slot the fields neither the text nor the toolchain's rules give
-    (a scalar operation Mesa hides, relative addressing of ``c[N+a0]``, ...)."""
-    asm, got = _run(text, "<disassembly>", TOOLCHAINS[toolchain])
+    as a guess), the first centroid interpolator's register ``centroid`` of a pixel
+    shader (from its container), then per slot the fields neither the text nor the
+    toolchain's rules give (a scalar operation Mesa hides, ``c[N+a0]``, ...)."""
     lines = []
+    if centroid is not None:
+        lines.append(f"centroid r{centroid}")
+    head = "".join(f"; xdk: {line}\n" for line in lines)
+    asm, got = _run(head + text, "<disassembly>", TOOLCHAINS[toolchain])
+    _apply_notes(head, "<disassembly>", got, asm)
     if asm.tc.trailing_zero_slot and len(got) == len(words):
-        lines.append("pdb-hint " + " ".join(f"0x{w:08x}" for w in words[-3:]))
+        lines.insert(0, "pdb-hint " + " ".join(f"0x{w:08x}" for w in words[-3:]))
     for index, kind in sorted(asm.kinds.items()):
         if 3 * index + 3 > len(words):
             break

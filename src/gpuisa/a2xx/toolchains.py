@@ -9,7 +9,7 @@ compiler wrote.  Evidence, per toolchain:
 
 * ``adreno``: the Adreno compiler of the Adreno 200 kernel driver's four GMEM shaders
   (:data:`isa.ALU_DEFAULTS` and the fetch defaults beside them cite the words).
-* ``xdk``: Microsoft's XDK compiler, the twenty-three containers of
+* ``xdk``: Microsoft's XDK compiler, the twenty-eight containers of
   tests/a2xx/data/xdk-listings.txt: every vector-only slot has scalar opcode 50
   (RETAIN_PREV, d0 bits 26-31 = 0x32: ``0xc80f8000``); every vertex fetch is a full
   fetch with prefetch count 0, no index rounding and ``signed_rf_mode`` 0
@@ -22,8 +22,8 @@ compiler wrote.  Evidence, per toolchain:
   a one-source vector operation's unprinted second source is R0 with swizzle and
   negate 0 (d1 bits 8-15 = 0, 11 of 11, e.g. ``FRACv``: ``0x00c50000 0xe8040000``); an
   export whose scalar line is RETAIN_PREV (writing the constant components Xenia shows
-  as ``oPos.x001``) sets d0 bit 14 (``0xc889c03e``, 7 of 7; the one export with a real
-  scalar operation clears it); every texture fetch is 2D (d2 bits 14-15 = 1, 25 of 25
+  as ``oPos.x001``) sets d0 bit 14 (``0xc889c03e``, 8 of 8; the one export with a real
+  scalar operation clears it); every texture fetch is 2D (d2 bits 14-15 = 1, 32 of 32
   fetches; Mesa's text cannot tell, so assembly reports it as a guess).  What no rule
   gives, ``a2xx disasm`` writes as ``; xdk:`` lines (a2xx-formats.md#xdk-notes).
 * ``mesa``: Mesa's own A2XX compiler (ir2, ``ir2_assemble.c`` of freedreno, read at
@@ -118,6 +118,16 @@ def writes_export_constants(v: Mapping[str, int]) -> bool:
     components written as constants (Xenia's ``oPos.x001``); the XDK sets d0 bit 14 on
     it (the ``xdk`` evidence above; its listing's reader keeps the same rule)."""
     return bool(v["export_data"] and v["scalar_write_mask"]
+                and v["scalar_opc"] == isa.ScalarOpcode.RETAIN_PREV)
+
+
+def names_centroid(v: Mapping[str, int]) -> bool:
+    """An ALU instruction without a scalar operation (RETAIN_PREV writing nothing) and
+    without an export: in a pixel shader with a centroid interpolator the XDK names that
+    interpolator's register as its scalar destination (evidence: xdk_asm's docstring).
+    Mesa's text does not show it; a ``; xdk: centroid rN`` line gives N
+    (a2xx-formats.md#xdk-notes)."""
+    return bool(not v["export_data"] and not v["scalar_write_mask"]
                 and v["scalar_opc"] == isa.ScalarOpcode.RETAIN_PREV)
 
 

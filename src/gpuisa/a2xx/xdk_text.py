@@ -88,7 +88,9 @@ def disassemble_xdk(
     xenia = disassemble_xna(words, shader_type, canary=False)
     header = header_lines(shader_type, declared)
     elements = declared.vertex_elements if declared is not None else ()
-    body = body_lines(xenia, {e.slot: semantic_name(e) for e in elements})
+    centroids = [i.register for i in (declared.interpolators if declared else ()) if i.centroid]
+    body = body_lines(xenia, {e.slot: semantic_name(e) for e in elements},
+                      f"retain_prev r{centroids[0]}._" if centroids else None)
     footer = footer_lines(words, declared.debug if declared is not None else None)
     return "\n".join(header) + "\n\n\n" + "\n".join(body) + "\n\n" + "\n".join(footer) + "\n"
 
@@ -211,8 +213,11 @@ def def_line(literal: Literal) -> str:
     return f"def c{literal.register}, " + ", ".join(f"{v:.9g}" for v in literal.values)
 
 
-def body_lines(xenia: str, semantics: dict[int, str]) -> list[str]:
-    """Xenia's listing rewritten line by line into the XDK's body."""
+def body_lines(xenia: str, semantics: dict[int, str], unwritten: str | None = None
+               ) -> list[str]:
+    """Xenia's listing rewritten line by line into the XDK's body; ``unwritten``, the
+    scalar line the XDK does not print (a RETAIN_PREV that names the first centroid
+    interpolator and writes nothing, which its listing's reader fills back: xdk_asm)."""
     lines: list[str] = []
     slot = -1
     for raw in xenia.splitlines():
@@ -233,6 +238,8 @@ def body_lines(xenia: str, semantics: dict[int, str]) -> list[str]:
                 lines.append(text)  # at column 0, as the compiler writes it
                 continue
         if text.startswith("+"):
+            if text[1:].strip() == unwritten:
+                continue
             lines.append(CO_ISSUE + instruction(text[1:].strip(), slot, semantics))
             continue
         elif (m is None or m.group(2) is None) and text != "serialize":

@@ -80,7 +80,8 @@ def _disasm(args: argparse.Namespace) -> int:
     if shader is not None and shader.format == "xdk" and args.style == "mesa":
         # What a2xx asm needs to give the container's words back: the XDK compiler's
         # fills, and what neither Mesa's text nor those fills give.
-        text = "; toolchain: xdk\n" + toolchain_notes(text, words) + text
+        centroid = next((i.register for i in shader.interpolators if i.centroid), None)
+        text = "; toolchain: xdk\n" + toolchain_notes(text, words, centroid=centroid) + text
     write_text(args.output or STDOUT, text)
     return 0
 
