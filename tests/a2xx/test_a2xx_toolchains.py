@@ -202,7 +202,7 @@ def test_the_fetch_dimension_is_a_guess_without_notes() -> None:
     text = XDK_RULES.replace("\\\n", "")
     assert assemble_with_warnings(text, toolchain="xdk").guesses == (
         "|R63| is c255 (c191 reads the same), the xdk toolchain's rule",
-        "a texture fetch's dimension is D2 (not in the text), the xdk toolchain's rule",
+        "a texture fetch's dimension is D2, the xdk toolchain's rule",
     )
     noted = assemble_with_warnings("; xdk: pdb-hint 0 0 0\n" + text, toolchain="xdk")
     assert noted.guesses == ()

@@ -326,8 +326,8 @@ class _Assembler:
         # Mesa's text does not show a texture fetch's dimension (Xenia's d2 bits 14-15);
         # only a toolchain whose fetches have the bits sets them.
         if slot.kind == "texture" and not slot.raw and dimension is not None:
-            what = (f"a texture fetch's dimension is {isa.FetchDimension(dimension).name} "
-                    f"(not in the text), the {self.tc.name} toolchain's rule")
+            what = (f"a texture fetch's dimension is {isa.FetchDimension(dimension).name}, "
+                    f"the {self.tc.name} toolchain's rule")
             self.guesses[what] = self.guesses.get(what, 0) + 1
 
     def _check_count(self, cf: _Cf, count: int) -> None:
