@@ -82,7 +82,7 @@ def test_the_rules_leave_few_notes() -> None:
             if line.startswith("; xdk: slot "):
                 noted |= {part.split("=")[0] for part in line.split()[4:]}
     assert noted <= {"scalar_opc", "src3_swiz", "src3_reg", "relative_addr",
-                     "const_0_rel_abs", "src1_reg", "src2_reg"}
+                     "const_0_rel_abs", "const_1_rel_abs", "src1_reg", "src2_reg"}
 
 
 def _slot(words: list[int], index: int) -> int:
