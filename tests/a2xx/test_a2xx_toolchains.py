@@ -125,10 +125,25 @@ def test_a_constant_with_bars_is_a_guess(toolchain: str, register: int) -> None:
     )
     alu = decode_alu(slot_from_dwords(*result.words[3:6]))
     assert alu.src1_reg == alu.src2_reg == register
+    closing = ("the slot after the last instruction is zero (a debug build keeps its PDB "
+               "hint there), the xdk toolchain's rule",) if toolchain == "xdk" else ()
     assert result.guesses == (
         f"|C63| is c{register} (c{register ^ 0x40} reads the same), the {toolchain} "
         "toolchain's rule (2 times)",
+        *closing,
     )
+
+
+@pytest.mark.parametrize(("toolchain", "guessed"), [("adreno", False), ("xdk", True)])
+def test_a_plain_constant_is_a_guess_for_the_xdk(toolchain: str, guessed: bool) -> None:
+    # Mesa prints six bits of a constant's index: C32 is c32 or c96 (Scaleform's
+    # c[96+a0] prints C32); the xdk toolchain says so, its programs use c64-c191.
+    result = assemble_with_warnings("EXEC_END\n  ALU: MAXv export0 = C32, C1\n",
+                                    toolchain=toolchain)
+    alu = decode_alu(slot_from_dwords(*result.words[3:6]))
+    assert (alu.src1_reg, alu.src2_reg) == (32, 1)
+    assert ("Cn is cn, not c(n+64) (Mesa's text shows six bits of a constant's index), "
+            "the xdk toolchain's rule (2 times)" in result.guesses) == guessed
 
 
 def test_unknown_toolchain_is_an_error() -> None:
@@ -203,6 +218,8 @@ def test_the_fetch_dimension_is_a_guess_without_notes() -> None:
     assert assemble_with_warnings(text, toolchain="xdk").guesses == (
         "|R63| is c255 (c191 reads the same), the xdk toolchain's rule",
         "a texture fetch's dimension is D2, the xdk toolchain's rule",
+        "the slot after the last instruction is zero (a debug build keeps its PDB hint "
+        "there), the xdk toolchain's rule",
     )
     noted = assemble_with_warnings("; xdk: pdb-hint 0 0 0\n" + text, toolchain="xdk")
     assert noted.guesses == ()

@@ -317,6 +317,11 @@ class _Assembler:
                     f"the {self.tc.name} toolchain's rule"
                 )
                 self.guesses[what] = self.guesses.get(what, 0) + 1
+            elif self.tc.high_constants and f"src{i}_reg" in v.given:
+                # The XDK's programs use c64-c191 too (Scaleform's c[96+a0] prints C32).
+                what = (f"Cn is cn, not c(n+64) (Mesa's text shows six bits of a constant's "
+                        f"index), the {self.tc.name} toolchain's rule")
+                self.guesses[what] = self.guesses.get(what, 0) + 1
 
     def note_guesses(self, slot: _Slot) -> None:
         """The bits of ``slot`` the toolchain's rules had to guess."""
@@ -420,6 +425,9 @@ class _Assembler:
             words.extend(slot_to_dwords(slots[index][0] if index in slots else 0))
         if self.tc.trailing_zero_slot:
             words.extend(slot_to_dwords(0))
+            what = (f"the slot after the last instruction is zero (a debug build keeps its "
+                    f"PDB hint there), the {self.tc.name} toolchain's rule")
+            self.guesses[what] = 1
         return words
 
 
