@@ -1,8 +1,9 @@
 """``--toolchain``: the bits Mesa's text does not show, filled as each compiler fills them.
 
-Real shaders: Mesa's text of the three XDK-compiled containers of
-tests/a2xx/data/xdk-listings.txt built without a debug database reassembles to the XDK
-compiler's words with ``toolchain="xdk"`` (and not with the Adreno defaults).  Rules:
+Real shaders: Mesa's text of every XDK-compiled container of
+tests/a2xx/data/xdk-listings.txt, with the ``; xdk:`` lines ``a2xx disasm`` writes above
+it, reassembles to the XDK compiler's words with ``toolchain="xdk"`` (and not with the
+Adreno defaults); the expected words are the containers'.  Rules:
 each toolchain's fills for a hand-written program, expected values written out from the
 evidence cited in gpuisa.a2xx.toolchains (XDK containers, the Adreno GMEM shaders,
 Mesa's ir2_assemble.c).
@@ -14,8 +15,8 @@ import pytest
 from xdk_listing_helpers import shaders
 
 from gpuisa.a2xx import disassemble
-from gpuisa.a2xx.asm import assemble, assemble_with_warnings
-from gpuisa.a2xx.containers import read_shader_file
+from gpuisa.a2xx.asm import assemble, assemble_with_warnings, toolchain_notes
+from gpuisa.a2xx.containers import ShaderFile, read_shader_file
 from gpuisa.a2xx.encoding import (
     decode_alu,
     decode_cf,
@@ -37,21 +38,51 @@ EXEC_END
 # Slots: 0-1 CF (three clauses and a NOP), 2-3 the fetches, 4-5 the ALU instructions.
 
 
-# The containers without a debug database.  Mesa's text of Scaleform's (fxc /XZi) cannot
-# give their words back: it does not carry the PDB hint kept after the last instruction,
-# the texture fetch's dimension bits, or the bit Xenia shows as the 0 of oPos.x001
-# (a2xx-formats.md#toolchain-defaults); their XDK listing does (test_a2xx_xdk_style.py).
-_NO_DEBUG = [s for s in shaders() if read_shader_file(s[2]).debug is None]
+_ALL = shaders()
+_IDS = [s[0] for s in _ALL]
 
 
-@pytest.mark.parametrize(("ident", "listing", "data"), _NO_DEBUG, ids=[s[0] for s in _NO_DEBUG])
+def _mesa_text(shader: ShaderFile) -> str:
+    return disassemble(list(shader.words), shader.shader_type)  # type: ignore[arg-type]
+
+
+def _notes(shader: ShaderFile, text: str) -> str:
+    centroid = next((i.register for i in shader.interpolators if i.centroid), None)
+    return toolchain_notes(text, shader.words, centroid=centroid)
+
+
+@pytest.mark.parametrize(("ident", "listing", "data"), _ALL, ids=_IDS)
 def test_mesa_text_of_xdk_shaders_reassembles_with_the_xdk_toolchain(
     ident: str, listing: str, data: bytes
 ) -> None:
+    """Mesa's text with the ``; xdk:`` notes gives the compiler's words back, guessing
+    nothing; without the notes it still assembles, from the XDK rules alone."""
     shader = read_shader_file(data)
-    text = disassemble(list(shader.words), shader.shader_type)  # type: ignore[arg-type]
-    assert tuple(assemble(text, toolchain="xdk")) == shader.words
-    assert tuple(assemble(text)) != shader.words  # the Adreno fills are not the XDK's
+    text = _mesa_text(shader)
+    noted = _notes(shader, text) + text
+    result = assemble_with_warnings(noted, toolchain="xdk")
+    assert result.words == shader.words
+    assert result.guesses == ()
+    assert tuple(assemble(noted)) != shader.words  # the Adreno fills are not the XDK's
+    plain = assemble_with_warnings(text, toolchain="xdk")
+    assert len(plain.words) == len(shader.words)
+    if shader.debug is None:  # no PDB hint: the rules alone give the words
+        assert plain.words == shader.words
+
+
+def test_the_rules_leave_few_notes() -> None:
+    """What no rule gives is rare: across the shaders, only the scalar operations Mesa
+    hides (a scalar op with no write mask beside a vector op with one), the a0
+    addressing of ``c[N+a0]`` (Mesa prints ``C1``) and bit 6 of a constant's index
+    (``c[96+a0]`` prints as ``C32``) need a slot line."""
+    noted: set[str] = set()
+    for _, _, data in _ALL:
+        shader = read_shader_file(data)
+        for line in _notes(shader, _mesa_text(shader)).splitlines():
+            if line.startswith("; xdk: slot "):
+                noted |= {part.split("=")[0] for part in line.split()[4:]}
+    assert noted <= {"scalar_opc", "src3_swiz", "src3_reg", "relative_addr",
+                     "const_0_rel_abs", "const_1_rel_abs", "src1_reg", "src2_reg"}
 
 
 def _slot(words: list[int], index: int) -> int:
@@ -94,10 +125,25 @@ def test_a_constant_with_bars_is_a_guess(toolchain: str, register: int) -> None:
     )
     alu = decode_alu(slot_from_dwords(*result.words[3:6]))
     assert alu.src1_reg == alu.src2_reg == register
+    closing = ("the slot after the last instruction is zero (a debug build keeps its PDB "
+               "hint there), the xdk toolchain's rule",) if toolchain == "xdk" else ()
     assert result.guesses == (
         f"|C63| is c{register} (c{register ^ 0x40} reads the same), the {toolchain} "
         "toolchain's rule (2 times)",
+        *closing,
     )
+
+
+@pytest.mark.parametrize(("toolchain", "guessed"), [("adreno", False), ("xdk", True)])
+def test_a_plain_constant_is_a_guess_for_the_xdk(toolchain: str, guessed: bool) -> None:
+    # Mesa prints six bits of a constant's index: C32 is c32 or c96 (Scaleform's
+    # c[96+a0] prints C32); the xdk toolchain says so, its programs use c64-c191.
+    result = assemble_with_warnings("EXEC_END\n  ALU: MAXv export0 = C32, C1\n",
+                                    toolchain=toolchain)
+    alu = decode_alu(slot_from_dwords(*result.words[3:6]))
+    assert (alu.src1_reg, alu.src2_reg) == (32, 1)
+    assert ("Cn is cn, not c(n+64) (Mesa's text shows six bits of a constant's index), "
+            "the xdk toolchain's rule (2 times)" in result.guesses) == guessed
 
 
 def test_unknown_toolchain_is_an_error() -> None:
@@ -105,7 +151,7 @@ def test_unknown_toolchain_is_an_error() -> None:
         assemble(PROGRAM, toolchain="gcc")
 
 
-@pytest.mark.parametrize(("ident", "listing", "data"), _NO_DEBUG, ids=[s[0] for s in _NO_DEBUG])
+@pytest.mark.parametrize(("ident", "listing", "data"), _ALL, ids=_IDS)
 def test_disasm_of_a_container_names_its_toolchain_for_asm(
     tmp_path, capsys, ident: str, listing: str, data: bytes
 ) -> None:
@@ -129,3 +175,100 @@ def test_the_toolchain_line_chooses_the_fills_and_an_option_overrides_it() -> No
     assert assemble("; toolchain: xdk\n" + PROGRAM, toolchain="adreno") == assemble(PROGRAM)
     with pytest.raises(GpuIsaError, match=r"t\.txt:2: unknown toolchain 'gcc'"):
         assemble("; a comment\n; toolchain: gcc\n" + PROGRAM, filename="t.txt")
+
+
+# Each XDK rule on a hand-written program (expected values from toolchains.py's evidence).
+XDK_RULES = """\
+EXEC
+  ALU: FRACv R1 = R2.yyyy
+  ALU: MAXv R0.____ = R0, R0
+       ADD_CONST_0 R2.___w = |R63.wyzx|
+  FETCH: SAMPLE R4.xyzw = R2.xyx CONST(0) VALID_ONLY ARBITRARY(2x4_SYM) LOD(0) LOD_BIAS(0) \
+LOCATION(CENTROID)
+ALLOC POSITION SIZE(0x0)
+EXEC_END
+  ALU: MAXv export62.x__w = R1, R1
+       RETAIN_PREV export0.___w = R0
+"""
+# Slots: 0-1 CF, 2 FRACv, 3 ADD_CONST_0, 4 the fetch, 5 the export.
+
+
+@pytest.mark.parametrize(
+    ("toolchain", "src2", "const_reg", "dimension", "constant_bit"),
+    [
+        # src2 (reg, sel, swiz): R2.yyyy repeated (each component's 2 bits are y minus
+        # the component's own index mod 4, x in bits 0-1: 01, 00, 11, 10) or R0 with
+        # swizzle 0.
+        ("adreno", (2, 1, 0b10_11_00_01), 0xBF, 0, 0),
+        ("xdk", (0, 1, 0), 0xFF, 1, 1),
+    ],
+)
+def test_xdk_rules(toolchain: str, src2: tuple[int, int, int], const_reg: int,
+                   dimension: int, constant_bit: int) -> None:
+    words = assemble(XDK_RULES.replace("\\\n", ""), toolchain=toolchain)
+    frac = decode_alu(_slot(words, 2))
+    assert (frac.src2_reg, frac.src2_sel, frac.src2_swiz) == src2
+    assert decode_alu(_slot(words, 3)).src3_reg == const_reg
+    assert decode_fetch(_slot(words, 4)).dimension == dimension
+    assert decode_alu(_slot(words, 5)).scalar_dest_rel == constant_bit
+
+
+def test_the_fetch_dimension_is_a_guess_without_notes() -> None:
+    text = XDK_RULES.replace("\\\n", "")
+    assert assemble_with_warnings(text, toolchain="xdk").guesses == (
+        "|R63| is c255 (c191 reads the same), the xdk toolchain's rule",
+        "a texture fetch's dimension is D2, the xdk toolchain's rule",
+        "the slot after the last instruction is zero (a debug build keeps its PDB hint "
+        "there), the xdk toolchain's rule",
+    )
+    noted = assemble_with_warnings("; xdk: pdb-hint 0 0 0\n" + text, toolchain="xdk")
+    assert noted.guesses == ()
+    assert assemble_with_warnings(text, toolchain="adreno").guesses == (
+        "|R63| is c191 (c255 reads the same), the adreno toolchain's rule",
+    )
+
+
+def test_notes_set_the_fields_the_text_hides() -> None:
+    # PRED_SETNEs is scalar opcode 28 and MOVAs 23 (Mesa's instr-a2xx.h numbering).
+    words = assemble("; xdk: slot 0x04 scalar_opc=PRED_SETNEs src3_swiz=0x1b src3_reg=2\n"
+                     "; xdk: slot 5 scalar_opc=23 relative_addr=1\n"
+                     "; xdk: pdb-hint 0x4e4a0000 1 2\n" + PROGRAM, toolchain="xdk")
+    first, second = decode_alu(_slot(words, 4)), decode_alu(_slot(words, 5))
+    assert (first.scalar_opc, first.src3_swiz, first.src3_reg) == (28, 0x1B, 2)
+    assert (second.scalar_opc, second.relative_addr) == (23, 1)
+    assert words[-3:] == [0x4E4A0000, 1, 2]
+    adreno = assemble("; xdk: pdb-hint 7 8 9\n" + PROGRAM)  # no closing slot: one added
+    assert adreno == [*assemble(PROGRAM), 7, 8, 9]
+
+
+@pytest.mark.parametrize(
+    ("note", "message"),
+    [
+        ("pdb-hint 1 2", "expected 'pdb-hint W0 W1 W2', 'centroid rN' or 'slot N "
+                         "name=value ...'"),
+        ("centroid r64", "register '64' is not a number from 0 to 0x3f"),
+        ("pdb-hint 1 2 0x100000000", "word '0x100000000' is not a number from 0 to "
+                                     "0xffffffff"),
+        ("slot 0x00 scalar_opc=1", "slot 0x00 holds no ALU or FETCH instruction"),
+        ("slot 4 colour=1", "'colour=1' is not name=value for a field of a alu slot"),
+        ("slot 2 opcode=TEX_FETCH", "'opcode=TEX_FETCH': a fetch's opcode is the one its "
+                                    "line names"),
+        ("slot 4 scalar_opc=64", "scalar_opc '64' is not a number from 0 to 0x3f"),
+        ("slot 4 scalar_opc=MAXv", "scalar_opc 'MAXv' is not a number"),
+    ],
+)
+def test_a_bad_note_names_its_line(note: str, message: str) -> None:
+    with pytest.raises(GpuIsaError, match=r"t\.txt:2: '; xdk:' line: ") as error:
+        assemble("; toolchain: xdk\n; xdk: " + note + "\n" + PROGRAM, filename="t.txt")
+    assert message in str(error.value)
+
+
+def test_the_centroid_note_names_the_scalar_destination() -> None:
+    # toolchains.names_centroid: no scalar operation, no export (FTexTGVertex's
+    # "add r0, r0, -r1" is d0 0xc80f0100 beside dcl_color_centroid r1).
+    program = ("EXEC_END\n  ALU: ADDv R0 = R0, -R1\n  ALU: MULv R2.x___ = R0, R0\n"
+               "       RECIP_IEEE R3.x___ = R0.xxxx\n  ALU: MAXv export0 = R0, R0\n")
+    words = assemble("; xdk: centroid r1\n" + program, toolchain="xdk")
+    assert [decode_alu(_slot(words, i)).scalar_dest for i in (1, 2, 3)] == [1, 3, 0]
+    assert [decode_alu(_slot(assemble(program, toolchain="xdk"), i)).scalar_dest
+            for i in (1, 2, 3)] == [0, 3, 0]

@@ -18,19 +18,25 @@ the printer; this module adds the line structure:
   :mod:`.toolchains`; by default the Adreno vendor compiler's: :data:`isa.ALU_DEFAULTS`,
   :data:`isa.VERTEX_FETCH_DEFAULTS` for a program's first vertex fetch and
   :data:`isa.VERTEX_MINI_FETCH_DEFAULTS` for the others, :data:`isa.TEXTURE_FETCH_DEFAULTS`),
-  and a one-source vector operation's src2 repeats src1, so Mesa's text of a shader
+  and a one-source vector operation's src2 repeats src1 (the XDK's: r0), so Mesa's text of a shader
   reassembles to the words its compiler wrote.
+* ``; xdk:`` comment lines (``a2xx disasm`` writes them for an XDK container) then set
+  what neither the text nor the toolchain's rules give: the slot after the last
+  instruction and named fields of a slot (:func:`toolchain_notes`).
 * ``;`` starts a comment; lines starting with ``@`` (fdre headers) are ignored.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import IntEnum
 
+from ..bits import Layout
 from ..errors import Diagnostic, InputError, SourceError, SourceLocation
 from . import isa
-from .encoding import slot_to_dwords
+from .encoding import slot_from_dwords, slot_to_dwords
 from .isa import CfKind, CfOpcode, FetchKind
 from .syntax import (
     CF_FORMS,
@@ -50,7 +56,7 @@ from .syntax import (
     tokenize,
     vector_srcs,
 )
-from .toolchains import TOOLCHAINS, Toolchain
+from .toolchains import TOOLCHAINS, Toolchain, names_centroid, writes_export_constants
 
 _CF_NAMES = {op.name: op for op in CfOpcode}
 _SCALAR_NAMES = {*SCALAR_MNEMONIC.names.values(), *SCALAR_MNEMONIC.aliases}
@@ -125,9 +131,12 @@ def _parse_alu(
     slot = _Slot(where, "alu", serialize, Fields(isa.ALU_LAYOUT, start), start, base is not None)
     v = slot.fields
     parse(VECTOR_FORM, cur, v)
-    if base is None and vector_srcs(v["vector_opc"]) == 1 and isa.ALU_SRC2_REPEATS_SRC1:
-        for name in SOURCE_FIELDS:
-            v[f"src2_{name}"] = v[f"src1_{name}"]
+    if base is None and vector_srcs(v["vector_opc"]) == 1:
+        if tc.unused_src2 is not None:
+            v.update(tc.unused_src2)
+        elif isa.ALU_SRC2_REPEATS_SRC1:
+            for name in SOURCE_FIELDS:
+                v[f"src2_{name}"] = v[f"src1_{name}"]
     nxt = cur.peek()
     if nxt is not None and (nxt.text == "OP" or nxt.text in _SCALAR_NAMES):
         _parse_scalar(cur, slot)  # fdre: the scalar part may share the line
@@ -186,6 +195,7 @@ class _Assembler:
         self.warnings: list[Diagnostic] = []
         self.cf: list[_Cf] = []
         self.guesses: dict[str, int] = {}
+        self.kinds: dict[int, str] = {}  # slot index -> "alu", "vertex" or "texture"
 
     def diag(self, severity: str, where: _Where, message: str, col: int, length: int) -> None:
         loc = SourceLocation(self.filename, where.line, col)
@@ -297,15 +307,33 @@ class _Assembler:
     def note_high_constants(self, v: Fields) -> None:
         """Mesa's ``|Cn|`` names two constants (bit 6 of the index is not printed):
         say which one the toolchain's rule took."""
-        for i in (1, 2, 3):
+        for i in _constant_operands(v):
             reg = v[f"src{i}_reg"]
-            if not v[f"src{i}_sel"] and reg & isa.REG_ABS_BIT and f"src{i}_reg" in v.given:
+            if reg & isa.REG_ABS_BIT and f"src{i}_reg" in v.given:
                 low = reg & isa.REG_INDEX_MASK
+                bank = "R" if v[f"src{i}_sel"] else "C"  # addsc's constant prints as R
                 what = (
-                    f"|C{low}| is c{reg} (c{reg ^ isa.REG_REL_BIT} reads the same), "
+                    f"|{bank}{low}| is c{reg} (c{reg ^ isa.REG_REL_BIT} reads the same), "
                     f"the {self.tc.name} toolchain's rule"
                 )
                 self.guesses[what] = self.guesses.get(what, 0) + 1
+            elif self.tc.high_constants and f"src{i}_reg" in v.given:
+                # The XDK's programs use c64-c191 too (Scaleform's c[96+a0] prints C32).
+                what = (f"Cn is cn, not c(n+64) (Mesa's text shows six bits of a constant's "
+                        f"index), the {self.tc.name} toolchain's rule")
+                self.guesses[what] = self.guesses.get(what, 0) + 1
+
+    def note_guesses(self, slot: _Slot) -> None:
+        """The bits of ``slot`` the toolchain's rules had to guess."""
+        if slot.kind == "alu" and not slot.raw:
+            self.note_high_constants(slot.fields)
+        dimension = self.tc.texture_fetch.get("dimension")
+        # Mesa's text does not show a texture fetch's dimension (Xenia's d2 bits 14-15);
+        # only a toolchain whose fetches have the bits sets them.
+        if slot.kind == "texture" and not slot.raw and dimension is not None:
+            what = (f"a texture fetch's dimension is {isa.FetchDimension(dimension).name}, "
+                    f"the {self.tc.name} toolchain's rule")
+            self.guesses[what] = self.guesses.get(what, 0) + 1
 
     def _check_count(self, cf: _Cf, count: int) -> None:
         """Warns when an EXEC's CNT differs from the instructions that follow it."""
@@ -371,10 +399,10 @@ class _Assembler:
         vertex_slots = [index for index, slot in placed if slot.kind == "vertex"]
         first_vertex = min(vertex_slots, default=None)
         slots: dict[int, tuple[int, _Slot]] = {}
+        self.kinds = {index: slot.kind for index, slot in placed}
         for index, slot in placed:
             word = _encode_slot(slot, self.tc, first=index == first_vertex)
-            if slot.kind == "alu" and not slot.raw:
-                self.note_high_constants(slot.fields)
+            self.note_guesses(slot)
             if index in slots and slots[index][0] != word:
                 self.error_at(
                     slot.where,
@@ -397,6 +425,9 @@ class _Assembler:
             words.extend(slot_to_dwords(slots[index][0] if index in slots else 0))
         if self.tc.trailing_zero_slot:
             words.extend(slot_to_dwords(0))
+            what = (f"the slot after the last instruction is zero (a debug build keeps its "
+                    f"PDB hint there), the {self.tc.name} toolchain's rule")
+            self.guesses[what] = 1
         return words
 
 
@@ -437,10 +468,22 @@ def _toolchain_alu_bits(v: Fields, tc: Toolchain) -> None:
     if tc.export_address_relative and v["export_data"] and v["vector_dest"] == isa.EXPORT_ADDRESS:
         v["relative_addr"] = 1
     if tc.high_constants:
-        for i in (1, 2, 3):
+        for i in _constant_operands(v):
             reg = v[f"src{i}_reg"]
-            if not v[f"src{i}_sel"] and reg & isa.REG_ABS_BIT:
+            if reg & isa.REG_ABS_BIT:
                 v[f"src{i}_reg"] = reg | isa.REG_REL_BIT
+    if tc.export_constant_bit and writes_export_constants(v):
+        v["scalar_dest_rel"] = 1
+
+
+def _constant_operands(v: Fields) -> list[int]:
+    """The sources whose register byte is a constant's index: those of bank C, and src3
+    of an ``addsc``/``mulsc``/``subsc`` (its constant, whatever the bank bit says)."""
+    found = [i for i in (1, 2, 3) if not v[f"src{i}_sel"]]
+    info = isa.SCALAR_OPS.get(v["scalar_opc"])  # type: ignore[call-overload]
+    if info is not None and info.operands is isa.ScalarOperands.CONST_REG and 3 not in found:
+        found.append(3)
+    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -477,7 +520,9 @@ def assemble_with_warnings(
     instructions that follow it).  ``toolchain`` ("adreno", "xdk" or "mesa") fills the
     bits the text does not show as that compiler does (:mod:`.toolchains`); by default
     the one a ``; toolchain: NAME`` line of the text names (``a2xx disasm`` writes one
-    for an XDK container), else "adreno".
+    for an XDK container), else "adreno".  ``; xdk:`` lines (:func:`toolchain_notes`)
+    then set what neither the text nor the toolchain's rules give; a text with them
+    reports no guesses.
 
     Errors raise :class:`~gpuisa.errors.SourceError` listing every diagnostic, warnings
     included, in line order (``file:line:col`` with the source line and a caret).
@@ -490,7 +535,17 @@ def assemble_with_warnings(
         raise InputError(
             f"unknown toolchain {toolchain!r} (choose from {', '.join(TOOLCHAINS)})"
         )
-    asm = _Assembler(text, filename, TOOLCHAINS[toolchain])
+    asm, words = _run(text, filename, TOOLCHAINS[toolchain])
+    noted = _apply_notes(text, filename, words, asm)
+    guesses = () if noted else tuple(
+        what + (f" ({n} times)" if n > 1 else "") for what, n in asm.guesses.items()
+    )
+    return AssemblyResult(tuple(words), tuple(asm.warnings), guesses)
+
+
+def _run(text: str, filename: str, tc: Toolchain) -> tuple[_Assembler, list[int]]:
+    """The assembler after layout, and the words (errors raise SourceError)."""
+    asm = _Assembler(text, filename, tc)
     asm.parse()
     if not asm.errors and not asm.cf:
         loc = SourceLocation(filename, 1, 1)
@@ -504,13 +559,126 @@ def assemble_with_warnings(
             [*asm.errors, *asm.warnings], key=lambda d: (d.location.line, d.location.column)
         )
         raise SourceError(found)
-    guesses = tuple(
-        what + (f" ({n} times)" if n > 1 else "") for what, n in asm.guesses.items()
-    )
-    return AssemblyResult(tuple(words), tuple(asm.warnings), guesses)
+    return asm, words
 
 
 def assemble(text: str, *, filename: str = "<input>", toolchain: str | None = None
              ) -> list[int]:
     """Assemble A2XX text into dwords; see :func:`assemble_with_warnings`."""
     return list(assemble_with_warnings(text, filename=filename, toolchain=toolchain).words)
+
+
+# --------------------------------------------------------------------------------------
+# Notes: what neither Mesa's text nor a toolchain's rule gives (a2xx-formats.md#xdk-notes)
+# --------------------------------------------------------------------------------------
+
+#: ``; xdk: pdb-hint W0 W1 W2`` (the words of the slot after the last instruction),
+#: ``; xdk: centroid rN`` (a pixel shader's first centroid interpolator:
+#: :func:`.toolchains.names_centroid`) or ``; xdk: slot N name=value ...`` (fields of
+#: slot N, named as in :mod:`.isa`'s layouts), applied in that order.
+NOTE_LINE = re.compile(r"^[ \t]*;[ \t]*xdk:(.*)$", re.MULTILINE)
+_NOTE_FIELD = re.compile(r"([a-z0-9_]+)=(\w+)$")
+_NOTE_FORMS = "'pdb-hint W0 W1 W2', 'centroid rN' or 'slot N name=value ...'"
+
+
+def _slot_layout(kind: str) -> Layout:
+    return isa.ALU_LAYOUT if kind == "alu" else isa.FETCH_LAYOUTS[FetchKind(kind)]
+
+
+def _number(text: str, what: str, limit: int) -> int:
+    if not re.fullmatch(r"0x[0-9a-fA-F]+|[0-9]+", text) or int(text, 0) > limit:
+        raise ValueError(f"{what} {text!r} is not a number from 0 to {limit:#x}")
+    return int(text, 0)
+
+
+def _note_value(enum: type[IntEnum] | None, value: int) -> str:
+    """A field's value as a note writes it: its enumeration's name, else a number."""
+    if enum is not None and value in enum._value2member_map_:
+        return enum(value).name
+    return f"{value:#x}" if value > 9 else str(value)
+
+
+def _apply_notes(text: str, filename: str, words: list[int], asm: _Assembler) -> bool:
+    """Writes the ``; xdk:`` lines of ``text`` over ``words``; whether there were any."""
+    found = False
+    notes = sorted(NOTE_LINE.finditer(text), key=lambda m: m[1].split()[:1] == ["slot"])
+    for match in notes:
+        found = True
+        try:
+            _apply_note(match[1].split(), words, asm)
+        except ValueError as exc:
+            line = text.count("\n", 0, match.start()) + 1
+            raise InputError(f"{filename}:{line}: '; xdk:' line: {exc}") from None
+    return found
+
+
+def _apply_note(parts: list[str], words: list[int], asm: _Assembler) -> None:
+    if parts[:1] == ["pdb-hint"] and len(parts) == 4:
+        hint = [_number(p, "word", 0xFFFFFFFF) for p in parts[1:]]
+        if asm.tc.trailing_zero_slot:
+            words[-3:] = hint  # the slot the toolchain keeps after the last instruction
+        else:
+            words.extend(hint)
+        return
+    if parts[:1] == ["centroid"] and len(parts) == 2 and parts[1][:1] == "r":
+        register = _number(parts[1][1:], "register", isa.REG_INDEX_MASK)
+        for index, kind in asm.kinds.items():
+            slot = slot_from_dwords(*words[3 * index : 3 * index + 3])
+            if kind == "alu" and names_centroid(isa.ALU_LAYOUT.unpack(slot)):
+                word = isa.ALU_LAYOUT.pack({"scalar_dest": register}, base=slot)
+                words[3 * index : 3 * index + 3] = slot_to_dwords(word)
+        return
+    if parts[:1] != ["slot"] or len(parts) < 3:
+        raise ValueError(f"expected {_NOTE_FORMS}")
+    index = _number(parts[1], "slot", 0xFFFF)
+    if index not in asm.kinds:
+        raise ValueError(f"slot {parts[1]} holds no ALU or FETCH instruction of the text")
+    kind = asm.kinds[index]
+    layout = _slot_layout(kind)
+    values = {}
+    for part in parts[2:]:
+        field_match = _NOTE_FIELD.match(part)
+        if field_match is None or field_match[1] not in layout:
+            raise ValueError(f"{part!r} is not name=value for a field of a {kind} slot")
+        if field_match[1] == "opcode":  # it chooses the layout the text's line was read in
+            raise ValueError(f"{part!r}: a fetch's opcode is the one its line names")
+        name, value = field_match[1], field_match[2]
+        enum = isa.layout_enums(layout).get(name)
+        if enum is not None and value in enum.__members__:
+            values[name] = enum[value]
+        else:
+            values[name] = _number(value, name, layout[name].max)
+    slot = slot_from_dwords(*words[3 * index : 3 * index + 3])
+    words[3 * index : 3 * index + 3] = slot_to_dwords(layout.pack(values, base=slot))
+
+
+def toolchain_notes(text: str, words: Sequence[int], toolchain: str = "xdk",
+                    centroid: int | None = None) -> str:
+    """The ``; xdk:`` lines with which ``text`` (Mesa's text of ``words``) assembles back
+    to ``words`` with ``toolchain``: the words of the slot kept after the last
+    instruction (always written, so the notes are known complete and nothing is reported
+    as a guess), the first centroid interpolator's register ``centroid`` of a pixel
+    shader (from its container), then per slot the fields neither the text nor the
+    toolchain's rules give (a scalar operation Mesa hides, ``c[N+a0]``, ...)."""
+    lines = []
+    if centroid is not None:
+        lines.append(f"centroid r{centroid}")
+    head = "".join(f"; xdk: {line}\n" for line in lines)
+    asm, got = _run(head + text, "<disassembly>", TOOLCHAINS[toolchain])
+    _apply_notes(head, "<disassembly>", got, asm)
+    if asm.tc.trailing_zero_slot and len(got) == len(words):
+        lines.insert(0, "pdb-hint " + " ".join(f"0x{w:08x}" for w in words[-3:]))
+    for index, kind in sorted(asm.kinds.items()):
+        if 3 * index + 3 > len(words):
+            break
+        want = slot_from_dwords(*words[3 * index : 3 * index + 3])
+        have = slot_from_dwords(*got[3 * index : 3 * index + 3])
+        if want != have:
+            layout = _slot_layout(kind)
+            fields, have_fields = layout.unpack(want), layout.unpack(have)
+            enums = isa.layout_enums(layout)
+            lines.append(f"slot 0x{index:02x} " + " ".join(
+                f"{name}={_note_value(enums.get(name), value)}"
+                for name, value in fields.items() if value != have_fields[name]
+            ))
+    return "".join(f"; xdk: {line}\n" for line in lines)

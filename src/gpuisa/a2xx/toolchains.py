@@ -9,14 +9,23 @@ compiler wrote.  Evidence, per toolchain:
 
 * ``adreno``: the Adreno compiler of the Adreno 200 kernel driver's four GMEM shaders
   (:data:`isa.ALU_DEFAULTS` and the fetch defaults beside them cite the words).
-* ``xdk``: Microsoft's XDK compiler, the three containers without a debug database of
-  tests/a2xx/data/xdk-listings.txt (Scaleform's, built with one, end with a PDB hint
-  Mesa's text cannot carry; their XDK listing assembles instead): every vector-only
-  slot has scalar opcode 50 (RETAIN_PREV, d0 bits 26-31 = 0x32: ``0xc80f8000``); every
-  vertex fetch is a full fetch with prefetch count 0, no index rounding and
-  ``signed_rf_mode`` 0 (``0x00081000 0x00000688 0x00000000``, 18 fetches); c252-c255
-  are written ``0xfc``-``0xff`` (Mesa prints ``|C60|``-``|C63|``); each exec sets its
-  ``vc`` bit for a vertex fetch; one all-zero slot follows the last instruction.
+* ``xdk``: Microsoft's XDK compiler, the twenty-nine containers of
+  tests/a2xx/data/xdk-listings.txt: every vector-only slot has scalar opcode 50
+  (RETAIN_PREV, d0 bits 26-31 = 0x32: ``0xc80f8000``); every vertex fetch is a full
+  fetch with prefetch count 0, no index rounding and ``signed_rf_mode`` 0
+  (``0x00081000 0x00000688 0x00000000``, 18 fetches); c252-c255 are written
+  ``0xfc``-``0xff`` (Mesa prints ``|C60|``-``|C63|``), also as the constant of
+  ``addsc``/``mulsc``/``subsc`` (``ADD_CONST_0 R2.___w = |R63.wyzx|`` is c255: d2
+  ``0xe20000ff``, Scaleform's FBox2InnerShadowKnockout, 16 of 16 such operands); each
+  exec sets its ``vc`` bit for a vertex fetch; one slot follows the last instruction
+  (zero, or the three words of the listing's ``// PDB hint`` with a debug database);
+  a one-source vector operation's unprinted second source is R0 with swizzle and
+  negate 0 (d1 bits 8-15 = 0, 14 of 14, e.g. ``FRACv``: ``0x00c50000 0xe8040000``); an
+  export whose scalar line is RETAIN_PREV (writing the constant components Xenia shows
+  as ``oPos.x001``) sets d0 bit 14 (``0xc889c03e``, 9 of 9; the one export with a real
+  scalar operation clears it); every texture fetch is 2D (d2 bits 14-15 = 1, 32 of 32
+  fetches; Mesa's text cannot tell, so assembly reports it as a guess).  What no rule
+  gives, ``a2xx disasm`` writes as ``; xdk:`` lines (a2xx-formats.md#xdk-notes).
 * ``mesa``: Mesa's own A2XX compiler (ir2, ``ir2_assemble.c`` of freedreno, read at
   flto/mesa c903b7cd): an instruction starts from zero, so an unused scalar slot is
   opcode 0 (ADDs) and an unused third source is constant 0; vertex fetches as the Adreno
@@ -46,6 +55,9 @@ class Toolchain:
     vertex_cache_bits: bool  # an exec's vc bit set for each vertex fetch it runs
     high_constants: bool  # |Cn| is c(192+n): bit 6 set beside bit 7
     trailing_zero_slot: bool  # one all-zero slot after the last instruction
+    # A one-source vector operation's unprinted src2 (None: it repeats src1).
+    unused_src2: Mapping[str, int] | None = None
+    export_constant_bit: bool = False  # d0 bit 14 on an export whose scalar is RETAIN_PREV
 
     @property
     def full_or_mini(self) -> frozenset[str]:
@@ -80,11 +92,13 @@ XDK = Toolchain(
     isa.XDK_ALU_DEFAULTS,
     _XDK_FETCH,
     _XDK_FETCH,
-    isa.TEXTURE_FETCH_DEFAULTS,
+    {**isa.TEXTURE_FETCH_DEFAULTS, "dimension": isa.FetchDimension.D2},
     export_address_relative=False,
     vertex_cache_bits=True,
     high_constants=True,
     trailing_zero_slot=True,
+    unused_src2={"src2_reg": 0, "src2_sel": 1, "src2_swiz": 0, "src2_reg_negate": 0},
+    export_constant_bit=True,
 )
 MESA = Toolchain(
     "mesa",
@@ -97,4 +111,24 @@ MESA = Toolchain(
     high_constants=False,
     trailing_zero_slot=False,
 )
+
+
+def writes_export_constants(v: Mapping[str, int]) -> bool:
+    """An export whose scalar operation is RETAIN_PREV: its scalar write mask picks the
+    components written as constants (Xenia's ``oPos.x001``); the XDK sets d0 bit 14 on
+    it (the ``xdk`` evidence above; its listing's reader keeps the same rule)."""
+    return bool(v["export_data"] and v["scalar_write_mask"]
+                and v["scalar_opc"] == isa.ScalarOpcode.RETAIN_PREV)
+
+
+def names_centroid(v: Mapping[str, int]) -> bool:
+    """An ALU instruction without a scalar operation (RETAIN_PREV writing nothing) and
+    without an export: in a pixel shader with a centroid interpolator the XDK names that
+    interpolator's register as its scalar destination (evidence: xdk_asm's docstring).
+    Mesa's text does not show it; a ``; xdk: centroid rN`` line gives N
+    (a2xx-formats.md#xdk-notes)."""
+    return bool(not v["export_data"] and not v["scalar_write_mask"]
+                and v["scalar_opc"] == isa.ScalarOpcode.RETAIN_PREV)
+
+
 TOOLCHAINS: Mapping[str, Toolchain] = {t.name: t for t in (ADRENO, XDK, MESA)}

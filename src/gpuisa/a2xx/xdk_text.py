@@ -88,7 +88,9 @@ def disassemble_xdk(
     xenia = disassemble_xna(words, shader_type, canary=False)
     header = header_lines(shader_type, declared)
     elements = declared.vertex_elements if declared is not None else ()
-    body = body_lines(xenia, {e.slot: semantic_name(e) for e in elements})
+    centroids = [i.register for i in (declared.interpolators if declared else ()) if i.centroid]
+    body = body_lines(xenia, {e.slot: semantic_name(e) for e in elements},
+                      f"retain_prev r{centroids[0]}._" if centroids else None)
     footer = footer_lines(words, declared.debug if declared is not None else None)
     return "\n".join(header) + "\n\n\n" + "\n".join(body) + "\n\n" + "\n".join(footer) + "\n"
 
@@ -187,15 +189,20 @@ def pdb_hint(words: list[int]) -> tuple[int, int, int]:
 def defextern_lines(constant: Constant) -> list[str]:
     """``defextern const mvp[0], float, vector, [1, 4], c0``: one line per array element
     (each its own register), the type in lower case (``sampler2d``), as the listings of
-    fxc 2.0.21119.0 print a constant-table entry."""
+    fxc 2.0.21119.0 print a constant-table entry; one entry over several registers names
+    the range, an array element too (Scaleform's FDrawableMerge: ``cxmul, float,
+    matrix_columns, [4, 4], c0-3``; VBatchPosition3dTexTGEAlpha: ``vfmuniforms[1], ...,
+    c4-7``)."""
     head = f", {constant.parameter_type.lower()}, {constant.parameter_class}, " \
         f"[{constant.rows}, {constant.columns}], "
     if constant.elements <= 1:
-        return [f"defextern const {constant.name}{head}{constant.register}"]
+        last = f"-{constant.index + constant.count - 1}" if constant.count > 1 else ""
+        return [f"defextern const {constant.name}{head}{constant.register}{last}"]
     prefix = constant.register[0]
     step = max(1, constant.count // constant.elements)
     return [
         f"defextern const {constant.name}[{i}]{head}{prefix}{constant.index + i * step}"
+        + (f"-{constant.index + i * step + step - 1}" if step > 1 else "")
         for i in range(constant.elements)
     ]
 
@@ -206,8 +213,11 @@ def def_line(literal: Literal) -> str:
     return f"def c{literal.register}, " + ", ".join(f"{v:.9g}" for v in literal.values)
 
 
-def body_lines(xenia: str, semantics: dict[int, str]) -> list[str]:
-    """Xenia's listing rewritten line by line into the XDK's body."""
+def body_lines(xenia: str, semantics: dict[int, str], unwritten: str | None = None
+               ) -> list[str]:
+    """Xenia's listing rewritten line by line into the XDK's body; ``unwritten``, the
+    scalar line the XDK does not print (a RETAIN_PREV that names the first centroid
+    interpolator and writes nothing, which its listing's reader fills back: xdk_asm)."""
     lines: list[str] = []
     slot = -1
     for raw in xenia.splitlines():
@@ -228,6 +238,8 @@ def body_lines(xenia: str, semantics: dict[int, str]) -> list[str]:
                 lines.append(text)  # at column 0, as the compiler writes it
                 continue
         if text.startswith("+"):
+            if text[1:].strip() == unwritten:
+                continue
             lines.append(CO_ISSUE + instruction(text[1:].strip(), slot, semantics))
             continue
         elif (m is None or m.group(2) is None) and text != "serialize":

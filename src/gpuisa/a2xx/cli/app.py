@@ -23,6 +23,7 @@ from ...cli_support import dispatch, integer
 from ...datafiles import MAX_SHADER_BYTES, read_input
 from ...errors import InputError
 from ...fileio import STDOUT, write_output, write_text
+from ..asm import toolchain_notes
 from ..containers import (
     ShaderFile,
     constant_table_lines,
@@ -77,9 +78,10 @@ def _disasm(args: argparse.Namespace) -> int:
         header += semantic_lines(shader.vertex_elements, shader.interpolators)
         text = "".join(f"{comment}{line}\n" for line in header) + text
     if shader is not None and shader.format == "xdk" and args.style == "mesa":
-        # What a2xx asm needs to give the container's words back (its fills are the
-        # XDK compiler's, not the Adreno driver's).
-        text = "; toolchain: xdk\n" + text
+        # What a2xx asm needs to give the container's words back: the XDK compiler's
+        # fills, and what neither Mesa's text nor those fills give.
+        centroid = next((i.register for i in shader.interpolators if i.centroid), None)
+        text = "; toolchain: xdk\n" + toolchain_notes(text, words, centroid=centroid) + text
     write_text(args.output or STDOUT, text)
     return 0
 
