@@ -9,7 +9,7 @@ everything included — at N = 10^4, 10^5 and 10^6 (``--quick``, the default) or
 the LLVM kernels compiled quickly ("jit-quick": what a process's first runs of a shader
 get) and on them compiled with the optimising code generator ("jit-optimised").  Each
 figure is the best of several runs after warm-up runs: for "auto", runs of at least
-:data:`WARM_UP` seconds (past the compiled engine's move to its optimised kernel once
+:func:`warm_up_seconds` (past the compiled engine's move to its optimised kernel once
 runs have taken ``nativerun.UPGRADE_AFTER`` seconds: the steady state a process running
 a shader again and again is in), else one run; the reference engine is timed on a
 few hundred vertices and extrapolated (its cost per vertex does not depend on N);
@@ -33,6 +33,7 @@ import os
 import platform
 import sys
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 
 import numpy as np
@@ -50,8 +51,6 @@ OPTIMISED = "jit-optimised"
 #: The LLVM kernels compiled quickly (what a process's first runs of a shader get, unless
 #: another process left the optimised kernel on disk).
 QUICK = "jit-quick"
-#: Seconds of warm-up runs before "auto" is timed: past nativerun.UPGRADE_AFTER.
-WARM_UP = 0.6
 
 
 def cpu_model() -> str:
@@ -79,6 +78,14 @@ def best_time(function: Callable[[], object], repeats: int) -> float:
         function()
         best = min(best, time.perf_counter() - start)
     return best
+
+
+def warm_up_seconds() -> float:
+    """Seconds of warm-up runs before "auto" is timed: twice the runs' time after which
+    the compiled engine moves to its optimised kernel (its steady state)."""
+    from gpuisa.pica.engine.compiled import nativerun
+
+    return 2 * nativerun.UPGRADE_AFTER
 
 
 def warm_up(function: Callable[[], object], seconds: float) -> None:
@@ -125,8 +132,9 @@ class Bench:
         self.rows: list[dict[str, object]] = []
         self.rng = np.random.default_rng(2024)
         from gpuisa.pica.engine.compiled.facts import Memo
-        #: The compiled engine's memo of kernels and its current ones, for "jit-quick".
-        self.quick_kernels: tuple[Memo, dict] = (Memo(256), {})
+        #: The compiled engine's memo of kernels, its current ones and its tally of
+        #: time on quick kernels, for "jit-quick".
+        self.quick_kernels: tuple[Memo, dict, OrderedDict] = (Memo(256), {}, OrderedDict())
 
     def runner(self, workload: Workload, inputs, uniforms, precision: str, engine: str):
         shbin = workload.shbin
@@ -150,17 +158,18 @@ class Bench:
         quick = engine == QUICK
         modules = (nativerun, geometryrun)  # each asks whether the disk holds one
         saved = (nativerun.UPGRADE_AFTER, nativerun._kernels, nativerun._current,
-                 [m.cached for m in modules])
+                 nativerun._spent, [m.cached for m in modules])
         nativerun.UPGRADE_AFTER = float("inf") if quick else 0.0
         if quick:
-            nativerun._kernels, nativerun._current = self.quick_kernels
+            nativerun._kernels, nativerun._current, nativerun._spent = self.quick_kernels
         for module in modules:
             module.cached = lambda *args, **kwargs: not quick
         try:
             yield
         finally:
-            nativerun.UPGRADE_AFTER, nativerun._kernels, nativerun._current = saved[:3]
-            for module, cached in zip(modules, saved[3], strict=True):
+            (nativerun.UPGRADE_AFTER, nativerun._kernels, nativerun._current,
+             nativerun._spent) = saved[:4]
+            for module, cached in zip(modules, saved[4], strict=True):
                 module.cached = cached
 
     def reference_rate(self, workload: Workload, precision: str) -> float:
@@ -179,7 +188,7 @@ class Bench:
         for engine in self.engines:
             function = self.runner(workload, inputs, uniforms, precision, engine)
             if n < 10**7:  # warm-up (compilation, caches); 10^7 follows 10^6
-                warm_up(function, WARM_UP if engine == "auto" else 0.0)
+                warm_up(function, warm_up_seconds() if engine == "auto" else 0.0)
             row[engine] = n / best_time(function, repeats)
             if self.memory:
                 row[f"{engine} MiB"] = peak_memory(function) / 2**20

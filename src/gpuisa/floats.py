@@ -42,9 +42,14 @@ _F32_SIGN = np.uint32(0x80000000)
 _F32_ABS = np.uint32(0x7FFFFFFF)
 _F32_INF = np.uint32(0x7F800000)
 _F32_QUIET = np.uint32(0x00400000)
-_F32_F24_MIN = np.uint32((127 - 62) << 23)  # 2^-62
-_F32_F24_OVER = np.uint32((127 + 64) << 23)  # 2^64: first magnitude beyond F24_MAX
-_F32_DROP = np.uint32(0xFFFFFF80)  # clears the 7 mantissa bits float24 lacks
+#: The float32 bits of 2^-62 (float24's least normal magnitude) and of 2^64 (the first
+#: magnitude beyond F24_MAX), and the float32 mantissa bits float24 lacks.
+F32_F24_MIN_BITS = (127 - 62) << 23
+F32_F24_OVER_BITS = (127 + 64) << 23
+F32_DROPPED_BITS = 23 - F24_MAN_BITS
+_F32_F24_MIN = np.uint32(F32_F24_MIN_BITS)
+_F32_F24_OVER = np.uint32(F32_F24_OVER_BITS)
+_F32_DROP = np.uint32(~((1 << F32_DROPPED_BITS) - 1) & 0xFFFFFFFF)
 
 
 def check_rounding(mode: object, option: str = "mode") -> RoundingMode:

@@ -56,14 +56,23 @@ def test_optimised_kernels_match_the_reference_engine(monkeypatch, first):
         check(D.case(seed))
 
 
+def _no_kernels_yet(monkeypatch, folder) -> None:
+    """An empty kernel cache and no kernel or tally of this process: an optimised kernel
+    an earlier run left on disk, or compiled here, would be taken from the first run."""
+    from gpuisa.pica.engine.compiled import nativerun
+
+    monkeypatch.setenv("GPUISA_JIT_CACHE", str(folder))
+    monkeypatch.setattr(nativerun, "_current", {})
+    monkeypatch.setattr(nativerun, "_spent", type(nativerun._spent)())
+    monkeypatch.setattr(nativerun._kernels, "_items", type(nativerun._kernels._items)())
+
+
 def test_runs_move_to_the_optimised_kernel_once_they_have_cost_enough(monkeypatch, tmp_path):
     from gpuisa.pica.asm import assemble
     from gpuisa.pica.engine import run
     from gpuisa.pica.engine.compiled import llvmjit, nativerun
 
-    # an empty kernel cache: an optimised kernel an earlier run left on disk would be
-    # loaded from the first run
-    monkeypatch.setenv("GPUISA_JIT_CACHE", str(tmp_path))
+    _no_kernels_yet(monkeypatch, tmp_path)
     monkeypatch.setattr(nativerun, "UPGRADE_AFTER", 0.002)
     made = []
     real = nativerun.kernel
@@ -87,12 +96,21 @@ def test_a_large_run_moves_to_the_optimised_kernel_after_its_first_part(monkeypa
     from gpuisa.pica.engine import run
     from gpuisa.pica.engine.compiled import llvmjit, nativerun
 
-    monkeypatch.setenv("GPUISA_JIT_CACHE", str(tmp_path))
+    _no_kernels_yet(monkeypatch, tmp_path)
     monkeypatch.setattr(nativerun, "UPGRADE_AFTER", 1e-9)
     monkeypatch.setattr(nativerun, "PROBE_LANES", 40)
+    monkeypatch.setattr(nativerun, "MIN_LANES_PER_THREAD", 8)  # both parts on threads
     made = []
     real = nativerun.kernel
     monkeypatch.setattr(nativerun, "kernel", lambda *args: made.append(real(*args)) or made[-1])
+    parts = []
+    launch = nativerun.launch
+
+    def launched(found, *args, **kwargs):
+        parts.append((found.level, kwargs.get("start", 0), kwargs.get("stop")))
+        return launch(found, *args, **kwargs)
+
+    monkeypatch.setattr(nativerun, "launch", launched)
     shader = assemble([("t.v.pica", ".fvec m\n.constf k(0.0, 2.0, 0.0, 0.0)\n.in p\n"
                                     ".out o position\n.proc main\n    mul r0, m, p\n"
                                     "    cmp k, gt, gt, p\n    ifc cmp.x\n"
@@ -103,6 +121,7 @@ def test_a_large_run_moves_to_the_optimised_kernel_after_its_first_part(monkeypa
     uniforms = {"m": [2.0, 3.0, 0.5, -1.0]}
     got = run(shader, inputs, uniforms=uniforms, engine="jit", registers=True)
     assert [k.level for k in made] == [llvmjit.QUICK, llvmjit.OPTIMISED]
+    assert parts == [(llvmjit.QUICK, 0, 40), (llvmjit.OPTIMISED, 40, None)]
     want = run(shader, inputs, uniforms=uniforms, engine="reference", registers=True)
     assert np.array_equal(got.outputs["o0"].view(np.uint32), want.outputs["o0"].view(np.uint32))
     assert np.array_equal(got.steps, want.steps) and len(set(want.steps.tolist())) == 2

@@ -45,8 +45,7 @@ class ControlState:
         #: Whether the stages of the check and the pushes are functions of the module
         #: that the code calls (made once per module: far less code to compile).
         self.outline = outline
-        with builder.goto_entry_block():
-            self._words = builder.alloca(ir.ArrayType(I64, lanes * _ROW))
+        self._words = builder.alloca(ir.ArrayType(I64, lanes * _ROW))
         self.lane = i64(0)
 
     def _called(self, name: str, arguments: list[ir.Value], result: ir.Type, body):
@@ -125,8 +124,7 @@ class ControlState:
             self._called("broadcast", [], ir.VoidType(), lambda inner: inner.broadcast())
             return
         b = self.b
-        with b.goto_entry_block():
-            counter = b.alloca(I64)
+        counter = b.alloca(I64)
         b.store(i64(1), counter)
         test, body, done = (b.append_basic_block(name) for name in ("copy", "copy_lane",
                                                                      "copied"))
@@ -252,8 +250,7 @@ class ControlState:
         """The CALL stage: pops while the top matches its copy of the PC, up to the
         stack depth; a pop after the third no longer updates the PC."""
         b = self.b
-        with b.goto_entry_block():
-            result, copy = b.alloca(I64), b.alloca(I64)
+        result, copy = b.alloca(I64), b.alloca(I64)
         b.store(i64(S.NO_JUMP), result)
         b.store(following, copy)
         done = b.append_basic_block("call_done")
@@ -292,8 +289,7 @@ class ControlState:
         """The LOOP stage: at most one pop; a pending break acts on the top loop; a break
         on an empty stack hangs (:data:`_HANG`)."""
         b = self.b
-        with b.goto_entry_block():
-            result = b.alloca(I64)
+        result = b.alloca(I64)
         b.store(i64(S.NO_JUMP), result)
         n = b.load(self.n_loop)
         empty = b.icmp_signed("==", n, i64(0))

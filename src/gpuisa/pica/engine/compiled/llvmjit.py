@@ -31,8 +31,9 @@ KERNEL = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
 #: 2026-11-28, Zen 4).
 PASSES = ("sroa",)
 #: The code generator's optimisation levels: QUICK (-O0: instruction selection and
-#: register allocation built for speed; half the compile time of OPTIMISED and 5-15 %
-#: slower kernels, measured 2026-11-27 on the benchmark shaders) and OPTIMISED (-O2).
+#: register allocation built for speed; half the compile time of OPTIMISED, kernels
+#: 1.3-3.5 times as slow, measured 2026-11-28 on the benchmark shaders: its registers
+#: spill) and OPTIMISED (-O2; -O1 compiled as slowly and ran no faster).
 QUICK, OPTIMISED = 0, 2
 _lock = threading.Lock()
 

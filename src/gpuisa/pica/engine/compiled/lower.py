@@ -31,7 +31,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ....floats import F24_MIN_NORMAL, RoundingMode
+from ....floats import (
+    F32_DROPPED_BITS,
+    F32_F24_MIN_BITS,
+    F32_F24_OVER_BITS,
+    RoundingMode,
+)
 from ...isa import RELATIVE_INDEX_MASK, RELATIVE_OFFSET_RANGE
 from ..rules import primitives as P
 from . import textir as ir
@@ -54,7 +59,7 @@ _DROP_MASK = (1 << _DROP) - 1
 _F24_MIN_64 = (1023 - 62) << 52
 _F24_OVER_64 = (1023 + 64) << 52
 _F24_PAYLOAD_64 = 0x000FFFF000000000
-_F24_MIN_32 = int(np.float32(F24_MIN_NORMAL).view(np.uint32))
+_F24_MIN_32 = F32_F24_MIN_BITS
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,8 +77,8 @@ class _Bits:
 
 
 _BITS_64 = _Bits(I64, _DROP, _F24_MIN_64, _F24_OVER_64, _U64_ABS, _U64_SIGN, _U64_INF)
-_BITS_32 = _Bits(I32, 23 - 16, _F24_MIN_32, (127 + 64) << 23, _U32_ABS, _U32_SIGN,
-                 _U32_INF)
+_BITS_32 = _Bits(I32, F32_DROPPED_BITS, F32_F24_MIN_BITS, F32_F24_OVER_BITS, _U32_ABS,
+                 _U32_SIGN, _U32_INF)
 _BOUNDED_HIGH_32 = int(np.float32(P.BOUNDED_HIGH).view(np.uint32))
 _OFFSET_LOW, _OFFSET_HIGH = RELATIVE_OFFSET_RANGE
 
@@ -201,7 +206,9 @@ class Lowering(MathLoops):
         (``store24(round24(fpext(x)))``) on float32's own bits, for every float32 that
         is not a NaN (a NaN gives some value): widening is exact, and the rule is the
         same at float32's width (the 7 mantissa bits below float24's 16 dropped, 2^-62
-        and 2^64 the bounds).  Half the width of the float64 rule, twice the lanes."""
+        and 2^64 the bounds): ``floats.round_f24``'s algorithm on uint32, which
+        ``test_loading.py`` compares it with.  Half the width of the float64 rule, twice
+        the lanes."""
         finite, _, _ = self._round24_bits(self.b.bitcast(x, self.i32), _BITS_32)
         return self.b.bitcast(finite, self.f32)
 

@@ -29,11 +29,10 @@ class MathLoops:
         b = self.b
         scalar = F64 if _is_double(x) else F32
         size = 8 if scalar is F64 else 4
-        with b.goto_entry_block():
-            buffer = b.alloca(ir.ArrayType(scalar, 2 * self.width))
-            buffer.align = 64  # vector loads and stores of the values
-            pointers = b.alloca(ir.ArrayType(I8.as_pointer(), 2))
-            counts = b.alloca(ir.ArrayType(I64, 3))
+        buffer = b.alloca(ir.ArrayType(scalar, 2 * self.width))
+        buffer.align = 64  # vector loads and stores of the values
+        pointers = b.alloca(ir.ArrayType(I8.as_pointer(), 2))
+        counts = b.alloca(ir.ArrayType(I64, 3))
         zero = ir.Constant(I32, 0)
         first = b.gep(buffer, [zero, zero])
         result = b.gep(buffer, [zero, ir.Constant(I32, self.width)])

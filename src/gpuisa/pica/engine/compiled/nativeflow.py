@@ -71,8 +71,7 @@ class FlowMixin:
         if taken is not None and isinstance(taken.type, ir.VectorType):
             agree = b.or_(self.all(taken), b.not_(self.any(taken)))
         together = b.and_(b.and_(b.load(self.shared), self.all(self.mask)), agree)
-        with b.goto_entry_block():
-            counter, limit = b.alloca(I64), b.alloca(I64)
+        counter, limit = b.alloca(I64), b.alloca(I64)
         # Together: lane 0's transfer, for all; else every lane at the block its own.
         with b.if_else(together) as (one, parting):
             with one:

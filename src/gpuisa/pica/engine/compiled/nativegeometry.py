@@ -180,8 +180,7 @@ class _GeometryUnit(_Unit):
         fed, values = self.pointer("fed", I64), self.pointer("fed_values", F32)
         loaded = self.pointer("fed_loaded", I8)
         floats = arg_pointer(b, self.args, ARG["floats"], F32)
-        with b.goto_entry_block():
-            counter = b.alloca(I64)
+        counter = b.alloca(I64)
         b.store(i64(0), counter)
         new = self.function.append_basic_block
         test, body, load, following, done = (new(name) for name in (

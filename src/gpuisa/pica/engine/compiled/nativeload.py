@@ -8,10 +8,11 @@ float32's bits) in the run's rounding mode (the rule ``tests/pica/engine/test_lo
 proves equal to ``primitives.round24`` and ``trunc24``, themselves proven equal to
 load_floats' ``floats.round_f24``; ``test_loading.py`` compares this loader with
 load_floats in both modes).  NaN
-inputs are the exception: converting a float32 NaN to float64 quiets it, while
-load_floats keeps a signalling NaN's payload bits, so the kernel reports NaNs and
-:func:`load` converts those with load_floats itself.  Everything else (f32 mode, other
-dtypes, arrays that are not C-contiguous) goes to load_floats.
+inputs are the exception: neither rule keeps a NaN's payload as load_floats does
+(``round24_32`` leaves NaNs out, and widening a float32 NaN to float64 quiets it), so
+the kernel reports NaNs and :func:`load` converts those with load_floats itself.
+Everything else (f32 mode, other dtypes, arrays that are not C-contiguous) goes to
+load_floats.
 """
 
 from __future__ import annotations

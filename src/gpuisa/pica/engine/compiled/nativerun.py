@@ -51,7 +51,7 @@ class NativeKernel:
 
 #: Seconds of runs on a quickly compiled kernel after which its program is compiled
 #: again with the optimising code generator (rent or buy: that costs 25-115 ms and saves
-#: 25-70 % of every later run, measured 2026-11-28 on the benchmark shaders).  A run
+#: 20-70 % of every later run, measured 2026-11-28 on the benchmark shaders).  A run
 #: large enough to spend that much on its own moves after its first part
 #: (:func:`run_upgrading`).
 UPGRADE_AFTER = 0.3
@@ -107,7 +107,8 @@ def kernel(program: DecodedProgram, entry: int, precision: Arithmetic,
     """The kernel for ``program`` (``bounded``: for runs whose uniforms are bounded,
     :func:`.native.build_module`): compiled quickly the first time, compiled again with
     the optimising code generator once runs on it have taken :data:`UPGRADE_AFTER`
-    seconds; each made once per process."""
+    seconds (or a run's first part says its rest would: :func:`run_upgrading`); each
+    made once per process."""
     key = (program.program, entry, precision, missing, bounded)
     found = _current.get(key)
     if found is None:
@@ -226,12 +227,15 @@ def run_upgrading(found: NativeKernel, remake: Callable[[], NativeKernel],
     rest = (time.perf_counter() - started) * (lanes - PROBE_LANES) / PROBE_LANES
     with _lock:
         due = _spent.get(found.key, 0.0) + rest >= UPGRADE_AFTER
-        if due:  # what the rest would spend on it counts now
-            _spent.pop(found.key, None)
-            _spent[found.key] = UPGRADE_AFTER
-            _current.pop(found.key, None)
-    launch(remake() if due else found, program, state, max_steps, parallel,
-           start=PROBE_LANES, into=(status, steps))
+    later = found
+    if due:  # what the rest would spend on the quick kernel counts now
+        record(found.key, found.level, rest)
+        later = remake()
+        # the rest writes into the probe's arrays: both kernels run the same plan
+        if later.steps != found.steps:
+            raise AssertionError("kernels of one key differ in their step counts")
+    launch(later, program, state, max_steps, parallel, start=PROBE_LANES,
+           into=(status, steps))
     return status, steps
 
 

@@ -11,7 +11,9 @@ constants use LLVM's ``splat (T v)`` form, which is shorter to write and to pars
 
 The text is the same language ``llvmlite.binding.parse_assembly`` reads: what the two
 builders produce for the same calls is checked instruction by instruction in
-``tests/pica/engine/test_textir.py``.
+``tests/pica/engine/test_textir.py``.  One difference is deliberate: ``alloca`` always
+puts its slot in the function's entry block (llvmlite's, where the builder stands),
+since LLVM promotes only those slots to values.
 
 The types, values and constants are in :mod:`.values`, modules, functions and blocks in
 :mod:`.units`, the builder in :mod:`.builder`.

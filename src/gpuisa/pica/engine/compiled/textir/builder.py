@@ -46,7 +46,8 @@ def _flags(kind: Type) -> Type:
 
 
 class IRBuilder:
-    """Appends instructions to a block (``llvmlite.ir.IRBuilder``'s interface)."""
+    """Appends instructions to a block (``llvmlite.ir.IRBuilder``'s interface; ``alloca``
+    writes to the entry block wherever the builder stands)."""
 
     def __init__(self, block: Block | None = None):
         self.block: Block = block  # type: ignore[assignment]
