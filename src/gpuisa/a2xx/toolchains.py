@@ -9,7 +9,7 @@ compiler wrote.  Evidence, per toolchain:
 
 * ``adreno``: the Adreno compiler of the Adreno 200 kernel driver's four GMEM shaders
   (:data:`isa.ALU_DEFAULTS` and the fetch defaults beside them cite the words).
-* ``xdk``: Microsoft's XDK compiler, the twenty-nine containers of
+* ``xdk``: Microsoft's XDK compiler, the thirty-two containers of
   tests/a2xx/data/xdk-listings.txt: every vector-only slot has scalar opcode 50
   (RETAIN_PREV, d0 bits 26-31 = 0x32: ``0xc80f8000``); every vertex fetch is a full
   fetch with prefetch count 0, no index rounding and ``signed_rf_mode`` 0
