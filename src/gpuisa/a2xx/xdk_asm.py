@@ -9,7 +9,9 @@ words (tests/a2xx/data/xdk-listings.txt):
 
 * an exec's ``vc`` bit of each instruction that is a vertex fetch is set;
 * a one-operand scalar operation beside a vector operation of at most two sources reads
-  the shown component in all four swizzle lanes (``rsq r1.w, r1.w`` is wwww);
+  the shown component in all four swizzle lanes (``rsq r1.w, r1.w`` is wwww); a
+  two-operand one reads its second operand in lanes 0-1 and its first in lanes 2-3
+  (``muls r3.x, r1.wx`` is xxww, ``muls r3.z, r1.wz`` zzww: Scaleform's FYUVCxformAc);
 * an exec without instructions points at the slot after the last instruction, or, when
   it follows an ``alloc``, at the first instruction slot (the number of CF slots:
   Scaleform's VInstancedSolid, ``alloc interpolators`` then ``exece`` is ``0x0005c400``
@@ -259,13 +261,15 @@ def _replicate_scalar_source(slot: int) -> int:
     if info is None or (vinfo and vinfo.srcs == 3):
         return slot
     lanes = isa.alu_swizzle_components(alu.src3_swiz)
-    # One operand, or two that are the same component (movs): every lane reads it.
-    if info.operands is not ScalarOperands.A and not (
-        info.operands is ScalarOperands.AB and lanes[3] == lanes[0]
-    ):
+    # One operand: every lane reads it.  Two (A in lane 3, B in lane 0): lanes 0-1 read
+    # B, lanes 2-3 A (Scaleform's FYUVCxformAc, muls r3.x, r1.wx: d1 0x00B01A1C, xxww),
+    # so every lane when they are the same component (movs).
+    if info.operands is ScalarOperands.A:
+        field = isa.alu_swizzle_field((lanes[3],) * 4)
+    elif info.operands is ScalarOperands.AB:
+        field = isa.alu_swizzle_field((lanes[0], lanes[0], lanes[3], lanes[3]))
+    else:
         return slot
-    lane3 = lanes[3]
-    field = isa.alu_swizzle_field((lane3,) * 4)
     values = isa.ALU_LAYOUT.unpack(slot)
     values["src3_swiz"] = field
     return isa.ALU_LAYOUT.pack(values, base=slot & isa.ALU_LAYOUT.unused_mask) & _SLOT_MASK
