@@ -11,7 +11,8 @@ words (tests/a2xx/data/xdk-listings.txt):
 * a one-operand scalar operation beside a vector operation of at most two sources reads
   the shown component in all four swizzle lanes (``rsq r1.w, r1.w`` is wwww); a
   two-operand one reads its second operand in lanes 0-1 and its first in lanes 2-3
-  (``muls r3.x, r1.wx`` is xxww, ``muls r3.z, r1.wz`` zzww: Scaleform's FYUVCxformAc);
+  (``muls r3.x, r1.wx`` is xxww, ``muls r3.z, r1.wz`` zzww: Scaleform's FYUVCxformAc;
+  ``muls r2.z, c0.zw`` wwzz: FBox2ShadowHighlightKnockoutMul);
 * an exec without instructions points at the slot after the last instruction, or, when
   it follows an ``alloc``, at the first instruction slot (the number of CF slots:
   Scaleform's VInstancedSolid, ``alloc interpolators`` then ``exece`` is ``0x0005c400``
