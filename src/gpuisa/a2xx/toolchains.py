@@ -9,21 +9,21 @@ compiler wrote.  Evidence, per toolchain:
 
 * ``adreno``: the Adreno compiler of the Adreno 200 kernel driver's four GMEM shaders
   (:data:`isa.ALU_DEFAULTS` and the fetch defaults beside them cite the words).
-* ``xdk``: Microsoft's XDK compiler, the twenty-nine containers of
+* ``xdk``: Microsoft's XDK compiler, the thirty-five containers of
   tests/a2xx/data/xdk-listings.txt: every vector-only slot has scalar opcode 50
   (RETAIN_PREV, d0 bits 26-31 = 0x32: ``0xc80f8000``); every vertex fetch is a full
   fetch with prefetch count 0, no index rounding and ``signed_rf_mode`` 0
   (``0x00081000 0x00000688 0x00000000``, 18 fetches); c252-c255 are written
   ``0xfc``-``0xff`` (Mesa prints ``|C60|``-``|C63|``), also as the constant of
   ``addsc``/``mulsc``/``subsc`` (``ADD_CONST_0 R2.___w = |R63.wyzx|`` is c255: d2
-  ``0xe20000ff``, Scaleform's FBox2InnerShadowKnockout, 16 of 16 such operands); each
+  ``0xe20000ff``, Scaleform's FBox2InnerShadowKnockout, 25 of 25 such operands); each
   exec sets its ``vc`` bit for a vertex fetch; one slot follows the last instruction
   (zero, or the three words of the listing's ``// PDB hint`` with a debug database);
   a one-source vector operation's unprinted second source is R0 with swizzle and
-  negate 0 (d1 bits 8-15 = 0, 14 of 14, e.g. ``FRACv``: ``0x00c50000 0xe8040000``); an
+  negate 0 (d1 bits 8-15 = 0, 20 of 20, e.g. ``FRACv``: ``0x00c50000 0xe8040000``); an
   export whose scalar line is RETAIN_PREV (writing the constant components Xenia shows
-  as ``oPos.x001``) sets d0 bit 14 (``0xc889c03e``, 9 of 9; the one export with a real
-  scalar operation clears it); every texture fetch is 2D (d2 bits 14-15 = 1, 32 of 32
+  as ``oPos.x001``) sets d0 bit 14 (``0xc889c03e``, 10 of 10; the one export with a real
+  scalar operation clears it); every texture fetch is 2D (d2 bits 14-15 = 1, 41 of 41
   fetches; Mesa's text cannot tell, so assembly reports it as a guess).  What no rule
   gives, ``a2xx disasm`` writes as ``; xdk:`` lines (a2xx-formats.md#xdk-notes).
 * ``mesa``: Mesa's own A2XX compiler (ir2, ``ir2_assemble.c`` of freedreno, read at
