@@ -25,7 +25,7 @@ from ..isa import (
     Condition,
     EmitEffect,
     Flow,
-    Opcode,
+    Writes,
 )
 from .effects import AL, NO_SETEMIT, Effect
 
@@ -158,12 +158,13 @@ class Explorer:
         out_un &= ~e.out_writes
         tmp_un &= ~e.tmp_writes
         misc_un &= ~e.misc_writes
-        op = e.ins.opcode
-        if op is Opcode.END:
+        info = e.ins.info
+        flow = info.flow
+        if flow is Flow.END:
             if not self.geometry:
                 _add(out.unwritten, pc, out_un)
             return None
-        emission = OPCODES[op].emission
+        emission = info.emission
         if emission is EmitEffect.SETUP:
             misc_un &= ~NO_SETEMIT
         elif emission is EmitEffect.EMIT:
@@ -173,7 +174,7 @@ class Explorer:
             if self.geometry:
                 _add(out.unwritten, pc, out_un)
                 out_un = _ALL64
-        elif op is Opcode.LOOP:
+        elif flow is Flow.LOOP:
             misc_un &= ~AL
         return written, out_un, tmp_un, misc_un
 
@@ -184,10 +185,10 @@ class Explorer:
         effects = self.effects
         n = len(effects)
         pc = state.pc
-        op = e.ins.opcode
+        info = e.ins.info
         for nxt in self._successors(state, e, out):
-            if (op is Opcode.MOVA and 0 <= nxt.pc < n
-                    and effects[nxt.pc].ins.opcode is Opcode.MOVA):
+            if (Writes.ADDRESS in info.writes and 0 <= nxt.pc < n
+                    and Writes.ADDRESS in effects[nxt.pc].ins.info.writes):
                 out.mova_pairs.add((pc, nxt.pc))
             old = facts.get(nxt)
             if old is None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from ..encoding import Instruction
-from ..isa import EmitEffect, Opcode, SourceUse, mask_components
+from ..isa import EmitEffect, Flow, SourceUse, Writes, mask_components
 from .effects import MISC_BITS, Effect
 from .explore import Exploration
 from .model import Raw, Unit, component_list, component_names
@@ -25,7 +25,7 @@ def entry_end(entry: str, ex: Exploration, decoded: list[Instruction],
               anchor_unit: int) -> Raw | None:
     """PICA305 (no path reaches ``end``) or PICA306 (some path leaves the entry without
     it)."""
-    if not any(decoded[pc].opcode is Opcode.END for pc in ex.reached):
+    if not any(decoded[pc].info.flow is Flow.END for pc in ex.reached):
         return Raw("PICA305", f"entry point '{entry}' contains no 'end' instruction",
                    ("entry", anchor_unit), "the shader never finishes: the GPU hangs")
     if ex.falls_off:
@@ -54,7 +54,8 @@ def mova_pairs(decoded: list[Instruction],
             pairs |= result.mova_pairs
     if any(result is None for result in results):
         pairs |= {(pc - 1, pc) for pc in range(1, len(decoded))
-                  if decoded[pc].opcode is Opcode.MOVA and decoded[pc - 1].opcode is Opcode.MOVA}
+                  if Writes.ADDRESS in decoded[pc].info.writes
+                  and Writes.ADDRESS in decoded[pc - 1].info.writes}
     firsts: dict[int, set[int]] = {}
     for first, second in pairs:
         firsts.setdefault(second, set()).add(first)

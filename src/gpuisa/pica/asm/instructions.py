@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..isa import OPCODES, CompareOp, Condition, Flow, Kind, Opcode, OpcodeInfo, Writes
+from ..isa import OPCODES, Arithmetic, CompareOp, Condition, Flow, Kind, OpcodeInfo, Writes
 from ..syntax import (
     COMPARE_OPERATORS,
     FORMS,
@@ -101,7 +101,7 @@ def _emit_alu(asm: AssemblerCore, st: Statement, info: OpcodeInfo, base: OpcodeI
     """Allocate the descriptor and emit an instruction with register sources."""
     value, care = asm.descriptor(base, mask, sources, st.name)
     fmt = info.format
-    if base.opcode is Opcode.MAD:
+    if base.arithmetic is Arithmetic.MAD:
         desc = asm.allocate_mad(value, care, st.name)
     else:
         desc = asm.allocate(value, care, st.name)

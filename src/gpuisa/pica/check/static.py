@@ -15,8 +15,8 @@ from ..isa import (
     MAX_VERTEX_CODE_WORDS,
     NUM_GEOMETRY_OUTPUTS,
     NUM_INT_UNIFORMS,
+    Flow,
     Kind,
-    Opcode,
     Result,
     SourceUse,
     mask_components,
@@ -60,13 +60,12 @@ def uniform_checks(unit: Unit, reached: Iterable[int], effects: list[Effect],
         vertex_data_below = min(floats) if floats else 96
     for pc in sorted(reached):
         e = effects[pc]
-        op = e.ins.opcode
         wanted: list[tuple[str, int, str]] = []
         for s in e.sources:
             if s.bank == "c" and s.number >= vertex_data_below:
                 what = "the base of a relative access" if s.index else "read"
                 wanted.append(("c", s.number, what))
-        if op is Opcode.LOOP:
+        if e.ins.info.flow is Flow.LOOP:
             wanted.append(("i", e.ins["id"] % NUM_INT_UNIFORMS, "used by 'loop'"))
         elif e.ins.info.reads_bool and not (unit.geometry and e.ins["id"] == _GS_HARDWARE_BOOL):
             wanted.append(("b", e.ins["id"], f"tested by '{e.ins.mnemonic}'"))

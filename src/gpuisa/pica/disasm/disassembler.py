@@ -10,7 +10,7 @@ from itertools import pairwise
 
 from ..descriptors import DescriptorTable, care_mask
 from ..encoding import Instruction, decode, decode_opdesc
-from ..isa import MAX_OPDESCS, Flow, Opcode
+from ..isa import MAX_OPDESCS, Arithmetic, Flow
 from ..program import Program
 from ..shbin import Dvle, ShaderType, Shbin
 from .structure import Line, Structure, find_structures, is_flow_word, layout_lines
@@ -172,11 +172,11 @@ class _Disassembly:
         assigned: dict[int, int] = {}
         try:
             for pos, value, mask in self._descriptor_users():
-                if self.code[pos].info.base_opcode is Opcode.MAD:
+                if self.code[pos].info.arithmetic is Arithmetic.MAD:
                     k, swapped = table.allocate_mad(value, mask)
                     if swapped is not None:
                         for other, index in assigned.items():
-                            if self.code[other].info.base_opcode is not Opcode.MAD:
+                            if self.code[other].info.arithmetic is not Arithmetic.MAD:
                                 assigned[other] = {k: swapped, swapped: k}.get(index, index)
                 else:
                     k = table.allocate(value, mask)

@@ -86,18 +86,16 @@ def _flow_ok(ins: Instruction) -> bool:
 
 def _flow_operands_ok(ins: Instruction) -> bool:
     """Whether the fields picasso's syntax cannot spell hold the values it writes."""
-    op = ins.opcode
-    if op is Opcode.CALL:
-        return ins["condop"] == ins["refx"] == ins["refy"] == 0 and ins["num"] > 0
-    if ins.info.flow is Flow.CALL:
-        return ins["num"] > 0
-    if op is Opcode.JMPC:
-        return ins["num"] == 0
-    if op is Opcode.JMPU:
-        return ins["num"] in (0, 1)
-    if op is Opcode.BREAKC:
+    flow, condition = ins.info.flow, ins.info.condition
+    if flow is Flow.CALL:  # CALL's condition fields are unused: picasso writes zeros
+        unused = condition is not Condition.ALWAYS or (
+            ins["condop"] == ins["refx"] == ins["refy"] == 0)
+        return unused and ins["num"] > 0
+    if flow is Flow.JUMP:  # JMPC: NUM unused; JMPU: NUM's bit 0 inverts the test
+        return ins["num"] in ((0, 1) if condition is Condition.BOOLNUM else (0,))
+    if flow is Flow.BREAK and condition is Condition.FLAGS:  # BREAKC
         return ins["num"] == 0 and ins["dst"] == 0
-    if op is Opcode.LOOP:
+    if flow is Flow.LOOP:
         return ins["num"] == 0 and ins["id"] < NUM_INT_UNIFORMS
     return True
 
@@ -216,7 +214,7 @@ def _flow_blocks(code, lo, hi, raw) -> tuple[list[Block], dict[int, int]]:
             inner.append(Block("for", pos, dst + 1))
         elif flow is Flow.JUMP and lo <= dst <= hi:
             jumps[pos] = dst
-        elif op is not Opcode.BREAKC:
+        elif not (flow is Flow.BREAK and ins.info.reads_flags):  # BREAKC
             raw.add(pos)
     return inner, jumps
 
@@ -373,7 +371,7 @@ def _implied_pad(ins: Instruction, pos: int, pending: list[tuple[str, Block]],
                  structure: Structure, state: _PadState) -> bool:
     """Whether the plain NOP at ``pos`` is the one the assembler inserts by itself before
     the first of the ``pending`` block events."""
-    return (bool(pending) and ins.opcode is Opcode.NOP and not ins.extra
+    return (bool(pending) and ins.info.inert and not ins.extra
             and pos not in structure.raw and state.wants_pad(*pending[0]))
 
 

@@ -18,9 +18,9 @@ from ..isa import (
     NUM_GEOMETRY_OUTPUTS,
     OPDESC_LAYOUT,
     CondOp,
+    EmitEffect,
     Format,
     Kind,
-    Opcode,
     Writes,
     destination_register,
     mask_components,
@@ -156,7 +156,7 @@ def instruction_text(ins: Instruction, opdescs: tuple[int, ...], names: UnitName
     info = ins.info
     if not info.has_operands:
         return info.mnemonic
-    if ins.opcode is Opcode.SETEMIT:
+    if info.emission is EmitEffect.SETUP:
         # In a vertex unit a `setemit` would make the assembler's DVLE a geometry shader
         # (and forbid o7-o15 from there on): the word is printed raw instead.
         return _setemit_text(ins) if names.geometry else None
@@ -170,7 +170,7 @@ def instruction_text(ins: Instruction, opdescs: tuple[int, ...], names: UnitName
     operands = _leading_operands(ins, desc, names)
     if operands is None:
         return None
-    if ins.opcode is Opcode.CMP:
+    if info.kind is Kind.COMPARE:
         return FORMS[info.base_opcode].text([srcs[0], *operands, srcs[1]])
     return FORMS[info.base_opcode].text([*operands, *srcs])
 
@@ -191,7 +191,7 @@ def _leading_operands(ins: Instruction, desc: OperandDescriptor,
                       names: UnitNames) -> list[str] | None:
     """What stands before the sources: CMP's two operators (printed between them), MOVA's
     target or the destination register; None when one has no spelling."""
-    if ins.opcode is Opcode.CMP:
+    if ins.info.kind is Kind.COMPARE:
         ops = [printed_spelling(COMPARE_OPERATORS, ins[field]) for field in ("cmpx", "cmpy")]
         return None if None in ops else ops
     if ins.info.writes is Writes.ADDRESS:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import combinations
 
-from ..isa import BANK_SIZES, COMPONENTS, Opcode
+from ..isa import BANK_SIZES, COMPONENTS, EmitEffect
 from .analysis import Analysis
 from .index import INSTRUCTIONS, SYMBOL_ROLES, Role, instruction_operand_roles
 from .syntax import (
@@ -147,7 +147,7 @@ def complete(analysis: Analysis, path: str, line: int, prefix: str) -> list[Cand
     info = INSTRUCTIONS.get(ctx.name)
     if info is None:
         return []
-    if info.opcode is Opcode.SETEMIT:
+    if info.emission is EmitEffect.SETUP:
         return _words(SETEMIT_FLAGS, Role.KEYWORD, "setemit flag") if ctx.argument == 1 else []
     roles = instruction_operand_roles(info)
     return _operand(analysis, unit, roles[min(ctx.argument, len(roles) - 1)])

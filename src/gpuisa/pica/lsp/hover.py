@@ -23,10 +23,12 @@ from ..isa import (
     LOOP_STACK_DEPTH,
     OPCODES,
     Arithmetic,
+    EmitEffect,
     Flow,
     Opcode,
     OpcodeInfo,
     SourceUse,
+    Writes,
     selector_components,
 )
 from ..shbin.records import ConstantKind
@@ -60,13 +62,12 @@ def _engine_doc(op: Opcode) -> str:
 
 
 def _hardware_notes(info: OpcodeInfo) -> list[str]:
-    op = info.base_opcode
     notes = []
     if info.arithmetic is not Arithmetic.NONE:
         notes.append("float24 (`precision=\"f24\"`): inputs are flushed (subnormals and -0 "
                      "become +0), each product and partial sum is rounded to float24 "
                      "(round to nearest even); 0 · ±inf = +0")
-    if op is Opcode.MOVA:
+    if Writes.ADDRESS in info.writes:
         notes.append("two consecutive `mova` freeze the GPU (picasso manual errata; "
                      "`pica asm` warns)")
     if info.flow is Flow.IF:
@@ -75,7 +76,7 @@ def _hardware_notes(info: OpcodeInfo) -> list[str]:
         notes.append(f"the CALL stack holds {CALL_STACK_DEPTH} entries")
     if info.flow is Flow.LOOP:
         notes.append(f"the LOOP stack holds {LOOP_STACK_DEPTH} entries")
-    if op is Opcode.SETEMIT:
+    if info.emission is EmitEffect.SETUP:
         notes.append(f"vertex slots 0..{GS_VERTEX_BUFFER_ENTRIES - 2}")
     if info.format.sources and len({info.format.source_width(s)
                                     for s in info.format.sources}) > 1:
