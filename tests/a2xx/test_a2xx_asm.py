@@ -45,7 +45,7 @@ def test_wiki_first_listing_by_hand() -> None:
         0xA88  # dst x y z 1
         | (0 << 12)  # UNSIGNED
         | (1 << 13)  # no NORMALIZED: integer
-        | (1 << 15)  # is_index_rounded: the vendor's first fetch sets it
+        | (0 << 15)  # is_index_rounded: the GLES driver's first fetch leaves it clear
         | (57 << 16),  # FMT_32_32_32_FLOAT
         12,  # STRIDE(12)
     ]

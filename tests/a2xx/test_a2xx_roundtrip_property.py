@@ -154,7 +154,6 @@ def vertex_fetch(draw: st.DrawFn) -> tuple[int, int, int]:
             (n(12), 32),  # dst swizzle
             (bit(draw), 44),  # SIGNED
             (bit(draw), 45),  # not NORMALIZED
-            (1, 47),  # vendor: the first fetch's is_index_rounded
             (n(6), 48),  # format
             (predicated, 63),
             (n(8), 64),  # stride

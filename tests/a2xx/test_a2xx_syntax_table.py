@@ -92,7 +92,7 @@ VERTEX_ROW = (
         (0xA88, 32),  # dst xyz1
         (1, 44),  # SIGNED
         (1, 45),  # integer (no NORMALIZED)
-        (1, 47),  # is_index_rounded: first fetch
+        (0, 47),  # is_index_rounded: the GLES driver's first fetch leaves it clear
         (37, 48),  # FMT_32_32_FLOAT
         (8, 64),  # stride
         (16, 72),  # offset

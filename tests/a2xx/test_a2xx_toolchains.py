@@ -93,7 +93,8 @@ def _slot(words: list[int], index: int) -> int:
     ("toolchain", "scalar_opc", "src3_sel", "fetches", "relative", "vc"),
     [
         # (prefetch_count, is_mini_fetch, is_index_rounded, signed_rf_mode_all) per fetch
-        ("adreno", 5, 1, [(3, 0, 1, 0), (2, 1, 0, 1)], 0, 0),  # MAXs; GMEM shaders
+        ("adreno", 5, 1, [(3, 0, 0, 0), (2, 1, 0, 0)], 0, 0),  # MAXs; driver captures
+        ("adreno-kernel", 5, 1, [(3, 0, 1, 0), (2, 1, 0, 1)], 0, 0),  # GMEM shaders
         ("xdk", 50, 1, [(0, 0, 0, 0), (0, 0, 0, 0)], 0, 0b11),  # RETAIN_PREV; containers
         ("mesa", 0, 0, [(3, 0, 0, 0), (2, 1, 0, 0)], 1, 0),  # ir2: zeroed, eA relative
     ],

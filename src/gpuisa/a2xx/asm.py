@@ -15,7 +15,7 @@ the printer; this module adds the line structure:
   fields are written over them, so bits the text cannot show (relative addressing, unused
   fields) are kept and a raw listing reassembles bit for bit.
 * Without raw columns, instructions start from a toolchain's defaults (``toolchain``,
-  :mod:`.toolchains`; by default the Adreno vendor compiler's: :data:`isa.ALU_DEFAULTS`,
+  :mod:`.toolchains`; by default the Adreno GLES driver's: :data:`isa.ALU_DEFAULTS`,
   :data:`isa.VERTEX_FETCH_DEFAULTS` for a program's first vertex fetch and
   :data:`isa.VERTEX_MINI_FETCH_DEFAULTS` for the others, :data:`isa.TEXTURE_FETCH_DEFAULTS`),
   and a one-source vector operation's src2 repeats src1 (the XDK's: r0), so Mesa's text of a shader
@@ -517,8 +517,9 @@ def assemble_with_warnings(
     text: str, *, filename: str = "<input>", toolchain: str | None = None
 ) -> AssemblyResult:
     """Assemble A2XX text, also returning warnings (a ``CNT`` that disagrees with the
-    instructions that follow it).  ``toolchain`` ("adreno", "xdk" or "mesa") fills the
-    bits the text does not show as that compiler does (:mod:`.toolchains`); by default
+    instructions that follow it).  ``toolchain`` ("adreno", "adreno-kernel", "xdk" or
+    "mesa") fills the bits the text does not show as that compiler does
+    (:mod:`.toolchains`); by default
     the one a ``; toolchain: NAME`` line of the text names (``a2xx disasm`` writes one
     for an XDK container), else "adreno".  ``; xdk:`` lines (:func:`toolchain_notes`)
     then set what neither the text nor the toolchain's rules give; a text with them

@@ -498,22 +498,28 @@ ALU_LAYOUT = Layout(
 # and writes over them what the text says, so Mesa's text of a vendor-compiled shader
 # reassembles to the vendor's words.  Every field not named here defaults to 0.
 # Evidence:
+#   B  - the Adreno GLES driver's programs as freedreno captured them from its command
+#        stream (freedreno-zz/freedreno: fdre/freedreno.c at 01126b29, its solid-fill
+#        shaders, and an early fdre/tests/cube.c, its cube shaders;
+#        tests/a2xx/data/adreno-captures.txt keeps all four);
 #   G  - the four GMEM save/restore shaders the vendor compiler built for the Adreno 200
 #        kernel driver (linux-freedreno-a20x, drivers/mxc/amd-gpu/common/gsl_drawctxt.c:
-#        gmem2sys_vtx_pgm, gmem2sys_frag_pgm, sys2gmem_vtx_pgm, sys2gmem_frag_pgm);
+#        gmem2sys_vtx_pgm, gmem2sys_frag_pgm, sys2gmem_vtx_pgm, sys2gmem_frag_pgm), which
+#        agree with B except where the ``adreno-kernel`` toolchain says (toolchains.py);
 #   MI - Mesa's first a2xx emitter (gallium/drivers/freedreno/a2xx/ir-a2xx.c), whose
 #        comments record what "the adreno compiler" does;
 #   MA - Mesa's current emitter (gallium/drivers/freedreno/a2xx/ir2_assemble.c).
 
 ALU_DEFAULTS: Mapping[str, int] = {
-    # No scalar line: MAXs.  G: d0 bits 26-31 = 5 in every vector-only slot (e.g.
-    # gmem2sys FS word 6 = 0x140f8000); MI: "adreno compiler seems to always set scalar
-    # opc to MAXs if it is not used".
+    # No scalar line: MAXs.  B and G: d0 bits 26-31 = 5 in every vector-only slot (the
+    # cube VS's MULv 0x140f0000, gmem2sys FS word 6 = 0x140f8000); MI: "adreno compiler
+    # seems to always set scalar opc to MAXs if it is not used".
     "scalar_opc": ScalarOpcode.MAXs,
     # src3 neither printed as a vector operand nor as the scalar operand: register bank
-    # R (temp) with register byte, swizzle and negate 0.  G: d2 bit 29 set where src3 is
-    # unused (gmem2sys FS word 8 = 0x22000000: C0, C0 and src3_sel = 1); MI: "adreno
-    # compiler seems to always set register bank for 3rd src if unused".
+    # R (temp) with register byte, swizzle and negate 0.  B and G: d2 bit 29 set where
+    # src3 is unused (the cube VS's MULv R0 = R2.wwww, C7 ends 0xa1020700; gmem2sys FS
+    # word 8 = 0x22000000: C0, C0 and src3_sel = 1); MI: "adreno compiler seems to always
+    # set register bank for 3rd src if unused".
     "src3_sel": 1,
 }
 #: The ALU fields other compilers fill differently where the text shows nothing
@@ -898,15 +904,17 @@ FETCH_LAYOUTS: Mapping[FetchKind, Layout] = {
 }
 
 # A vertex fetch is either a full fetch (the program's first vertex fetch) or a "mini"
-# fetch reusing its vertex address (every later one).  G: the first vertex fetch of each
-# vertex shader has d0 bits 27-29 = 3, d1 bit 15 = 1, d1 bit 14 = 0, d1 bit 30 = 0
-# (0x1cb81000 0x00398a88, 0x18981000 0x0039ba88); the later one has 2, 0, 1, 1
-# (0x12982000 0x40257b08).  MI/MA agree on prefetch_count and is_mini_fetch ("seems like
-# every FETCH but the first has this bit set") and always set must_be_one.
+# fetch reusing its vertex address (every later one).  B: the first vertex fetch of each
+# vertex shader has d0 bits 27-29 = 3 and d1 bits 14, 15 and 30 clear (0x1d481000
+# 0x00393e88, 0x19a81000 0x00390a88); the later ones have 2 and d1 bit 30 set, bits 14-15
+# still clear (0x11482000 0x40393a88, 0x13483000 0x40393e88).  MI/MA agree on
+# prefetch_count and is_mini_fetch ("seems like every FETCH but the first has this bit
+# set"), MA also on bits 14-15, and always set must_be_one.  G sets d1 bit 15 on the
+# first fetch and bit 14 on the later one (toolchains.ADRENO_KERNEL).
 VERTEX_FETCH_DEFAULTS: Mapping[str, int] = {
     "must_be_one": 1,
     "prefetch_count": 3,
-    "is_index_rounded": 1,
+    "is_index_rounded": 0,
     "signed_rf_mode_all": 0,
     "is_mini_fetch": 0,
     "num_format_all": 1,  # text without NORMALIZED: integer (the flag's absence)
@@ -915,8 +923,6 @@ VERTEX_FETCH_DEFAULTS: Mapping[str, int] = {
 VERTEX_MINI_FETCH_DEFAULTS: Mapping[str, int] = {
     **VERTEX_FETCH_DEFAULTS,
     "prefetch_count": 2,
-    "is_index_rounded": 0,
-    "signed_rf_mode_all": 1,
     "is_mini_fetch": 1,
 }
 # Unprinted texture filters use the fetch constant, use_comp_lod is set (Mesa prints

@@ -7,8 +7,14 @@ constant index written ``|C63|``.  Each compiler fills them its own way; ``a2xx 
 --toolchain`` picks the set, so that Mesa's text of a shader reassembles to the words its
 compiler wrote.  Evidence, per toolchain:
 
-* ``adreno``: the Adreno compiler of the Adreno 200 kernel driver's four GMEM shaders
-  (:data:`isa.ALU_DEFAULTS` and the fetch defaults beside them cite the words).
+* ``adreno``: the Adreno GLES driver's compiler, as freedreno captured its programs
+  (tests/a2xx/data/adreno-captures.txt; :data:`isa.ALU_DEFAULTS` and the fetch defaults
+  beside them cite the words): a vertex fetch's d1 bits 14 (``signed_rf_mode``) and 15
+  (index rounding) clear, 4 of 4 fetches.
+* ``adreno-kernel``: the programs the vendor compiled for the Adreno 200 kernel driver
+  (its four GMEM save/restore shaders): as ``adreno`` but the first vertex fetch rounds
+  its index (d1 bit 15: ``0x1cb81000 0x00398a88``, ``0x18981000 0x0039ba88``) and a later
+  one sets ``signed_rf_mode`` (d1 bit 14: ``0x12982000 0x40257b08``).
 * ``xdk``: Microsoft's XDK compiler, the thirty-five containers of
   tests/a2xx/data/xdk-listings.txt: every vector-only slot has scalar opcode 50
   (RETAIN_PREV, d0 bits 26-31 = 0x32: ``0xc80f8000``); every vertex fetch is a full
@@ -28,9 +34,9 @@ compiler wrote.  Evidence, per toolchain:
   gives, ``a2xx disasm`` writes as ``; xdk:`` lines (a2xx-formats.md#xdk-notes).
 * ``mesa``: Mesa's own A2XX compiler (ir2, ``ir2_assemble.c`` of freedreno, read at
   flto/mesa c903b7cd): an instruction starts from zero, so an unused scalar slot is
-  opcode 0 (ADDs) and an unused third source is constant 0; vertex fetches as the Adreno
-  compiler (prefetch 3 and a full fetch first, then prefetch 2 and mini fetches) without
-  index rounding or ``signed_rf_mode``; ``relative_addr`` set on an ALU instruction
+  opcode 0 (ADDs) and an unused third source is constant 0; vertex fetches as
+  ``adreno`` (prefetch 3 and a full fetch first, then prefetch 2 and mini fetches, no
+  index rounding or ``signed_rf_mode``); ``relative_addr`` set on an ALU instruction
   exporting to eA (export 32).
 """
 
@@ -80,11 +86,20 @@ ADRENO = Toolchain(
     high_constants=False,
     trailing_zero_slot=False,
 )
+ADRENO_KERNEL = Toolchain(
+    "adreno-kernel",
+    isa.ALU_DEFAULTS,
+    {**isa.VERTEX_FETCH_DEFAULTS, "is_index_rounded": 1},
+    {**isa.VERTEX_MINI_FETCH_DEFAULTS, "signed_rf_mode_all": 1},
+    isa.TEXTURE_FETCH_DEFAULTS,
+    export_address_relative=False,
+    vertex_cache_bits=False,
+    high_constants=False,
+    trailing_zero_slot=False,
+)
 _XDK_FETCH = {
     **isa.VERTEX_FETCH_DEFAULTS,
     "prefetch_count": 0,
-    "is_index_rounded": 0,
-    "signed_rf_mode_all": 0,
     "is_mini_fetch": 0,
 }
 XDK = Toolchain(
@@ -103,8 +118,8 @@ XDK = Toolchain(
 MESA = Toolchain(
     "mesa",
     isa.MESA_ALU_DEFAULTS,
-    {**isa.VERTEX_FETCH_DEFAULTS, "is_index_rounded": 0},
-    {**isa.VERTEX_MINI_FETCH_DEFAULTS, "signed_rf_mode_all": 0},
+    isa.VERTEX_FETCH_DEFAULTS,
+    isa.VERTEX_MINI_FETCH_DEFAULTS,
     isa.TEXTURE_FETCH_DEFAULTS,
     export_address_relative=True,
     vertex_cache_bits=False,
@@ -131,4 +146,6 @@ def names_centroid(v: Mapping[str, int]) -> bool:
                 and v["scalar_opc"] == isa.ScalarOpcode.RETAIN_PREV)
 
 
-TOOLCHAINS: Mapping[str, Toolchain] = {t.name: t for t in (ADRENO, XDK, MESA)}
+TOOLCHAINS: Mapping[str, Toolchain] = {
+    t.name: t for t in (ADRENO, ADRENO_KERNEL, XDK, MESA)
+}
