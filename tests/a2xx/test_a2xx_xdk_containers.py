@@ -67,24 +67,23 @@ def test_type_and_microcode(ident: str, data: bytes) -> None:
         ("g_psdPassthruC", COMPILER_2005, "ps_3_0", []),
         ("g_vsdPassthruPCT", COMPILER_2005, "vs_3_0", []),
         # "sampler tex0 : register(s0)" in its HLSL.
-        ("g_psdMultiplyCT", COMPILER_2005, "ps_3_0", [("tex0", "s0", 1, "sampler")]),
-        # The comment's "Registers" table (and "sampler2D" in its "Parameters").
-        ("ps", "2.0.20353.0", "ps_3_0", [("UTexture", "s1", 1, "sampler2D"),
-                                         ("VTexture", "s2", 1, "sampler2D"),
-                                         ("YTexture", "s0", 1, "sampler2D")]),
+        ("g_psdMultiplyCT", COMPILER_2005, "ps_3_0", [("tex0", "s0", 1)]),
+        # The comment's "Registers" table.
+        ("ps", "2.0.20353.0", "ps_3_0", [("UTexture", "s1", 1), ("VTexture", "s2", 1),
+                                         ("YTexture", "s0", 1)]),
         # No comment: the table's count word (at 0x24 + 4 + 12) is 0.
         ("vs", "2.0.20353.0", "vs_3_0", []),
-        ("ps_osd", "2.0.20353.0", "ps_3_0", [("YTexture", "s0", 1, "sampler2D")]),
+        ("ps_osd", "2.0.20353.0", "ps_3_0", [("YTexture", "s0", 1)]),
     ],
 )
 def test_constant_table(name: str, creator: str, target: str,
-                        constants: list[tuple[str, str, int, str]]) -> None:
+                        constants: list[tuple[str, str, int]]) -> None:
     shader = read_shader_file(_DATA[name])
     assert (shader.creator, shader.target) == (creator, target)
-    got = sorted((c.name, c.register, c.count, c.parameter_type) for c in shader.constants)
-    assert [(n, r, k) for n, r, k, _ in got] == [(n, r, k) for n, r, k, _ in constants]
-    # The HLSL's "sampler" is a 2D sampler to the compiler (tex2D reads it).
-    assert all(t == "sampler2D" for *_, t in got)
+    assert sorted((c.name, c.register, c.count) for c in shader.constants) == constants
+    # "sampler2D" in the MPlayer comments' "Parameters"; the HLSL's "sampler" that
+    # tex2D reads is one too.
+    assert all(c.parameter_type == "sampler2D" for c in shader.constants)
 
 
 @pytest.mark.parametrize(
