@@ -242,11 +242,20 @@ def test_notes_set_the_fields_the_text_hides() -> None:
     assert adreno == [*assemble(PROGRAM), 7, 8, 9]
 
 
+def test_no_trailing_slot_note_drops_the_xdk_closing_slot() -> None:
+    # PROGRAM is six slots (18 words); the xdk toolchain adds a seventh, all zero.
+    xdk = assemble(PROGRAM, toolchain="xdk")
+    assert len(xdk) == 21 and xdk[-3:] == [0, 0, 0]
+    assert assemble("; xdk: no-trailing-slot\n" + PROGRAM, toolchain="xdk") == xdk[:18]
+    # A toolchain that keeps no closing slot has none to drop.
+    assert assemble("; xdk: no-trailing-slot\n" + PROGRAM) == assemble(PROGRAM)
+
+
 @pytest.mark.parametrize(
     ("note", "message"),
     [
-        ("pdb-hint 1 2", "expected 'pdb-hint W0 W1 W2', 'centroid rN' or 'slot N "
-                         "name=value ...'"),
+        ("pdb-hint 1 2", "expected 'pdb-hint W0 W1 W2', 'no-trailing-slot', 'centroid rN' "
+                         "or 'slot N name=value ...'"),
         ("centroid r64", "register '64' is not a number from 0 to 0x3f"),
         ("pdb-hint 1 2 0x100000000", "word '0x100000000' is not a number from 0 to "
                                      "0xffffffff"),

@@ -22,7 +22,7 @@ the printer; this module adds the line structure:
   reassembles to the words its compiler wrote.
 * ``; xdk:`` comment lines (``a2xx disasm`` writes them for an XDK container) then set
   what neither the text nor the toolchain's rules give: the slot after the last
-  instruction and named fields of a slot (:func:`toolchain_notes`).
+  instruction (or its absence) and named fields of a slot (:func:`toolchain_notes`).
 * ``;`` starts a comment; lines starting with ``@`` (fdre headers) are ignored.
 """
 
@@ -574,12 +574,14 @@ def assemble(text: str, *, filename: str = "<input>", toolchain: str | None = No
 # --------------------------------------------------------------------------------------
 
 #: ``; xdk: pdb-hint W0 W1 W2`` (the words of the slot after the last instruction),
+#: ``; xdk: no-trailing-slot`` (no slot after it: the 2005 compiler's containers),
 #: ``; xdk: centroid rN`` (a pixel shader's first centroid interpolator:
 #: :func:`.toolchains.names_centroid`) or ``; xdk: slot N name=value ...`` (fields of
 #: slot N, named as in :mod:`.isa`'s layouts), applied in that order.
 NOTE_LINE = re.compile(r"^[ \t]*;[ \t]*xdk:(.*)$", re.MULTILINE)
 _NOTE_FIELD = re.compile(r"([a-z0-9_]+)=(\w+)$")
-_NOTE_FORMS = "'pdb-hint W0 W1 W2', 'centroid rN' or 'slot N name=value ...'"
+_NOTE_FORMS = ("'pdb-hint W0 W1 W2', 'no-trailing-slot', 'centroid rN' or "
+               "'slot N name=value ...'")
 
 
 def _slot_layout(kind: str) -> Layout:
@@ -621,6 +623,10 @@ def _apply_note(parts: list[str], words: list[int], asm: _Assembler) -> None:
         else:
             words.extend(hint)
         return
+    if parts == ["no-trailing-slot"]:
+        if asm.tc.trailing_zero_slot:
+            del words[-3:]
+        return
     if parts[:1] == ["centroid"] and len(parts) == 2 and parts[1][:1] == "r":
         register = _number(parts[1][1:], "register", isa.REG_INDEX_MASK)
         for index, kind in asm.kinds.items():
@@ -657,10 +663,11 @@ def toolchain_notes(text: str, words: Sequence[int], toolchain: str = "xdk",
                     centroid: int | None = None) -> str:
     """The ``; xdk:`` lines with which ``text`` (Mesa's text of ``words``) assembles back
     to ``words`` with ``toolchain``: the words of the slot kept after the last
-    instruction (always written, so the notes are known complete and nothing is reported
-    as a guess), the first centroid interpolator's register ``centroid`` of a pixel
-    shader (from its container), then per slot the fields neither the text nor the
-    toolchain's rules give (a scalar operation Mesa hides, ``c[N+a0]``, ...)."""
+    instruction, or that there is none (always written, so the notes are known complete
+    and nothing is reported as a guess), the first centroid interpolator's register
+    ``centroid`` of a pixel shader (from its container), then per slot the fields
+    neither the text nor the toolchain's rules give (a scalar operation Mesa hides,
+    ``c[N+a0]``, ...)."""
     lines = []
     if centroid is not None:
         lines.append(f"centroid r{centroid}")
@@ -669,6 +676,8 @@ def toolchain_notes(text: str, words: Sequence[int], toolchain: str = "xdk",
     _apply_notes(head, "<disassembly>", got, asm)
     if asm.tc.trailing_zero_slot and len(got) == len(words):
         lines.insert(0, "pdb-hint " + " ".join(f"0x{w:08x}" for w in words[-3:]))
+    elif asm.tc.trailing_zero_slot and len(got) == len(words) + 3:
+        lines.insert(0, "no-trailing-slot")  # the 2005 compiler keeps no slot there
     for index, kind in sorted(asm.kinds.items()):
         if 3 * index + 3 > len(words):
             break

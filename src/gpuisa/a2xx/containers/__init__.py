@@ -4,7 +4,8 @@
 a :class:`ShaderFile`: the microcode dwords, the shader type where the file says it, the
 constant table of an XDK container, and the hash Xenia names its dumps with.
 
-* XDK shader containers (``0x102A1100`` / ``0x102A1101`` magic, big-endian);
+* XDK shader containers (``0x102A1100`` / ``0x102A1101`` magic, or the 2005 version's
+  ``0x102A0E00`` / ``0x102A0E01``; big-endian);
 * Xenia's ``--dump_shaders`` microcode (``shader_<HASH>.ucode.bin.vert`` / ``.frag``,
   little-endian);
 * raw microcode in either byte order.
@@ -24,6 +25,7 @@ from .microcode import (
 )
 from .xdk import (
     MAGIC,
+    MAGICS_TEXT,
     Constant,
     DebugInfo,
     Literal,
@@ -93,7 +95,7 @@ def read_shader_file(data: bytes, name: str = "", *, byte_order: str = "auto") -
     if data[:2] == MAGIC.to_bytes(4, "big")[:2]:
         raise ContainerError(
             f"0x{data[:4].hex().upper()} is not an XDK shader container's magic "
-            f"(0x{MAGIC:08X} pixel, 0x{MAGIC | 1:08X} vertex), though it starts like one",
+            f"({MAGICS_TEXT}), though it starts like one",
             offset=0,
             field="magic",
         )
@@ -105,8 +107,8 @@ def read_shader_file(data: bytes, name: str = "", *, byte_order: str = "auto") -
         if not possible:
             raise ContainerError(
                 f"not an XDK shader container (its first word 0x{data[:4].hex().upper()} is "
-                f"not 0x{MAGIC:08X} or 0x{MAGIC | 1:08X}) and not microcode in either byte "
-                "order (no consistent CF program); give --byte-order to read it anyway",
+                f"none of {MAGICS_TEXT}) and not microcode in either byte order (no "
+                "consistent CF program); give --byte-order to read it anyway",
                 offset=0,
                 field="magic",
             )

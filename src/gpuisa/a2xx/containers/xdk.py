@@ -4,8 +4,11 @@ The XDK's shader compiler writes a big-endian file: a header whose first word is
 magic ``0x102A1100`` (pixel) or ``0x102A1101`` (vertex), a D3DX-style constant table
 (names, register sets, register ranges, types), a table of the literal constants the
 shader defines, a shader header with the microcode's offset and size, and the microcode
-and literal values in the file's "physical" part.  Every offset is
-checked against the file; a problem names its byte offset and field.
+and literal values in the file's "physical" part.  The 2005 compilers wrote an older
+version (magic ``0x102A0E00`` / ``0x102A0E01``): a six-word header, the same constant
+table, a shader header without the microcode's offset and size, and the microcode alone
+in the physical part (a2xx-formats.md#xdk-2005).  Every offset is checked against the
+file; a problem names its byte offset and field.
 """
 
 from __future__ import annotations
@@ -17,6 +20,15 @@ from ..errors import ContainerError
 
 MAGIC = 0x102A1100
 MAGIC_MASK = 0xFFFFFF00
+MAGIC_2005 = 0x102A0E00  # the 2005 compilers' version; bit 0 says vertex in both
+MAGICS_TEXT = (
+    f"0x{MAGIC:08X} / 0x{MAGIC | 1:08X} (pixel / vertex), or the 2005 version's "
+    f"0x{MAGIC_2005:08X} / 0x{MAGIC_2005 | 1:08X}"
+)
+HEADER_2005_FIELDS = (
+    "flags", "virtual_size", "physical_size", "word_0c", "constant_table_offset",
+    "shader_offset",
+)
 HEADER_FIELDS = (
     "flags", "virtual_size", "physical_size", "debug_info_offset", "constant_table_offset",
     "definition_table_offset", "shader_offset", "field_1c", "field_20",
@@ -72,8 +84,7 @@ USAGES = (
     "POSITION", "BLENDWEIGHT", "BLENDINDICES", "NORMAL", "PSIZE", "TEXCOORD", "TANGENT",
     "BINORMAL", "TESSFACTOR", "POSITIONT", "COLOR", "FOG", "DEPTH", "SAMPLE",
 )  # D3DDECLUSAGE, in its numeric order
-SHADER_HEADER_WORDS = 6  # microcode offset and size, two register values, unknown, interpolators
-VERTEX_HEADER_WORDS = 3  # index inputs, vertex elements, words after the interpolators
+SHADER_HEADER_WORDS = 6  # the words before a shader type's own part, in both versions
 
 
 INDEX_USAGE = 9  # the usage of an index input word, which the XDK's listing calls "index"
@@ -188,6 +199,23 @@ class DebugInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class _HeaderLayout:
+    """Where a container version's shader header keeps its words
+    (a2xx-formats.md#xdk-shader-header, #xdk-2005): the index of SQ_PROGRAM_CNTL
+    (SQ_CONTEXT_MISC follows it), of the word whose bits 5-9 count the interpolators,
+    and how many count words a vertex shader's part starts with.  Both versions have six
+    words before a shader type's own part."""
+
+    program_cntl: int
+    interpolator_count: int
+    vertex_counts: int
+
+
+LAYOUT = _HeaderLayout(program_cntl=2, interpolator_count=5, vertex_counts=3)
+LAYOUT_2005 = _HeaderLayout(program_cntl=0, interpolator_count=4, vertex_counts=4)
+
+
+@dataclass(frozen=True, slots=True)
 class _Declarations:
     elements: tuple[Semantic, ...]
     interpolators: tuple[Semantic, ...]
@@ -196,7 +224,11 @@ class _Declarations:
 
 
 def is_xdk_container(data: bytes) -> bool:
-    return len(data) >= 4 and struct.unpack_from(">I", data)[0] & MAGIC_MASK == MAGIC
+    """Does ``data`` start with the magic of either container version?"""
+    if len(data) < 4:
+        return False
+    flags = struct.unpack_from(">I", data)[0]
+    return flags & MAGIC_MASK == MAGIC or flags & ~1 == MAGIC_2005
 
 
 class _Reader:
@@ -231,57 +263,114 @@ class _Reader:
 
 
 def read_xdk_container(data: bytes) -> XdkContainer:
-    """Parse an XDK shader container (the caller has checked the magic)."""
+    """Parse an XDK shader container of either version (the caller has checked the
+    magic)."""
     reader = _Reader(data)
+    reader.need(0, 4, "header")
+    if struct.unpack_from(">I", data)[0] & ~1 == MAGIC_2005:
+        return _read_2005(reader)
     header = dict(zip(HEADER_FIELDS, reader.words(0, len(HEADER_FIELDS), "header"), strict=True))
     flags = header["flags"]
     if flags & MAGIC_MASK != MAGIC:
         raise ContainerError(
-            f"0x{flags:08X} is not an XDK shader container's magic (0x{MAGIC:08X} pixel, "
-            f"0x{MAGIC | 1:08X} vertex)",
+            f"0x{flags:08X} is not an XDK shader container's magic ({MAGICS_TEXT})",
             offset=0,
             field="flags",
         )
-    physical = header["virtual_size"]
-    if physical > len(data):
-        raise ContainerError(
-            f"the physical part would start at 0x{physical:X}, past the end of the file "
-            f"(0x{len(data):X})",
-            offset=4,
-            field="virtual_size",
-        )
+    physical = _physical_part(reader, header["virtual_size"])
     shader_at = header["shader_offset"]
     if not shader_at:
         raise ContainerError("is 0: the container has no shader header", offset=24,
                              field="shader_offset")
     ucode_offset, size = reader.words(shader_at, 2, "shader header (shader_offset)")
     start = physical + ucode_offset
-    if size % 12:
-        raise ContainerError(
-            f"microcode size {size} is not a whole number of 12-byte instruction slots",
-            offset=shader_at + 4,
-            field="shader.size",
-        )
-    if not size:
-        raise ContainerError("microcode size is 0", offset=shader_at + 4, field="shader.size")
+    _check_microcode_size(size, shader_at + 4, "shader.size")
     words = reader.words(start, size // 4, "microcode (virtual_size + shader.physical_offset)")
-    constants: tuple[Constant, ...] = ()
-    creator = target = ""
-    if header["constant_table_offset"]:
-        constants, creator, target = _constant_table(reader, header["constant_table_offset"])
     shader_type = "vertex" if flags & 1 else "fragment"
     literals: tuple[Literal, ...] = ()
     if header["definition_table_offset"]:
         literals = _literals(reader, header["definition_table_offset"], physical, shader_type)
+    debug = None
+    if header["debug_info_offset"]:
+        debug = _debug_info(reader, header["debug_info_offset"])
+    return _container(reader, header["constant_table_offset"], shader_at, LAYOUT, shader_type,
+                      words, start, literals=literals, debug=debug)
+
+
+def _read_2005(reader: _Reader) -> XdkContainer:
+    """The 2005 version (a2xx-formats.md#xdk-2005): six header words, and the physical
+    part is the microcode alone."""
+    header = dict(zip(HEADER_2005_FIELDS,
+                      reader.words(0, len(HEADER_2005_FIELDS), "header"), strict=True))
+    virtual = _physical_part(reader, header["virtual_size"])
+    if header["word_0c"]:
+        # None of the four public 2005 containers gpuisa holds sets it; one game's reader
+        # says literal constants live there, in a form none of gpuisa's data shows:
+        # refuse rather than run the shader without them.
+        raise ContainerError(
+            f"is 0x{header['word_0c']:X}, a block gpuisa cannot read in a 2005 container "
+            f"(literal constants?); its microcode is bytes 0x{virtual:X}-"
+            f"0x{virtual + header['physical_size']:X}: extract them and give them as raw "
+            "microcode with --byte-order big",
+            offset=12,
+            field="word_0c",
+        )
+    size = header["physical_size"]
+    _check_microcode_size(size, 8, "physical_size")
+    words = reader.words(virtual, size // 4, "microcode (virtual_size, physical_size)")
+    shader_at = header["shader_offset"]
+    if not 0 < shader_at < virtual:
+        raise ContainerError(
+            f"the shader header at 0x{shader_at:X} is not inside the virtual part "
+            f"(0x0-0x{virtual:X})",
+            offset=20,
+            field="shader_offset",
+        )
+    shader_type = "vertex" if header["flags"] & 1 else "fragment"
+    return _container(reader, header["constant_table_offset"], shader_at, LAYOUT_2005,
+                      shader_type, words, virtual)
+
+
+def _physical_part(reader: _Reader, virtual_size: int) -> int:
+    """Where the physical part starts (the virtual size), checked against the file."""
+    if virtual_size > len(reader.data):
+        raise ContainerError(
+            f"the physical part would start at 0x{virtual_size:X}, past the end of the file "
+            f"(0x{len(reader.data):X})",
+            offset=4,
+            field="virtual_size",
+        )
+    return virtual_size
+
+
+def _check_microcode_size(size: int, offset: int, field: str) -> None:
+    if size % 12:
+        raise ContainerError(
+            f"microcode size {size} is not a whole number of 12-byte instruction slots",
+            offset=offset,
+            field=field,
+        )
+    if not size:
+        raise ContainerError("microcode size is 0", offset=offset, field=field)
+
+
+def _container(
+    reader: _Reader, ctab_at: int, shader_at: int, layout: _HeaderLayout, shader_type: str,
+    words: tuple[int, ...], start: int, *, literals: tuple[Literal, ...] = (),
+    debug: DebugInfo | None = None,
+) -> XdkContainer:
+    """What both versions share: the constant table and the shader header's
+    declarations."""
+    constants: tuple[Constant, ...] = ()
+    creator = target = ""
+    if ctab_at:
+        constants, creator, target = _constant_table(reader, ctab_at)
     try:
-        declared = _semantics(reader, shader_at, shader_type)
+        declared = _semantics(reader, shader_at, shader_type, layout)
     except ContainerError:
         # The declarations only name things; a container whose declarations gpuisa
         # cannot read (one source describes them) is still read, without the names.
         declared = _Declarations((), (), (), None)
-    debug = None
-    if header["debug_info_offset"]:
-        debug = _debug_info(reader, header["debug_info_offset"])
     return XdkContainer(
         shader_type, words, start, constants, creator, target, literals, declared.elements,
         declared.interpolators, declared.index_inputs, declared.config, debug,
@@ -304,10 +393,13 @@ def _usage(value: int, field: str, offset: int) -> str:
     return USAGES[value]
 
 
-def _semantics(reader: _Reader, shader_at: int, shader_type: str) -> _Declarations:
+def _semantics(
+    reader: _Reader, shader_at: int, shader_type: str, layout: _HeaderLayout
+) -> _Declarations:
     """The declarations of the shader header (a2xx-formats.md#xdk-shader-header): its
     register values, then for a vertex shader the index inputs and the vertex elements,
     for a pixel shader SQ_INTERPOLATOR_CNTL and the outputs; then the interpolators.
+    ``layout`` says where the container version keeps the first words.
 
     A vertex element's bits 0-11 are its fetch's slot, 12-15 its usage, 16-19 its usage
     index; an interpolator's bits 0-3 are its usage index, 4-7 its usage, 8-11 its
@@ -316,14 +408,15 @@ def _semantics(reader: _Reader, shader_at: int, shader_type: str) -> _Declaratio
     compiler listings pair ``0x290`` with ``dcl_index r0.x``, ``0xE90`` with
     ``dcl_index r0.xyz`` and ``0x391`` with ``dcl_index1 r1.x``."""
     header = reader.words(shader_at, SHADER_HEADER_WORDS, "shader header")
-    count = (header[5] >> 5) & 0x1F
+    count = (header[layout.interpolator_count] >> 5) & 0x1F
+    registers = header[layout.program_cntl], header[layout.program_cntl + 1]
     at = shader_at + 4 * SHADER_HEADER_WORDS
     elements: list[Semantic] = []
     indices: list[Semantic] = []
     if shader_type == "vertex":
-        config = ProgramConfig(header[2], header[3])
-        skip, element_count, _ = reader.words(at, VERTEX_HEADER_WORDS, "vertex shader header")
-        at += 4 * VERTEX_HEADER_WORDS
+        config = ProgramConfig(*registers)
+        skip, element_count = reader.words(at, 2, "vertex shader header")
+        at += 4 * layout.vertex_counts
         for i, word in enumerate(reader.words(at, skip, "index inputs")):
             if (word >> 4) & 0xF != INDEX_USAGE or word >> 13:
                 raise ContainerError(f"0x{word:X} is not an index input declaration",
@@ -337,7 +430,7 @@ def _semantics(reader: _Reader, shader_at: int, shader_type: str) -> _Declaratio
         at += 4 * element_count
     else:
         interpolator_cntl, outputs = reader.words(at, 2, "pixel shader header")
-        config = ProgramConfig(header[2], header[3], interpolator_cntl, outputs)
+        config = ProgramConfig(*registers, interpolator_cntl, outputs)
         at += 4 * 2
     interpolators = []
     for i, word in enumerate(reader.words(at, count, "interpolators")):
