@@ -66,7 +66,7 @@ _RAW_SLOT = re.compile(
     r"\s*([0-9a-fA-F]+): ([0-9a-fA-F]{8}) ([0-9a-fA-F]{8}) ([0-9a-fA-F]{8})(?=\s)"
 )
 _MAX_EXEC_COUNT = (1 << isa.CF_LAYOUTS[CfKind.EXEC]["count"].width) - 1
-_SEQUENCE_SLOTS = isa.CF_LAYOUTS[CfKind.EXEC]["serialize"].width // isa.SEQUENCE_BITS_PER_INSTR
+_SEQUENCE_SLOTS = isa.EXEC_SEQUENCE_SLOTS
 
 
 # --------------------------------------------------------------------------------------

@@ -215,6 +215,9 @@ XENIA_PREDICATE_CLEAN_BIT = 41
 SEQUENCE_BITS_PER_INSTR = 2
 SEQUENCE_FETCH = 0x1
 SEQUENCE_SERIALIZE = 0x2
+# Instructions an exec's sequence field describes (its 12 bits, two per instruction); a
+# 7th, which the 3-bit count allows, reads as a plain ALU instruction.
+EXEC_SEQUENCE_SLOTS = CF_LAYOUTS[CfKind.EXEC]["serialize"].width // SEQUENCE_BITS_PER_INSTR
 
 ALLOC_BUFFER_NAMES: Mapping[AllocBuffer, str] = {
     AllocBuffer.NO_ALLOC: "NO ALLOC",

@@ -51,11 +51,9 @@ from .encoding import (
 )
 from .isa import CfKind, CfOpcode, FetchKind, ScalarOperands
 from .toolchains import XDK, names_centroid, writes_export_constants
+from .xdk_forms import CF_LINE, Line, Listing, clauses, is_fetch, spell
 from .xna_asm import XeniaAssembly, assemble_xenia
 
-_CF = re.compile(
-    r"^(?:\(!?p0\)\s*)?(?:c?exece?|alloc|loop|endloop|c?jmp|c?call|ret|cnop)\b"
-)
 _HEADER = re.compile(r"^(?:x[vp]s_3_0|config|dcl_\w*|defconst|defextern|def|#)\b")
 _PDB_HINT = re.compile(r"^\s*// PDB hint ([0-9a-fA-F]{8})-([0-9a-fA-F]{8})-([0-9a-fA-F]{8})\s*$",
                        re.MULTILINE)
@@ -113,45 +111,39 @@ def assemble_xdk(text: str, *, filename: str = "<input>") -> XeniaAssembly:
     return XeniaAssembly(tuple(words), guesses)
 
 
-_Line = tuple[str, int]  # text, line number in the XDK listing
-
-
 def to_xenia(
     text: str, filename: str = "<input>", bound: int = 95
 ) -> tuple[str, int, int, list[int]]:
     """Xenia's listing of an XDK listing, the number of CF clauses, the last slot and,
     for each line of Xenia's listing, the line of the XDK listing it came from; a vertex
     fetch bound to a semantic reads fetch constant ``bound`` (Xenia's numbering)."""
-    entries: list[tuple[_Line, list[_Line]]] = []  # CF clause, its instruction lines
-    for number, raw in enumerate(text.splitlines(), start=1):
+    listing = Listing(filename, tuple(text.splitlines()))
+    entries: list[tuple[Line, list[Line]]] = []  # CF or label line, its instruction lines
+    for number, raw in enumerate(listing.lines, start=1):
         line = re.sub(r"//(?!\s*PredicateClean)[^\n]*", "", raw).strip()
         if not line or _HEADER.match(line):
             continue
-        if line.startswith("label ") or _CF.match(line):
+        line = spell(line, number, listing)
+        if line.startswith("label ") or CF_LINE.match(line):
             entries.append(((line, number), []))
         elif not entries:
-            loc = SourceLocation(filename, number, len(raw) - len(raw.lstrip()) + 1)
             message = "an instruction before the first exec (or a CF clause the XDK does not have)"
-            raise SourceError([Diagnostic("error", message, loc, raw)])
+            raise listing.error(message, number)
         else:
             entries[-1][1].append((line, number))
-    clauses = [e for e in entries if not e[0][0].startswith("label ")]
-    cf_slots = math.ceil(len(clauses) / 2)
-    out: list[_Line] = []
-    clause = 0
+    cf = clauses(entries, listing)
+    cf_slots = math.ceil(len(cf) / 2)
+    out: list[Line] = []
     slot = cf_slots
-    for (cf, number), body in entries:
-        if cf.startswith("label "):
-            out.append(("                " + cf, number))
-            continue
-        out.append((f"/* {clause // 2:4d}.{clause % 2} */       {xenia_cf(cf)}", number))
-        clause += 1
-        slot = _instructions(body, slot, out, bound)
+    for index, clause in enumerate(cf):
+        out.append((f"/* {index // 2:4d}.{index % 2} */       {xenia_cf(clause.text)}",
+                    clause.line))
+        slot = _instructions(list(clause.body), slot, out, bound)
     xenia = "\n".join(line for line, _ in out) + "\n"
-    return xenia, len(clauses), slot, [number for _, number in out]
+    return xenia, len(cf), slot, [number for _, number in out]
 
 
-def _instructions(body: list[_Line], slot: int, out: list[_Line], bound: int) -> int:
+def _instructions(body: list[Line], slot: int, out: list[Line], bound: int) -> int:
     serialize = False
     for line, number in body:
         if line == "serialize":
@@ -178,9 +170,14 @@ def _at_origin(d: Diagnostic, origin: list[int], text: str) -> Diagnostic:
         return d
     number = origin[index]
     source = text.splitlines()[number - 1]
-    indent = len(source) - len(source.lstrip())
-    loc = SourceLocation(d.location.file, number, indent + 1)
-    return Diagnostic(d.severity, d.message, loc, source, max(1, len(source.strip())))
+    column, length = len(source) - len(source.lstrip()) + 1, len(source.strip())
+    # The caret under what the message quotes ('OffsetX=9'), when the line has it as is.
+    for quoted in re.findall(r"'([^']+)'", d.message):
+        if (at := source.find(quoted)) >= 0:
+            column, length = at + 1, len(quoted)
+            break
+    loc = SourceLocation(d.location.file, number, column)
+    return Diagnostic(d.severity, d.message, loc, source, max(1, length))
 
 
 def xenia_cf(text: str) -> str:
@@ -193,10 +190,10 @@ def xenia_instruction(text: str, bound: int = 95) -> str:
         # The XDK binds the semantic's format when the declaration is set: the words
         # carry no format, and the fetch constant ``bound``.
         return f"{m[1] or ''}vfetch_full {m[2]}, {m[3]}, vf{bound}"
+    if is_fetch(text):
+        return text
     parts = text.split(" ", 2)
     name = parts[1] if text.startswith("(") else parts[0]
-    if "fetch" in name:
-        return text
     text = _ABS.sub(r"\1_abs[\2]", text)
     text = _DEST.sub(lambda g: g[1] + "." + "".join(
         c if c in g[2] else "_" for c in "xyzw"), text)
@@ -233,7 +230,10 @@ def xdk_defaults(
         values = layout.unpack(clause)
         if not values["count"]:
             after_alloc = i > 0 and clauses[i - 1] >> 44 == CfOpcode.ALLOC
-            values["address"] = cf_slots if after_alloc else end
+            # The first exec's address is the CF program's length (a2xx-isa.md#program):
+            # an empty one there (hand-written, a2xx-formats.md#xdk-hand-forms) keeps it.
+            first = not any(isa.CF_OPS[CfOpcode(c >> 44)].is_exec for c in clauses[:i])
+            values["address"] = cf_slots if after_alloc or first else end
         vc = 0
         for k in range(values["count"]):
             slot = values["address"] + k

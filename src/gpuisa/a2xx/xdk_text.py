@@ -36,6 +36,7 @@ from typing import Protocol
 from .containers.xdk import Constant, DebugInfo, Literal, ProgramConfig, Semantic
 from .encoding import CfExec, slot_to_dwords
 from .program import read_program
+from .xdk_forms import is_fetch
 from .xna import disassemble_xna
 
 PROFILES = {"vertex": "xvs_3_0", "fragment": "xps_3_0"}
@@ -245,7 +246,10 @@ def body_lines(xenia: str, semantics: dict[int, str], unwritten: str | None = No
         elif (m is None or m.group(2) is None) and text != "serialize":
             text = instruction(text, slot, semantics)
         lines.append(INDENT + text)
-    while lines and lines[-1] == INDENT + "cnop":
+    # The cnop that pads the last CF slot is left out; an earlier one stays, as the CF
+    # program's length (the first instruction's slot) depends on it.
+    clauses = sum(1 for raw in xenia.splitlines() if (m := _MARKER.match(raw)) and m[2])
+    if clauses % 2 == 0 and lines and lines[-1] == INDENT + "cnop":
         lines.pop()
     return lines
 
@@ -254,7 +258,7 @@ def instruction(text: str, slot: int, semantics: dict[int, str]) -> str:
     """One instruction of Xenia's listing in the XDK's short forms."""
     if slot in semantics and (m := _VFETCH.match(text)):
         return f"{m[1] or ''}vfetch {m[2]}, {m[3]}, {semantics[slot]}"
-    if "fetch" in text.split(" ", 2)[1 if text.startswith("(") else 0]:
+    if is_fetch(text):
         return text  # fetch operands are Xenia's: their masks and swizzles are not lanes
     text = _MASK.sub(lambda g: g[1] + "." + g[2].replace("_", ""), text)
     text = _SWIZZLE.sub(lambda g: "." + short_swizzle(g[1]), text)

@@ -21,16 +21,13 @@ from ..errors import Diagnostic, InputError, SourceError, SourceLocation
 from . import isa
 from .encoding import join_cf_slot, slot_to_dwords
 from .isa import CfKind, CfOpcode, FetchDimension, ScalarOperands
+from .xna_options import TextError as _Error
+from .xna_options import texture_options, vertex_options
 
 _MARKER = re.compile(r"/\*\s*(\d+)(?:\.([01]))?\s*\*/")
 _LABEL = re.compile(r"^[ \t]*label L\d+[ \t]*$", re.MULTILINE)
 _PRED = re.compile(r"^(\(p0\)|\(!p0\))\s*")
 _SWZ = "xyzw"
-_FILTERS = {"point": 0, "linear": 1, "basemap": 2, "keep": 3}
-_ANISO = {
-    "disabled": 0, "max1to1": 1, "max2to1": 2, "max4to1": 3, "max8to1": 4, "max16to1": 5,
-    "keep": 6,
-}
 _DIMENSIONS = {"1D": FetchDimension.D1, "2D": FetchDimension.D2, "3D": FetchDimension.D3,
                "Cube": FetchDimension.CUBE}
 _EXPORTS_VS = {"oPos": isa.EXPORT_POSITION, "oPts": isa.EXPORT_POINT_SIZE}
@@ -46,12 +43,6 @@ for _op, _info in isa.SCALAR_OPS.items():
     _SCALAR_NAMES.setdefault(_info.xna, []).append(_op)
 _FETCH_NAMES = {info.xna: op for op, info in isa.FETCH_OPS.items() if info.xna}
 _MAX_EXEC_COUNT = isa.CF_LAYOUTS[CfKind.EXEC]["count"].max
-
-
-class _Error(Exception):
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
 
 
 @dataclass(frozen=True, slots=True)
@@ -531,7 +522,7 @@ class _XeniaAssembler:
         else:
             raise _Error(f"unknown vertex fetch {name!r}")
         v["dst_reg"], v["dst_reg_am"], v["dst_swiz"] = _fetch_dest(plain[0])
-        offset = _vertex_fetch_options(v, options)
+        offset = vertex_options(v, options)
         self.guess("vertex fetch: signed_rf_mode 0 (Xenia's text does not show it)")
         return _pack(isa.VERTEX_FETCH_LAYOUT, v) | offset << isa.XENIA_VERTEX_OFFSET_LSB
 
@@ -577,7 +568,7 @@ class _XeniaAssembler:
             v["const_idx"] = int(const[1])
         source = plain[1 if info.has_result else 0]
         self._texture_source(v, source, suffix)
-        _texture_fetch_options(v, options)
+        texture_options(v, options)
         if not info.xna_dimension_suffix:
             # The dimension is not shown; the offsets shown need at least this many axes.
             v["dimension"] = (
@@ -589,62 +580,6 @@ class _XeniaAssembler:
 
 
 # -- helpers ------------------------------------------------------------------------------
-
-
-def _vertex_fetch_options(v: _Values, options: list[str]) -> int:
-    """Sets the fields a vertex fetch's ``Name=value`` options give; returns Xenia's
-    ``Offset``, which lies outside the layout's fields."""
-    offset = 0
-    for option in options:
-        key, value = option.split("=", 1)
-        if key == "RoundIndex" and value == "true":
-            v["is_index_rounded"] = 1
-        elif key == "ExpAdjust":
-            v["exp_adjust_all"] = int(value) & 0x3F
-        elif key == "Offset":
-            offset = int(value) & ((1 << isa.XENIA_VERTEX_OFFSET_BITS) - 1)
-        elif key == "DataFormat" and value in isa.SurfaceFormat.__members__:
-            v["format"] = isa.SurfaceFormat[value]
-        elif key == "Stride":
-            v["stride"] = int(value)
-        elif key == "Signed" and value == "true":
-            v["format_comp_all"] = 1
-        elif key == "NumFormat" and value == "integer":
-            v["num_format_all"] = 1
-        elif key == "PrefetchCount":
-            v["prefetch_count"] = int(value) - 1
-        else:
-            raise _Error(f"unknown vertex fetch option {option!r}")
-    return offset
-
-
-def _texture_fetch_options(v: _Values, options: list[str]) -> None:
-    """Sets the fields a texture fetch's ``Name=value`` options give."""
-    for option in options:
-        key, value = option.split("=", 1)
-        if (key, value) == ("FetchValidOnly", "false"):
-            v["fetch_valid_only"] = 0
-        elif (key, value) == ("UnnormalizedTextureCoords", "true"):
-            v["tx_coord_denorm"] = 1
-        elif key in ("MagFilter", "MinFilter", "MipFilter", "VolMagFilter", "VolMinFilter"):
-            field = re.sub(r"(?<!^)([A-Z])", r"_\1", key.removesuffix("Filter")).lower()
-            v[f"{field}_filter"] = _lookup(_FILTERS, value, key)
-        elif key == "AnisoFilter":
-            v["aniso_filter"] = _lookup(_ANISO, value, key)
-        elif (key, value) == ("UseComputedLOD", "false"):
-            v["use_comp_lod"] = 0
-        elif (key, value) == ("UseRegisterLOD", "true"):
-            v["use_reg_lod"] = 1
-        elif (key, value) == ("UseRegisterGradients", "true"):
-            v["use_reg_gradients"] = 1
-        elif key == "LODBias":
-            v["lod_bias"] = round(float(value) * isa.LOD_BIAS_DIVISOR) & 0x7F
-        elif key in ("OffsetX", "OffsetY", "OffsetZ"):
-            v[f"offset_{key[-1].lower()}"] = (
-                round(float(value) * isa.TEXEL_OFFSET_DIVISOR) & 0x1F
-            )
-        else:
-            raise _Error(f"unknown texture fetch option {option!r}")
 
 
 def _vector_srcs(opcode: int) -> int:
@@ -723,12 +658,6 @@ def _fetch_dest(text: str) -> tuple[int, int, int]:
         selector = 7 if c == "_" else 4 if c == "0" else 5 if c == "1" else _SWZ.index(c)
         swizzle |= selector << (3 * i)
     return number, rel, swizzle
-
-
-def _lookup(names: dict[str, int], value: str, key: str) -> int:
-    if value not in names:
-        raise _Error(f"{key}={value} is not one of {', '.join(names)}")
-    return names[value]
 
 
 def _loop_or_jump(pred: bool | None, text: str) -> int:
