@@ -2,7 +2,9 @@
 of :mod:`.xdk_text`) back to words (a2xx-formats.md#xdk-listing).
 
 The listing is turned back into Xenia's listing (the slot numbers it leaves out follow
-from the order of its lines) and assembled by :func:`.xna_asm.assemble_xenia`; the bits
+from the order of its lines; the hand-written forms of Microsoft's assembler are first
+brought to the compiler's spelling by :mod:`.xdk_forms`) and assembled by
+:func:`.xna_asm.assemble_xenia`; the bits
 neither text shows are then filled the way the XDK compiler fills them
 (a2xx-formats.md#toolchain-defaults), each rule taken from the compiler's published
 words (tests/a2xx/data/xdk-listings.txt):

@@ -31,7 +31,7 @@ _TEXTURE_FLAGS = {
     "UseComputedLOD": "use_comp_lod", "UseRegisterLOD": "use_reg_lod",
     "UseRegisterGradients": "use_reg_gradients",
 }
-_TEXTURE_NAMED = {
+_TEXTURE_NAMED: Mapping[str, tuple[str, Mapping[str, int]]] = {
     "MagFilter": ("mag_filter", _FILTERS), "MinFilter": ("min_filter", _FILTERS),
     "MipFilter": ("mip_filter", _FILTERS), "VolMagFilter": ("vol_mag_filter", _FILTERS),
     "VolMinFilter": ("vol_min_filter", _FILTERS), "AnisoFilter": ("aniso_filter", _ANISO),
@@ -58,12 +58,9 @@ def texture_options(values: dict[str, int], options: list[str]) -> None:
     layout = isa.TEXTURE_FETCH_LAYOUT
     for option in options:
         key, value = _split(option)
-        if key in _TEXTURE_FLAGS:
-            values[_TEXTURE_FLAGS[key]] = _flag(option, value)
-        elif key in _TEXTURE_NAMED:
-            field, names = _TEXTURE_NAMED[key]
-            values[field] = _named(option, value, names)
-        elif key in _TEXTURE_FIXED:
+        if _common(values, option, _TEXTURE_FLAGS, _TEXTURE_NAMED):
+            continue
+        if key in _TEXTURE_FIXED:
             field, units = _TEXTURE_FIXED[key]
             width = layout[field].width
             raw = _fixed(option, value, units, -(1 << width - 1), (1 << width - 1) - 1)
@@ -80,12 +77,9 @@ def vertex_options(values: dict[str, int], options: list[str]) -> int:
     offset = 0
     for option in options:
         key, value = _split(option)
-        if key in _VERTEX_FLAGS:
-            values[_VERTEX_FLAGS[key]] = _flag(option, value)
-        elif key in _VERTEX_NAMED:
-            field, names = _VERTEX_NAMED[key]
-            values[field] = _named(option, value, names)
-        elif key == "ExpAdjust":
+        if _common(values, option, _VERTEX_FLAGS, _VERTEX_NAMED):
+            continue
+        if key == "ExpAdjust":
             width = layout["exp_adjust_all"].width
             raw = _fixed(option, value, 1, -(1 << width - 1), (1 << width - 1) - 1)
             values["exp_adjust_all"] = raw & ((1 << width) - 1)
@@ -102,6 +96,20 @@ def vertex_options(values: dict[str, int], options: list[str]) -> int:
             raise TextError(f"unknown vertex fetch option '{option}' (the options: "
                             f"{', '.join(_VERTEX_OPTIONS)})")
     return offset
+
+
+def _common(values: dict[str, int], option: str, flags: Mapping[str, str],
+            named: Mapping[str, tuple[str, Mapping[str, int]]]) -> bool:
+    """Set the field of a true/false or a named option; False if it is neither."""
+    key, value = _split(option)
+    if key in flags:
+        values[flags[key]] = _flag(option, value)
+    elif key in named:
+        field, names = named[key]
+        values[field] = _named(option, value, names)
+    else:
+        return False
+    return True
 
 
 def _split(option: str) -> tuple[str, str]:
