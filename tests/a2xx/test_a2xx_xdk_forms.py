@@ -15,10 +15,12 @@ whole program is checked to assemble, its CF words (the split exec, labels, the 
 from __future__ import annotations
 
 import re
+import struct
 from pathlib import Path
 
 import pytest
 
+from gpuisa.a2xx.cli import main
 from gpuisa.a2xx.xdk_asm import assemble_xdk
 from gpuisa.a2xx.xdk_text import disassemble_xdk
 from gpuisa.errors import SourceError
@@ -256,3 +258,20 @@ def test_the_data_file_is_the_sample_verbatim() -> None:
     lines = playground().splitlines()
     assert (lines[0], lines[-1], len(lines)) == ("xps_3_0", "        cnop", 50)
     assert re.search(r"^\(!p0\)        setGradientV r1\.zyx$", playground(), re.MULTILINE)
+
+
+@pytest.mark.parametrize("syntax", [[], ["--syntax", "xdk"]])
+def test_the_command_line_reads_the_playground(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], syntax: list[str]
+) -> None:
+    source = tmp_path / "playground.asm"
+    source.write_text(playground())
+    out = tmp_path / "playground.bin"
+    assert main(["asm", *syntax, str(source), "-o", str(out)]) == 0
+    words = struct.unpack(f"<{out.stat().st_size // 4}I", out.read_bytes())
+    assert words[:27] == PLAYGROUND_CF
+    source.write_text(playground().replace("OffsetX=-1.5", "OffsetX=9"))
+    assert main(["asm", *syntax, str(source), "-o", str(tmp_path / "bad.bin")]) == 1
+    err = capsys.readouterr().err
+    assert f"a2xx: error: {source}:10:" in err and "'OffsetX=9'" in err
+    assert "Traceback" not in err and not (tmp_path / "bad.bin").exists()

@@ -126,7 +126,7 @@ def to_xenia(
         if not line or _HEADER.match(line):
             continue
         line = spell(line, number, listing)
-        if line.startswith("label ") or CF_LINE.match(line):
+        if re.match(r"label\b", line) or CF_LINE.match(line):
             entries.append(((line, number), []))
         elif not entries:
             message = "an instruction before the first exec (or a CF clause the XDK does not have)"

@@ -128,8 +128,10 @@ def clauses(entries: list[tuple[Line, list[Line]]], listing: Listing) -> list[Cl
     result: list[Clause] = []
     labels: dict[str, int] = {}
     for (text, number), body in entries:
-        if text.startswith("label "):
-            name = text[6:].strip()
+        if text.startswith("label"):
+            name = text[5:].strip()
+            if not re.fullmatch(r"[A-Za-z_]\w*", name):
+                raise listing.error(f"a label's name is a word, not {name!r}", number)
             if name in labels:
                 raise listing.error(f"label {name!r} is defined twice", number)
             labels[name] = len(result)
@@ -140,7 +142,7 @@ def clauses(entries: list[tuple[Line, list[Line]]], listing: Listing) -> list[Cl
             result.append(Clause(text, number))
         for line, at in body:
             if line != "nop":
-                where = "a label" if text.startswith("label ") else repr(text)
+                where = "a label" if text.startswith("label") else repr(text)
                 raise listing.error(f"an instruction outside an exec: it follows {where}", at)
             result.append(Clause("cnop", at))  # a CF NOP (a2xx-formats.md#xdk-hand-forms)
     return [_resolve(c, labels, listing) for c in result]
@@ -171,8 +173,8 @@ def _resolve(clause: Clause, labels: dict[str, int], listing: Listing) -> Clause
     """A jump, call or loop clause with its label replaced by the label's clause number
     (``L<n>``, as the compiler prints it)."""
     m = _TARGET.match(clause.text)
-    if m is None:
-        return clause
+    if m is None or re.fullmatch(r"[bi]\d+", m[2]):
+        return clause  # no target: the clause's reader says what is missing
     name = m[2]
     if name not in labels:
         known = ", ".join(labels) or "none"
