@@ -30,6 +30,7 @@ on the stack.  The predicate-clean bit of EXEC clauses is ignored.
 """
 
 from .api import DEFAULT_MAX_STEPS, run_fragment, run_vertex
+from .attributes import VertexAttribute
 from .config import TARGETS, EmulatorConfig
 from .inputs import LoopConstant, VertexFetchConstant
 from .results import Alloc, FragmentResult, ShaderResult, VertexResult
@@ -44,6 +45,7 @@ __all__ = [
     "LoopConstant",
     "ShaderResult",
     "Texture",
+    "VertexAttribute",
     "VertexFetchConstant",
     "VertexResult",
     "run_fragment",

@@ -163,7 +163,7 @@ def trace(
     """Run the shader (``run`` takes :func:`run_vertex` / :func:`run_fragment`'s
     arguments) and return invocation ``invocation``'s steps; ``constants`` and
     ``elements`` (a container's constant table and vertex elements) name what the
-    instructions read."""
+    instructions read; a vertex shader's ``elements`` also bind its ``attributes``."""
     words = list(words)
     recorder = _Recorder(
         invocation,
@@ -172,7 +172,7 @@ def trace(
         {e.slot: e.name for e in elements},
     )
     if shader_type == "vertex":
-        run_vertex(words, observer=recorder, **run)
+        run_vertex(words, observer=recorder, elements=elements, **run)
     else:
         run_fragment(words, observer=recorder, **run)
     return tuple(recorder.steps)
