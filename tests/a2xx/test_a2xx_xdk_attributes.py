@@ -16,6 +16,7 @@ from gpuisa.a2xx import EmulatorConfig, VertexAttribute, run_vertex
 from gpuisa.a2xx.cli import main
 from gpuisa.a2xx.containers import Semantic, read_shader_file
 from gpuisa.a2xx.engine.attributes import bind_attributes
+from gpuisa.a2xx.engine.trace import trace
 from gpuisa.errors import InputError
 
 CONTAINERS = {ident: data for ident, _, data in shaders()}
@@ -104,6 +105,15 @@ def test_two_fetches_of_one_semantic_read_the_same_data() -> None:
     np.testing.assert_array_equal(result.exports[62], expected(POSITIONS)[0])
 
 
+def test_trace_shows_the_patched_fetch() -> None:
+    steps = trace(VTEXTG.words, "vertex", elements=VTEXTG.vertex_elements,
+                  attributes={"POSITION": POSITIONS[:, :3]}, target="xenos")
+    fetch = next(step for step in steps if step.slot == 3)
+    assert "DataFormat=FMT_32_32_32_FLOAT, Stride=3" in fetch.text
+    assert fetch.constants == ("reads POSITION0",)
+    assert fetch.changes[0].after == (1.0, 2.0, 3.0, 1.0)  # r0 = POSITIONS[0].xyz, w = 1
+
+
 def test_indices_fetch_rows_in_their_order() -> None:
     result = run(VTEXTG, {"POSITION": POSITIONS}, indices=[2, 0])
     np.testing.assert_array_equal(result.exports[62], expected(POSITIONS[[2, 0]])[0])
@@ -168,10 +178,16 @@ def test_cli_run_and_trace(capsys: pytest.CaptureFixture[str], tmp_path: Path) -
     assert [row[:2] for row in data["param0"]] == texcoord.tolist()
 
     npz = tmp_path / "vin.npz"
-    np.savez(npz, POSITION=POSITIONS)
-    code, out, err = cli(capsys, "run", str(shader), "--inputs", str(npz), "--constants",
+    colors = np.array([[255, 0, 51, 102], [1, 2, 3, 4], [0, 128, 255, 17]], np.uint8)
+    np.savez(npz, POSITION=POSITIONS, COLOR=colors)
+    alpha = tmp_path / "ealpha.xvu"
+    alpha.write_bytes(CONTAINERS["8430646363-VTexTGEAlpha"])
+    code, out, err = cli(capsys, "run", str(alpha), "--inputs", str(npz), "--constants",
                          str(constants), "--format", "json")
-    assert (code, err) == (0, "") and json.loads(out)["position"] == expected(POSITIONS)[0].tolist()
+    assert (code, err) == (0, "")
+    data = json.loads(out)
+    assert data["position"] == expected(POSITIONS)[0].tolist()
+    assert data["param1"] == (colors.astype(np.float32) / np.float32(255)).tolist()
 
     code, out, err = cli(capsys, "trace", str(shader), "--inputs", str(inputs))
     assert code == 0 and "DataFormat=FMT_32_32_FLOAT" in out and "reads POSITION0" in out

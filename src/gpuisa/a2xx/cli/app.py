@@ -35,7 +35,7 @@ from ..disasm import STYLES, disassemble
 from ..encoding import words_to_bytes
 from ..engine import run_fragment, run_vertex
 from ..engine.api import DEFAULT_MAX_STEPS
-from ..engine.attributes import bind_attributes
+from ..engine.attributes import bind_arguments
 from ..engine.files import load_inputs
 from ..engine.report import result_json, result_npz, result_table
 from ..engine.state import MAX_INVOCATIONS
@@ -173,15 +173,10 @@ def _bind_attributes(
         return words
     # Problems with the data concern the inputs file; a missing one, the program.
     with about(args.file if attributes is None else f"--inputs {args.inputs}"):
-        bound = bind_attributes(
-            words, elements, attributes, kwargs["config"],  # type: ignore[arg-type]
-            count=kwargs.get("count"), indices=kwargs.get("indices"),  # type: ignore[arg-type]
-            vertex_buffers=kwargs.get("vertex_buffers"),
-            fetch_constants=kwargs.get("fetch_constants"),  # type: ignore[arg-type]
-        )
-    kwargs |= {"count": bound.count, "vertex_buffers": bound.vertex_buffers,
-               "fetch_constants": bound.fetch_constants}
-    return bound.words
+        words, bound = bind_arguments(words, elements, kwargs["config"],  # type: ignore[arg-type]
+                                      kwargs | {"attributes": attributes})
+    kwargs |= bound
+    return words
 
 
 def _run(args: argparse.Namespace) -> int:

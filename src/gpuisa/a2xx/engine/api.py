@@ -28,7 +28,8 @@ Words = Iterable[int] | bytes
 ArrayMap = Mapping[Any, npt.ArrayLike]
 
 
-def _config(target: str, config: EmulatorConfig | None) -> EmulatorConfig:
+def resolve_config(target: str, config: EmulatorConfig | None) -> EmulatorConfig:
+    """The configuration a run uses: ``config`` if given, else ``target``'s preset."""
     if config is None:
         return EmulatorConfig.for_target(target)
     if not isinstance(config, EmulatorConfig):
@@ -163,7 +164,7 @@ def run_vertex(
     (``"POSITION"``, ``"TEXCOORD1"``) -> (N, 1-4) data or :class:`VertexAttribute`, and
     the templates are patched to read them (:func:`.attributes.bind_attributes`).
     """
-    cfg = _config(target, config)
+    cfg = resolve_config(target, config)
     if attributes is not None or elements:
         bound = bind_attributes(words, elements, attributes, cfg, count=count,
                                 indices=indices, vertex_buffers=vertex_buffers,
@@ -225,7 +226,7 @@ def run_fragment(
     other arguments are those of :func:`run_vertex`.  ``textures`` maps texture fetch
     constants to :class:`Texture` s (or (height, width, 4) texel arrays).
     """
-    cfg = _config(target, config)
+    cfg = resolve_config(target, config)
     n, registers = _interpolant_map(interpolants)
     state = BatchState(n, _constants(float_constants, bool_constants, loop_constants,
                                      vertex_buffers, fetch_constants, textures))

@@ -307,3 +307,21 @@ def bind_attributes(
             slot_words[slot] = _patched(fetch, stream, slots[name], config)
     patched = tuple(w for s in slot_words for w in slot_to_dwords(s))
     return AttributeBinding(patched, _vertex_count(streams, count, indices), buffers, constants)
+
+
+def bind_arguments(
+    words: Iterable[int] | bytes, elements: Sequence[Semantic], config: EmulatorConfig,
+    arguments: Mapping[str, Any],
+) -> tuple[tuple[int, ...], dict[str, Any]]:
+    """:func:`bind_attributes` for ``run_vertex`` keyword arguments: the patched program
+    and the arguments without ``attributes``, with the semantics' buffers, fetch
+    constants and vertex count."""
+    rest = dict(arguments)
+    bound = bind_attributes(
+        words, elements, rest.pop("attributes", None), config, count=rest.get("count"),
+        indices=rest.get("indices"), vertex_buffers=rest.get("vertex_buffers"),
+        fetch_constants=rest.get("fetch_constants"),
+    )
+    rest |= {"count": bound.count, "vertex_buffers": bound.vertex_buffers,
+             "fetch_constants": bound.fetch_constants}
+    return bound.words, rest

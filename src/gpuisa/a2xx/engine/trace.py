@@ -22,7 +22,8 @@ from ...errors import InputError
 from .. import isa
 from ..containers import Constant, Semantic
 from ..xna import disassemble_xna
-from .api import run_fragment, run_vertex
+from .api import resolve_config, run_fragment, run_vertex
+from .attributes import bind_arguments
 from .state import BatchState
 
 _MARKER = re.compile(r"^/\*\s*(\d+)(\.\d)?\s*\*/ ?", re.MULTILINE)
@@ -164,6 +165,10 @@ def trace(
     arguments) and return invocation ``invocation``'s steps; ``constants`` and
     ``elements`` (a container's constant table and vertex elements) name what the
     instructions read; a vertex shader's ``elements`` also bind its ``attributes``."""
+    if shader_type == "vertex" and (elements or run.get("attributes") is not None):
+        # Patched first, so that the trace shows the fetches as they run.
+        config = resolve_config(run.get("target", "adreno"), run.get("config"))
+        words, run = bind_arguments(words, elements, config, run)
     words = list(words)
     recorder = _Recorder(
         invocation,
@@ -172,7 +177,7 @@ def trace(
         {e.slot: e.name for e in elements},
     )
     if shader_type == "vertex":
-        run_vertex(words, observer=recorder, elements=elements, **run)
+        run_vertex(words, observer=recorder, **run)
     else:
         run_fragment(words, observer=recorder, **run)
     return tuple(recorder.steps)
