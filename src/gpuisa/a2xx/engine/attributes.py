@@ -209,10 +209,10 @@ def _streams(
         done = [(s, f) for s, f in declared[name] if not _is_template(f, config)]
         if done:
             slot, fetch = done[0]
+            fmt = getattr(fetch.format, "name", str(int(fetch.format)))  # undefined: a number
             raise InputError(
                 f"attributes: the vertex fetch of {name} (slot {slot}) already has format "
-                f"{isa.SurfaceFormat(fetch.format).name}: give its data with buffers and "
-                "fetch constants instead"
+                f"{fmt}: give its data with buffers and fetch constants instead"
             )
         streams[name] = _stream(value, f"attributes: {name}")
     missing = [n for n, fs in declared.items()
