@@ -35,6 +35,7 @@ from ..disasm import STYLES, disassemble
 from ..encoding import words_to_bytes
 from ..engine import run_fragment, run_vertex
 from ..engine.api import DEFAULT_MAX_STEPS
+from ..engine.attributes import bind_arguments
 from ..engine.files import load_inputs
 from ..engine.report import result_json, result_npz, result_table
 from ..engine.state import MAX_INVOCATIONS
@@ -138,19 +139,44 @@ def _run_inputs(args: argparse.Namespace) -> _RunInputs:
     if args.inputs:
         with about(args.inputs):
             inputs = load_inputs(args.inputs)
+    attributes = inputs.pop("attributes", None)
     if shader_type == "vertex":
         count = inputs.pop("count", None)
         kwargs |= inputs
         kwargs["count"] = args.count if args.count is not None else count
+        words = _bind_attributes(args, words, shader, attributes, kwargs)
     else:
         if args.count is not None:
             raise InputError("--count is for vertex shaders; fragments come from --inputs")
+        if attributes is not None:
+            raise InputError(
+                f"--inputs {args.inputs}: attributes are a vertex shader's inputs; a pixel "
+                "shader's come as interpolants"
+            )
         if not inputs.get("registers"):
             raise InputError("a pixel shader run needs --inputs with the interpolants")
         if inputs.get("vertex_buffers"):
             kwargs["vertex_buffers"] = inputs["vertex_buffers"]
         kwargs["interpolants"] = inputs["registers"]
     return _RunInputs(words, shader, shader_type, kwargs)
+
+
+def _bind_attributes(
+    args: argparse.Namespace, words: tuple[int, ...], shader: ShaderFile | None,
+    attributes: object, kwargs: dict[str, object],
+) -> tuple[int, ...]:
+    """An XDK vertex shader's fetch templates patched for the semantics of ``--inputs``
+    (a2xx-formats.md#xdk-vertex-input); the buffers and fetch constants they read join
+    ``kwargs``."""
+    elements = shader.vertex_elements if shader is not None else ()
+    if attributes is None and not elements:
+        return words
+    # Problems with the data concern the inputs file; a missing one, the program.
+    with about(args.file if attributes is None else f"--inputs {args.inputs}"):
+        words, bound = bind_arguments(words, elements, kwargs["config"],  # type: ignore[arg-type]
+                                      kwargs | {"attributes": attributes})
+    kwargs |= bound
+    return words
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -232,10 +258,20 @@ def _info(args: argparse.Namespace) -> int:
 _RUN_EPILOG = """\
 input files (--inputs):
   .npy   (N, 4) or (N, k, 4): initial registers R0.. (interpolants; VS index registers)
-  .npz   arrays R<n> (N, 4) = registers, 'indices', 'count'; any other array is a
-         vertex buffer (raw little-endian memory) named by its key
+  .npz   arrays R<n> (N, 4) = registers, 'indices', 'count', an XDK vertex shader's
+         attributes named by semantic in capitals (POSITION, TEXCOORD1; uint8 data is
+         normalised); any other array is a vertex buffer (raw little-endian memory)
+         named by its key
   .json  {"count": N, "indices": [...], "registers": {"R0": [[x,y,z,w], ...]},
-          "buffers": {"12": {"dtype": "float32", "data": [...]}}}
+          "buffers": {"12": {"dtype": "float32", "data": [...]}},
+          "attributes": {"POSITION": [[x,y,z], ...], "TEXCOORD0": [[u,v], ...],
+                         "COLOR": {"dtype": "uint8", "data": [[r,g,b,a], ...]}}}
+An XDK container's vertex fetches are templates that the Direct3D runtime completes;
+"attributes" give each semantic the container declares (POSITION = POSITION0) one row
+of 1-4 floats per vertex (or 4 uint8, normalised unless "normalized": false), and a2xx
+patches each fetch to read its own buffer: float32 formats, the stride in --address-unit,
+components the data lacks read 0 (w: 1); a2xx-formats.md#xdk-vertex-input.  Raw
+microcode declares no semantics: bind its buffers with "buffers" and "fetch" constants.
 constants (--constants):
   .json  {"float": {"C4": [x,y,z,w]}, "bool": {"b3": true}, "loop": {"i0": [count,
           start, step]}, "fetch": {"12": {"buffer": "12", "offset": 0, "size": 48}}};

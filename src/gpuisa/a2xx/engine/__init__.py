@@ -5,7 +5,8 @@ registers are component-major ``(4, N)`` float32 arrays, so each instruction is 
 NumPy operations over all invocations; divergent control flow splits the invocations
 into groups that run separately and merge again (:mod:`.control`).  The math of each
 operation is in :mod:`.vector` and :mod:`.scalar`, vertex fetch in :mod:`.fetch`,
-texture fetch in :mod:`.texture`.
+texture fetch in :mod:`.texture`; :mod:`.attributes` completes an XDK vertex shader's
+fetch templates for data given by semantic (a2xx-formats.md#xdk-vertex-input).
 
 Choices where the sources disagree or say nothing (switches in :class:`EmulatorConfig`,
 presets ``"adreno"`` and ``"xenos"``):
@@ -30,6 +31,7 @@ on the stack.  The predicate-clean bit of EXEC clauses is ignored.
 """
 
 from .api import DEFAULT_MAX_STEPS, run_fragment, run_vertex
+from .attributes import VertexAttribute
 from .config import TARGETS, EmulatorConfig
 from .inputs import LoopConstant, VertexFetchConstant
 from .results import Alloc, FragmentResult, ShaderResult, VertexResult
@@ -44,6 +46,7 @@ __all__ = [
     "LoopConstant",
     "ShaderResult",
     "Texture",
+    "VertexAttribute",
     "VertexFetchConstant",
     "VertexResult",
     "run_fragment",

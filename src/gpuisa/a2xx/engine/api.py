@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -11,7 +11,9 @@ import numpy.typing as npt
 
 from ...errors import InputError
 from .. import isa
+from ..containers import Semantic
 from . import inputs
+from .attributes import VertexAttribute, bind_attributes
 from .config import EmulatorConfig
 from .control import ControlFlow, Observer
 from .inputs import Constants
@@ -26,7 +28,8 @@ Words = Iterable[int] | bytes
 ArrayMap = Mapping[Any, npt.ArrayLike]
 
 
-def _config(target: str, config: EmulatorConfig | None) -> EmulatorConfig:
+def resolve_config(target: str, config: EmulatorConfig | None) -> EmulatorConfig:
+    """The configuration a run uses: ``config`` if given, else ``target``'s preset."""
     if config is None:
         return EmulatorConfig.for_target(target)
     if not isinstance(config, EmulatorConfig):
@@ -136,6 +139,8 @@ def run_vertex(
     loop_constants: Iterable[Any] | Mapping[int, Any] | None = None,
     textures: Mapping[int, Any] | None = None,
     registers: ArrayMap | None = None,
+    attributes: Mapping[str, npt.ArrayLike | VertexAttribute] | None = None,
+    elements: Sequence[Semantic] = (),
     target: str = "adreno",
     config: EmulatorConfig | None = None,
     max_steps: int = DEFAULT_MAX_STEPS,
@@ -153,8 +158,19 @@ def run_vertex(
     (:class:`LoopConstant`, (count, start, step) or the register value).  ``target``
     picks the :class:`EmulatorConfig` preset unless ``config`` is given; ``observer``
     is told of every clause and instruction (:mod:`.trace` uses it).
+
+    An XDK container's vertex shader reads its vertex elements through fetch templates:
+    give ``elements`` (the container's ``vertex_elements``) and ``attributes``, semantic
+    (``"POSITION"``, ``"TEXCOORD1"``) -> (N, 1-4) data or :class:`VertexAttribute`, and
+    the templates are patched to read them (:func:`.attributes.bind_attributes`).
     """
-    cfg = _config(target, config)
+    cfg = resolve_config(target, config)
+    if attributes is not None or elements:
+        bound = bind_attributes(words, elements, attributes, cfg, count=count,
+                                indices=indices, vertex_buffers=vertex_buffers,
+                                fetch_constants=fetch_constants)
+        words, count = bound.words, bound.count
+        vertex_buffers, fetch_constants = bound.vertex_buffers, bound.fetch_constants
     n = _vertex_count(count, indices, registers)
     state = BatchState(n, _constants(float_constants, bool_constants, loop_constants,
                                      vertex_buffers, fetch_constants, textures))
@@ -210,7 +226,7 @@ def run_fragment(
     other arguments are those of :func:`run_vertex`.  ``textures`` maps texture fetch
     constants to :class:`Texture` s (or (height, width, 4) texel arrays).
     """
-    cfg = _config(target, config)
+    cfg = resolve_config(target, config)
     n, registers = _interpolant_map(interpolants)
     state = BatchState(n, _constants(float_constants, bool_constants, loop_constants,
                                      vertex_buffers, fetch_constants, textures))

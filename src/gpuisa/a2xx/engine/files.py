@@ -5,12 +5,15 @@ Inputs (``.npy``, ``.npz`` or ``.json``):
 * ``.npy``: an (N, 4) array (R0) or an (N, k, 4) array (R0..Rk-1) of initial registers
   (a pixel shader's interpolants; a vertex shader's index registers).
 * ``.npz``: arrays ``R<n>`` (N, 4) are registers, ``indices`` the vertex indices, ``count``
-  the vertex count; every other array is a vertex buffer (its raw little-endian memory)
-  whose key is the array name, or its number if the name is one.
+  the vertex count, arrays named by a semantic in capitals (``POSITION``, ``TEXCOORD1``)
+  an XDK vertex shader's attributes (uint8 data normalised); every other array is a vertex
+  buffer (its raw little-endian memory) whose key is the array name, or its number if the
+  name is one.
 * ``.json``: ``{"count": N, "indices": [...], "registers": {"R0": [[x, y, z, w], ...]},
-  "buffers": {"12": {"dtype": "float32", "data": [...]}, "pos": [1.0, ...]}}``;
-  ``"interpolants"`` may be used instead of ``"registers"``.  A buffer given as a plain
-  list is float32.
+  "buffers": {"12": {"dtype": "float32", "data": [...]}, "pos": [1.0, ...]},
+  "attributes": {"POSITION": [[x, y, z], ...], "COLOR": {"dtype": "uint8", "data":
+  [[r, g, b, a], ...], "normalized": true}}}``; ``"interpolants"`` may be used instead of
+  ``"registers"``.  A buffer or attribute given as a plain list is float32.
 
 Constants (``.json`` or ``.npz``):
 
@@ -41,6 +44,7 @@ from ...datafiles import (
     read_input,
 )
 from ...errors import InputError
+from .attributes import VertexAttribute, is_semantic
 from .inputs import VertexFetchConstant
 
 _PREFIXED = re.compile(r"[A-Za-z]?(\d+)")
@@ -111,9 +115,43 @@ def _buffer(value: object, where: str) -> np.ndarray:
     return _array(value, where, "<f4")
 
 
+def _attribute(value: object, where: str) -> VertexAttribute | np.ndarray:
+    if not isinstance(value, dict):
+        return _array(value, where)
+    _check_keys(value, {"dtype", "data", "normalized"}, where)
+    normalized = value.get("normalized", True)
+    if not isinstance(normalized, bool):
+        raise InputError(f"{where}: normalized must be true or false")
+    data = _buffer({k: v for k, v in value.items() if k != "normalized"}, where)
+    return VertexAttribute(data, normalized)
+
+
+def _npz_inputs(path: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    registers, buffers, attributes = {}, {}, {}
+    for name, array in _npz(path).items():
+        if re.fullmatch(r"[Rr]\d+", name):
+            registers[name] = array
+        elif is_semantic(name):
+            attributes[name] = array
+        elif name == "indices":
+            out[name] = array
+        elif name == "count":
+            if array.shape != () or array.dtype.kind not in "iu":
+                raise InputError(f"{path}: 'count' must be a single integer")
+            out[name] = int(array)
+        else:
+            buffers[_key(name)] = array
+    out["registers"], out["vertex_buffers"] = registers, buffers
+    if attributes:
+        out["attributes"] = attributes
+    return out
+
+
 def load_inputs(path: str) -> dict[str, Any]:
     """Keyword arguments for ``run_vertex`` / ``run_fragment`` read from ``path``:
-    ``registers``, and for vertex shaders ``indices``, ``count`` and ``vertex_buffers``."""
+    ``registers``, and for vertex shaders ``indices``, ``count``, ``vertex_buffers`` and
+    (when the file has any) ``attributes``."""
     suffix = _suffix(path, (".npy", ".npz", ".json"), "inputs")
     out: dict[str, Any] = {}
     if suffix == ".npy":
@@ -124,22 +162,11 @@ def load_inputs(path: str) -> dict[str, Any]:
             out["registers"] = {0: array}
         return out
     if suffix == ".npz":
-        registers, buffers = {}, {}
-        for name, array in _npz(path).items():
-            if re.fullmatch(r"[Rr]\d+", name):
-                registers[name] = array
-            elif name == "indices":
-                out[name] = array
-            elif name == "count":
-                if array.shape != () or array.dtype.kind not in "iu":
-                    raise InputError(f"{path}: 'count' must be a single integer")
-                out[name] = int(array)
-            else:
-                buffers[_key(name)] = array
-        out["registers"], out["vertex_buffers"] = registers, buffers
-        return out
+        return _npz_inputs(path)
     data = _object(load_json(path), path)
-    _check_keys(data, {"count", "indices", "registers", "interpolants", "buffers"}, path)
+    _check_keys(
+        data, {"count", "indices", "registers", "interpolants", "buffers", "attributes"}, path
+    )
     if "count" in data:
         if isinstance(data["count"], bool) or not isinstance(data["count"], int):
             raise InputError(f"{path}: count must be an integer")
@@ -152,6 +179,11 @@ def load_inputs(path: str) -> dict[str, Any]:
     out["vertex_buffers"] = {
         _key(k): _buffer(v, f"{path}: buffers.{k}") for k, v in buffers.items()
     }
+    if "attributes" in data:
+        attributes = _object(data["attributes"], f"{path}: attributes")
+        out["attributes"] = {
+            k: _attribute(v, f"{path}: attributes.{k}") for k, v in attributes.items()
+        }
     return out
 
 

@@ -208,17 +208,28 @@ def _buffer_bytes(value: object, key: object) -> np.ndarray:
     )
 
 
+def buffer_map(buffers: object) -> Mapping[object, object]:
+    """The ``vertex_buffers`` argument, checked to be a mapping (None: no buffers)."""
+    if buffers is None:
+        return {}
+    if not isinstance(buffers, Mapping):
+        raise InputError("vertex_buffers must be a mapping of buffer keys to bytes or arrays")
+    return buffers
+
+
+def default_fetch_constants(buffers: Mapping[object, object]) -> dict[int, int]:
+    """The binding without fetch constants: each integer buffer key is the fetch slot of
+    that number, the whole buffer."""
+    return {key: key for key in buffers if isinstance(key, int)}
+
+
 def bind_vertex_buffers(buffers: object, constants: object) -> dict[int, BoundBuffer]:
     """Resolve fetch constants (slot -> :class:`VertexFetchConstant` or buffer key)
     against ``buffers``.  Without fetch constants every integer buffer key is bound to the
     fetch slot of that number, whole."""
-    if buffers is None:
-        buffers = {}
-    if not isinstance(buffers, Mapping):
-        raise InputError("vertex_buffers must be a mapping of buffer keys to bytes or arrays")
-    memory = {key: _buffer_bytes(data, key) for key, data in buffers.items()}
+    memory = {key: _buffer_bytes(data, key) for key, data in buffer_map(buffers).items()}
     if constants is None:
-        constants = {key: key for key in memory if isinstance(key, int)}
+        constants = default_fetch_constants(memory)
     bound: dict[int, BoundBuffer] = {}
     for slot, entry in _items(constants, "fetch_constants", isa.VERTEX_FETCH_SLOTS):
         const = entry if isinstance(entry, VertexFetchConstant) else VertexFetchConstant(entry)

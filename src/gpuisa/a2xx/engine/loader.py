@@ -46,7 +46,8 @@ class LoadedShader:
     blocks: Mapping[int, tuple[Step, ...]]  # CF index of an EXEC -> its instructions
 
 
-def _words(words: Iterable[int] | bytes) -> Iterable[int]:
+def as_words(words: Iterable[int] | bytes) -> Iterable[int]:
+    """A program's dwords, given as dwords or as little-endian bytes."""
     if isinstance(words, bytes | bytearray | memoryview):
         return words_from_bytes(bytes(words))
     return words
@@ -79,9 +80,20 @@ def _check_instruction(slot: int, instr: AluInstruction | VertexFetch | TextureF
             )
 
 
+def fetch_slots(program: Program, config: EmulatorConfig) -> frozenset[int]:
+    """The slots that some EXEC clause runs as a fetch (unchecked: a program's vertex
+    fetch templates are patched before it is loaded)."""
+    slots = set()
+    for raw, clause in zip(program.cf_raw, program.cf, strict=True):
+        if isinstance(clause, CfExec):
+            address = _address(raw, clause, config)
+            slots.update(address + i for i in range(clause.count) if clause.is_fetch(i))
+    return frozenset(slots)
+
+
 def load_shader(words: Iterable[int] | bytes, config: EmulatorConfig) -> LoadedShader:
     try:
-        program = read_program(_words(words))
+        program = read_program(as_words(words))
     except A2xxError:
         raise
     except GpuIsaError as exc:

@@ -22,7 +22,8 @@ from ...errors import InputError
 from .. import isa
 from ..containers import Constant, Semantic
 from ..xna import disassemble_xna
-from .api import run_fragment, run_vertex
+from .api import resolve_config, run_fragment, run_vertex
+from .attributes import bind_arguments
 from .state import BatchState
 
 _MARKER = re.compile(r"^/\*\s*(\d+)(\.\d)?\s*\*/ ?", re.MULTILINE)
@@ -163,7 +164,11 @@ def trace(
     """Run the shader (``run`` takes :func:`run_vertex` / :func:`run_fragment`'s
     arguments) and return invocation ``invocation``'s steps; ``constants`` and
     ``elements`` (a container's constant table and vertex elements) name what the
-    instructions read."""
+    instructions read; a vertex shader's ``elements`` also bind its ``attributes``."""
+    if shader_type == "vertex" and (elements or run.get("attributes") is not None):
+        # Patched first, so that the trace shows the fetches as they run.
+        config = resolve_config(run.get("target", "adreno"), run.get("config"))
+        words, run = bind_arguments(words, elements, config, run)
     words = list(words)
     recorder = _Recorder(
         invocation,
