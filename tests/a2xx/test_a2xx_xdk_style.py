@@ -213,17 +213,22 @@ def test_the_compilers_listings_leave_nothing_to_guess() -> None:
         assert assemble_xdk(listing).guesses == ()
 
 
-XENIA_DUMPS = Path(__file__).parent / "data" / "xenia-text-dumps.txt"
+XENIA_DUMPS = {
+    "fragment": Path(__file__).parent / "data" / "xenia-text-dumps.txt",
+    "vertex": Path(__file__).parent / "data" / "xenia-vertex-dumps.txt",
+}
 
 
-def test_xdk_text_of_the_xenia_dumps_reads_back_to_itself() -> None:
-    # Seven XDK-compiled pixel shaders as Xenia printed them (loops, labels, co-issued
-    # scalar operations, serialize, fetch options): their XDK listing assembles to words
-    # that print the same listing again.
-    parts = re.split(r"^=== index file \d+ ===\n", XENIA_DUMPS.read_text(), flags=re.MULTILINE)
+@pytest.mark.parametrize("kind", list(XENIA_DUMPS))
+def test_xdk_text_of_the_xenia_dumps_reads_back_to_itself(kind: str) -> None:
+    # Nine pixel and sixteen vertex shaders, XDK-compiled, as Xenia printed them (loops,
+    # jumps, labels, predication, co-issued scalar operations, serialize, fetch options):
+    # their XDK listing assembles to words that print the same listing again.
+    source = XENIA_DUMPS[kind].read_text()
+    parts = re.split(r"^=== index file \d+ ===\n", source, flags=re.MULTILINE)
     for text in parts[1:]:
-        listing = disassemble(list(assemble_xenia(text).words), "fragment", style="xdk")
-        again = disassemble(list(assemble_xdk(listing).words), "fragment", style="xdk")
+        listing = disassemble(list(assemble_xenia(text).words), kind, style="xdk")
+        again = disassemble(list(assemble_xdk(listing).words), kind, style="xdk")
         assert again == listing
 
 
