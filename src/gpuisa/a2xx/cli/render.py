@@ -45,8 +45,13 @@ _STAGE_NAMES = {"vertex": "vertex shader", "fragment": "pixel shader"}
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("render", help=_HELP, description=_DESCRIPTION)
     parser.add_argument("vertex", metavar="VS", help="the vertex shader (any form 'a2xx run' "
-                        "reads: container, dump, microcode, hex, Xenia's text or assembly)")
-    parser.add_argument("pixel", metavar="PS", help="the pixel shader")
+                        "reads: container, dump, microcode, hex, Xenia's text or assembly); "
+                        "an XDK container's vertex fetches read the mesh by the semantics "
+                        "it declares (POSITION: position, NORMAL: normal, TEXCOORDn: "
+                        "texcoord, COLORn: color)")
+    parser.add_argument("pixel", metavar="PS", help="the pixel shader; with two XDK "
+                        "containers, each register gets the export that carries its "
+                        "semantic (TEXCOORD0, COLOR0, ...), otherwise export N reaches RN")
     parser.add_argument("--mesh", required=True, metavar="MESH", help="the mesh file")
     parser.add_argument("-o", "--output", required=True, metavar="OUT",
                         help="the picture (.png); with --compare, OUT's stem names three")
@@ -66,7 +71,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="texture coordinates outside 0..1 (default: wrap)")
     parser.add_argument("--attr", action="append", default=[], metavar="RN=ATTRIBUTE",
                         help="feed mesh attribute position|color|normal|texcoord to the "
-                        "vertex fetch writing register RN; repeatable")
+                        "vertex fetch writing register RN or, for an XDK container, to a "
+                        "semantic it reads (--attr TEXCOORD1=texcoord); repeatable")
     parser.add_argument("--target", choices=("adreno", "xenos"),
                         help="conventions and emulator preset (default: xenos for XDK "
                         "containers, Xenia dumps and big-endian microcode, else adreno)")
@@ -142,6 +148,11 @@ def _constants(shader: ShaderFile | None, path: str | None, option: str) -> dict
     return constants
 
 
+def _interpolators(shader: ShaderFile | None) -> tuple | None:
+    """An XDK container's interpolators, by which the pair is linked; None otherwise."""
+    return shader.interpolators if shader is not None and shader.format == "xdk" else None
+
+
 def _output(path: str) -> None:
     suffix = os.path.splitext(path)[1].lower() if path != "-" else ".png"
     if suffix not in (".png", ""):
@@ -163,8 +174,9 @@ def _render(args: argparse.Namespace) -> int:
         textures=_textures(args.texture, args),
         attributes=key_values(args.attr, "--attr", "RN=ATTRIBUTE (e.g. R2=normal)"),
         names=(args.vertex, args.pixel),
-        declared={e.slot: e.usage for e in vertex_file.vertex_elements}
-        if vertex_file is not None else None)
+        elements=vertex_file.vertex_elements if vertex_file is not None else (),
+        vs_interpolators=_interpolators(vertex_file),
+        ps_interpolators=_interpolators(pixel_file))
     mesh = as_mesh(args.mesh)
     progress = _Progress()
     try:

@@ -248,6 +248,18 @@ def _unbound_slots(taken: Iterable[object]) -> Iterable[int]:
     return (s for s in range(isa.VERTEX_FETCH_SLOTS - 1, -1, -1) if s not in used)
 
 
+def template_semantics(
+    words: Iterable[int] | bytes, elements: Sequence[Semantic], config: EmulatorConfig
+) -> tuple[str, ...]:
+    """The semantics of ``elements`` that a vertex fetch template reads, in the order of
+    the declaration: the ones :func:`bind_attributes` needs data for."""
+    if not elements:
+        return ()
+    declared = _fetches(read_program(tuple(as_words(words))), elements, config)
+    return tuple(name for name, fetches in declared.items()
+                 if any(_is_template(fetch, config) for _, fetch in fetches))
+
+
 def bind_attributes(
     words: Iterable[int] | bytes,
     elements: Sequence[Semantic],
@@ -267,14 +279,10 @@ def bind_attributes(
     words = tuple(as_words(words))
     buffers = dict(buffer_map(vertex_buffers))
     if attributes is None:
-        template = None
-        if elements:
-            declared = _fetches(read_program(words), elements, config)
-            template = next((n for n, fs in declared.items()
-                             if any(_is_template(f, config) for _, f in fs)), None)
-        if template is not None:
+        templates = template_semantics(words, elements, config)
+        if templates:
             raise InputError(
-                f"the vertex fetch of {template} is a template the Direct3D runtime fills "
+                f"the vertex fetch of {templates[0]} is a template the Direct3D runtime fills "
                 "in from the vertex declaration: give the data of each semantic as "
                 "attributes (a2xx run --inputs: \"attributes\" in JSON, arrays named "
                 "POSITION0, ... in .npz)"

@@ -8,9 +8,10 @@
 The vertex shader runs once per mesh vertex, its vertex fetches reading the mesh
 (:mod:`.bind`); its position export is clipped, mapped to the picture and rasterized by
 the target's conventions (:mod:`.conventions`, :mod:`.raster`); its parameter exports
-0-15 are interpolated perspective-correctly into the pixel shader's registers R0-R15, and
-the pixel shader runs on every covered pixel at once, in batches; its colour export 0,
-clamped to 0..1, is the pixel's RGBA (a2xx-render.md).
+0-15 are interpolated perspective-correctly into the pixel shader's registers R0-R15
+(export n in Rn, or for a pair of XDK containers by the semantics they declare:
+:mod:`.linkage`), and the pixel shader runs on every covered pixel at once, in batches;
+its colour export 0, clamped to 0..1, is the pixel's RGBA (a2xx-render.md).
 """
 
 from __future__ import annotations
@@ -28,10 +29,13 @@ from ...render.heat import heat_legend, heat_map
 from ...render.images import MAX_SIDE, check_size
 from ...render.mesh import Mesh, as_mesh
 from .. import isa
+from ..containers import Semantic
 from ..engine import EmulatorConfig, Texture, run_fragment, run_vertex
 from ..engine.api import DEFAULT_MAX_STEPS
-from .bind import assign, bind_mesh, vertex_fetches
+from ..engine.attributes import template_semantics
+from .bind import assign, bind_mesh, semantic_inputs, vertex_fetches
 from .conventions import Conventions
+from .linkage import links, route
 from .raster import Raster, clip_triangles, rasterize
 
 #: The default background: dark grey, opaque.
@@ -68,18 +72,22 @@ class Options:
     ``size`` (width, height); ``vertex_constants`` and ``pixel_constants``: the
     ``float_constants`` / ``bool_constants`` / ``loop_constants`` keyword arguments of
     each stage's run; ``textures``: texture fetch constant -> :class:`Texture` (or texel
-    array); ``attributes``: ``"R<n>"`` (the register a vertex fetch writes) -> mesh
-    attribute; ``declared``: a vertex fetch's program slot -> the usage an XDK
-    container's vertex element declares for it (``"POSITION"``, ...); ``background``
-    RGBA; ``max_steps`` as for ``run_vertex``; ``names``: what a stage's errors start
-    with."""
+    array); ``attributes``: ``"R<n>"`` (the register a vertex fetch writes) or, for an
+    XDK container, a semantic (``"TEXCOORD1"``) -> mesh attribute; ``elements``: the
+    vertex shader container's ``vertex_elements`` (what each vertex fetch reads);
+    ``vs_interpolators`` and ``ps_interpolators``: each container's ``interpolators``
+    (None when a shader is no XDK container), by which the exports reach the pixel
+    shader; ``background`` RGBA; ``max_steps`` as for ``run_vertex``; ``names``: what a
+    stage's errors start with."""
 
     size: tuple[int, int] = (640, 480)
     vertex_constants: Mapping[str, object] | None = None
     pixel_constants: Mapping[str, object] | None = None
     textures: Mapping[int, Texture | np.ndarray] | None = None
     attributes: Mapping[str, str] | None = None
-    declared: Mapping[int, str] | None = None
+    elements: Sequence[Semantic] = ()
+    vs_interpolators: Sequence[Semantic] | None = None
+    ps_interpolators: Sequence[Semantic] | None = None
     background: tuple[int, ...] = BACKGROUND
     max_steps: int = DEFAULT_MAX_STEPS
     names: tuple[str, str] = ("vertex shader", "pixel shader")
@@ -118,8 +126,10 @@ def render(vertex: Sequence[int], pixel: Sequence[int], mesh: MeshLike, *,
     cfg = config if config is not None else EmulatorConfig.for_target(target)
     the_mesh = as_mesh(mesh)
     report = progress or (lambda stage, fraction: None)
+    linked = links(options.vs_interpolators, options.ps_interpolators, options.names)
     with _stage(options.names[0]):
         positions, params = _shade_vertices(vertex, the_mesh, cfg, options, report)
+    params = route(params, linked)
     faces = the_mesh.faces
     corners, carried, _ = clip_triangles(positions[faces], params[faces], conventions)
     raster = rasterize(corners, (width, height), conventions,
@@ -183,18 +193,15 @@ def _shade_vertices(words: Sequence[int], mesh: Mesh, config: EmulatorConfig,
                     options: Options, report: Progress) -> tuple[np.ndarray, np.ndarray]:
     """Every mesh vertex's position ``(V, 4)`` and parameters ``(V, 4 k)`` (exports
     0..k-1, zero where not written)."""
-    uses = vertex_fetches(words, config)
-    attributes = assign(uses, options.attributes, options.declared)
-    buffers, fetch = bind_mesh(mesh, uses, attributes)
+    inputs = _vertex_inputs(words, mesh, config, options)
     count = len(mesh.positions)
     positions = np.zeros((count, 4))
     exports: dict[int, np.ndarray] = {}
     wrote_position = count == 0
     for start in range(0, count, BATCH):
         stop = min(start + BATCH, count)
-        result = run_vertex(words, indices=np.arange(start, stop), vertex_buffers=buffers,
-                            fetch_constants=fetch, config=config,
-                            max_steps=options.max_steps,
+        result = run_vertex(words, indices=np.arange(start, stop), config=config,
+                            max_steps=options.max_steps, **inputs,
                             **options.vertex_constants)  # type: ignore[arg-type]
         wrote_position |= isa.EXPORT_POSITION in result.exports
         positions[start:stop] = result.position
@@ -209,6 +216,22 @@ def _shade_vertices(words: Sequence[int], mesh: Mesh, config: EmulatorConfig,
     for number, value in exports.items():
         params[:, 4 * number:4 * number + 4] = value
     return positions, params
+
+
+def _vertex_inputs(words: Sequence[int], mesh: Mesh, config: EmulatorConfig,
+                   options: Options) -> dict[str, object]:
+    """The ``run_vertex`` arguments that feed the mesh to the vertex shader: for an XDK
+    container's fetch templates, the mesh's attributes by semantic (completed as the
+    runtime would, a2xx-formats.md#xdk-vertex-input); otherwise buffers laid out as the
+    fetches read them (a2xx-render.md#vertex-fetch)."""
+    templates = template_semantics(words, options.elements, config)
+    if templates:
+        return {"attributes": semantic_inputs(mesh, templates, options.attributes),
+                "elements": options.elements}
+    uses = vertex_fetches(words, config)
+    declared = {e.slot: e.usage for e in options.elements}
+    buffers, fetch = bind_mesh(mesh, uses, assign(uses, options.attributes, declared))
+    return {"vertex_buffers": buffers, "fetch_constants": fetch}
 
 
 def _shade_pixels(words: Sequence[int], raster: Raster, carried: np.ndarray,

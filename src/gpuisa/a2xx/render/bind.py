@@ -1,4 +1,5 @@
-"""Feeding a mesh to a vertex shader's vertex fetches (a2xx-render.md#vertex-fetch).
+"""Feeding a mesh to a vertex shader's vertex fetches (a2xx-render.md#vertex-fetch,
+a2xx-render.md#xdk-semantics).
 
 The vertex fetches of the program say where each attribute is read: the fetch constant
 (slot ``3 i + s`` of ``CONST(i, s)``), the stride and offset (in the target's address
@@ -8,6 +9,10 @@ offset share one), or as ``--attr R<n>=ATTRIBUTE`` says for the fetch that write
 register ``R<n>``.  The attribute is then written in the fetch's own format at its
 offset of each vertex's element of a buffer bound to its slot, so that interleaved
 layouts (several fetches on one slot) are filled as the shader expects.
+
+An XDK container's vertex shader reads templates that the runtime completes from the
+vertex declaration: :func:`semantic_inputs` picks the mesh attribute of each semantic
+its vertex elements declare, and the engine's ``bind_attributes`` completes them.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from ...render.mesh import ATTRIBUTES, Mesh
 from .. import isa
 from ..encoding import VertexFetch
 from ..engine import EmulatorConfig, VertexFetchConstant
+from ..engine.attributes import semantic_name
 from ..engine.fetch import fetch_slot, vertex_offset
 from ..engine.loader import load_shader
 from ..isa import VertexDataKind
@@ -34,6 +40,12 @@ DEFAULT_ORDER = ("position", "normal", "color", "texcoord")
 #: attribute.
 USAGES = {"POSITION": "position", "POSITIONT": "position", "NORMAL": "normal",
           "COLOR": "color", "TEXCOORD": "texcoord"}
+#: The components of each mesh attribute that a semantic reads: what a vertex
+#: declaration of the mesh would hold (D3DDECLTYPE_FLOAT3 position and normal, FLOAT2
+#: texture coordinates, FLOAT4 colour); the runtime's completion gives the missing ones
+#: 0 (y, z) and 1 (w), a2xx-formats.md#xdk-vertex-input.
+COMPONENTS = {"position": 3, "normal": 3, "texcoord": 2, "color": 4}
+_PLURALS = {"color": "vertex colours", "texcoord": "texture coordinates"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,16 +89,16 @@ def assign(uses: Sequence[FetchUse], overrides: Mapping[str, str] | None = None,
     program slot to the usage an XDK container declares for it ("POSITION", ...)."""
     given: dict[int, str] = {}
     for key, attribute in (overrides or {}).items():
-        name = key.strip().upper()
-        if attribute not in ATTRIBUTES:
-            raise InputError(f"--attr {key}={attribute}: unknown mesh attribute "
-                             f"{attribute!r}; use one of {', '.join(ATTRIBUTES)}")
-        register = int(name[1:]) if name[:1] == "R" and name[1:].isdigit() else None
+        _check_attribute(key, attribute)
+        register = _register(key)
         if register is None or register not in {u.register for u in uses}:
             fetched = ", ".join(sorted({f"R{u.register}" for u in uses},
                                        key=lambda r: int(r[1:]))) or "none"
+            what = (" (a semantic names what an XDK container's vertex elements declare, "
+                    "and this vertex shader declares none)" if register is None else "")
             raise InputError(f"--attr {key}: no vertex fetch of the vertex shader writes "
-                             f"{key!r} (its fetches write {fetched})")
+                             f"{key!r}{what}; its fetches write {fetched}: --attr "
+                             f"RN=ATTRIBUTE")
         given[register] = attribute
     places: dict[tuple[int, int], tuple[str, FetchUse]] = {}
     out = []
@@ -106,6 +118,52 @@ def assign(uses: Sequence[FetchUse], overrides: Mapping[str, str] | None = None,
             places[place] = (attribute, use)
         out.append(attribute)
     return out
+
+
+def semantic_inputs(mesh: Mesh, semantics: Sequence[str],
+                    overrides: Mapping[str, str] | None = None) -> dict[str, np.ndarray]:
+    """The rows of each of ``semantics`` (``POSITION0``, ``TEXCOORD1``: what an XDK
+    vertex shader's fetch templates read) from the mesh attribute its usage names, every
+    usage index alike (a mesh has one set of each), or the one ``overrides`` maps it to
+    (``{"TEXCOORD1": "normal"}``, as ``--attr`` gives)."""
+    reads = ", ".join(semantics) or "nothing"
+    given: dict[str, str] = {}
+    for key, attribute in (overrides or {}).items():
+        _check_attribute(key, attribute)
+        if _register(key) is not None:
+            raise InputError(f"--attr {key}: the vertex shader is an XDK container, whose "
+                             f"vertex fetches read semantics ({reads}): name the semantic, "
+                             f"--attr SEMANTIC={attribute}")
+        name = semantic_name(key.strip(), f"--attr {key}")
+        if name not in semantics:
+            raise InputError(f"--attr {key}: the vertex shader reads {reads}, not {name}")
+        given[name] = attribute
+    available = [a for a in ATTRIBUTES if a in ("position", "normal")
+                 or getattr(mesh, f"{a}s") is not None]
+    inputs = {}
+    for name in semantics:
+        attribute = given.get(name) or USAGES.get(name.rstrip("0123456789"))
+        if attribute not in available:
+            lacks = (f"the mesh has no {_PLURALS[attribute]} for" if attribute
+                     else "no mesh attribute stands for")
+            other = f", or give a --mesh with {_PLURALS[attribute]}" if attribute else ""
+            raise InputError(f"the vertex shader reads {reads}; {lacks} {name}: feed it one "
+                             f"the mesh has ({', '.join(available)}) with --attr "
+                             f"{name}=ATTRIBUTE{other}")
+        inputs[name] = mesh.attribute(attribute)[:, :COMPONENTS[attribute]]
+    return inputs
+
+
+def _check_attribute(key: str, attribute: str) -> None:
+    if attribute not in ATTRIBUTES:
+        raise InputError(f"--attr {key}={attribute}: unknown mesh attribute "
+                         f"{attribute!r}; use one of {', '.join(ATTRIBUTES)}")
+
+
+def _register(key: str) -> int | None:
+    """N of an ``--attr`` key ``RN``; None for anything else."""
+    name = key.strip().upper()
+    return int(name[1:]) if name[:1] == "R" and name[1:].isdigit() else None
 
 
 def _where(use: FetchUse) -> str:
