@@ -205,3 +205,22 @@ def test_the_command_line_names_both_shaders_when_a_semantic_is_missing(files, c
         "a2xx: error: ps.bin reads TEXCOORD1 (in r1), which VTexTGEAlpha.bin does not "
         "write (it writes TEXCOORD0 in o0, COLOR0 in o1): the console's runtime links the "
         "two by semantic; give a vertex shader that writes TEXCOORD1\n")
+
+
+def test_a_container_whose_declarations_cannot_be_read_keeps_the_register_rule(files):
+    # Usage 15 is no D3DDECLUSAGE, so the reader drops this pixel shader's declarations.
+    # It reads r1, which by number is export 1: VTexTGEAlpha's COLOR0, fed the normal
+    # (0, 0, 1) of the counter-clockwise triangle, with w 1.  Linked as if it declared
+    # nothing, r1 would read zeros.
+    words = assemble("EXEC_END\n  ALU: MAXv export0 = R1, R1\n")
+    (files / "ps.bin").write_bytes(build_container(
+        magic=0x102A1100, interpolators=(15 << 4 | 1 << 8 | 0xF << 12,),
+        microcode=struct.pack(f">{len(words)}I", *words)))
+    assert read_shader_file((files / "ps.bin").read_bytes()).config is None
+    assert main(["render", "VTexTGEAlpha.bin", "ps.bin", "--mesh", "tri.obj", "--size",
+                 "15x11", "--vs-constants", "vs.json", "--background", "00000000",
+                 "--attr", "COLOR0=normal", "-o", "o.png"]) == 0
+    with Image.open(files / "o.png") as picture:
+        image = np.asarray(picture.convert("RGBA"))
+    inside, _ = barycentrics()
+    assert (image[inside] == [0, 0, 255, 255]).all()

@@ -149,8 +149,13 @@ def _constants(shader: ShaderFile | None, path: str | None, option: str) -> dict
 
 
 def _interpolators(shader: ShaderFile | None) -> tuple | None:
-    """An XDK container's interpolators, by which the pair is linked; None otherwise."""
-    return shader.interpolators if shader is not None and shader.format == "xdk" else None
+    """An XDK container's interpolators, by which the pair is linked; None otherwise,
+    and for a container whose declarations the reader could not decode (it then has
+    no register values either): such a pair keeps the register-number rule rather than
+    being linked as if the shader declared nothing."""
+    if shader is None or shader.format != "xdk" or shader.config is None:
+        return None
+    return shader.interpolators
 
 
 def _output(path: str) -> None:
