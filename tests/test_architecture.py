@@ -33,7 +33,7 @@ LAYERS = (
     ("containers, assemblers, disassemblers",
      ("*.shbin", "*.shbin.*", "*.containers", "*.containers.*", "*.asm", "*.asm.*", "*.xna_asm",
       "*.xna_options", "*.disasm", "*.disasm.*", "*.xna", "*.xdk_text", "*.xdk_asm",
-      "*.xdk_forms", "*.syntax", "*.syntax.*", "*.analysis", "*.analysis.*")),
+      "*.xdk_container", "*.xdk_forms", "*.syntax", "*.syntax.*", "*.analysis", "*.analysis.*")),
     ("engines", ("*.engine", "*.engine.*")),
     ("tools", ("*.check", "*.check.*", "*.render", "*.render.*", "*.vectors", "*.vectors.*",
                "*.lsp", "*.lsp.*", "*.isadoc", "*.fuzz", "*.fuzz.*",

@@ -6,13 +6,23 @@
   (:mod:`~gpuisa.a2xx.containers`); :func:`xenia_hash` - the hash Xenia names dumps with.
 * :func:`disassemble` - Mesa ``disasm_a2xx()`` text (plain or raw) or Xenia's listing.
 * :func:`assemble` - Mesa disassembly / freedreno wiki syntax -> dwords.
+* :func:`assemble_xdk_container` - the XDK compiler's listing -> an XDK shader container's
+  bytes; :func:`write_xdk_container` - an :class:`XdkContainer` record -> its bytes.
 * :func:`run_vertex` / :func:`run_fragment` - vectorized emulation of N invocations
   (:mod:`~gpuisa.a2xx.engine`).
 """
 
 from . import isa
 from .asm import AssemblyResult, assemble, assemble_with_warnings
-from .containers import Constant, ShaderFile, read_shader_file, xenia_hash
+from .containers import (
+    Constant,
+    ShaderFile,
+    XdkContainer,
+    read_shader_file,
+    read_xdk_container,
+    write_xdk_container,
+    xenia_hash,
+)
 from .disasm import SHADER_TYPES, STYLES, ShaderType, disassemble
 from .encoding import (
     AluInstruction,
@@ -52,6 +62,7 @@ from .engine import (
 )
 from .errors import A2xxError
 from .program import ExecEntry, Program, exec_entries, read_program
+from .xdk_container import assemble_xdk_container, container_from_listing
 
 __all__ = [
     "SHADER_TYPES",
@@ -81,8 +92,11 @@ __all__ = [
     "VertexFetch",
     "VertexFetchConstant",
     "VertexResult",
+    "XdkContainer",
     "assemble",
     "assemble_with_warnings",
+    "assemble_xdk_container",
+    "container_from_listing",
     "decode_alu",
     "decode_cf",
     "decode_fetch",
@@ -93,6 +107,7 @@ __all__ = [
     "join_cf_slot",
     "read_program",
     "read_shader_file",
+    "read_xdk_container",
     "run_fragment",
     "run_vertex",
     "slot_from_dwords",
@@ -102,5 +117,6 @@ __all__ = [
     "words_from_bytes",
     "words_from_slots",
     "words_to_bytes",
+    "write_xdk_container",
     "xenia_hash",
 ]

@@ -38,6 +38,7 @@ from .xdk import (
     read_xdk_container,
     semantic_lines,
 )
+from .xdk_write import write_xdk_container
 from .xxh3 import xxh3_64
 
 FORMATS = ("xdk", "xenia-dump", "raw")
@@ -144,6 +145,7 @@ __all__ = [
     "read_shader_file",
     "read_xdk_container",
     "semantic_lines",
+    "write_xdk_container",
     "xenia_hash",
     "xxh3_64",
 ]
