@@ -91,6 +91,7 @@ PIXEL = """xps_3_0
      "'texture9' is no constant type"),
     ("dcl_texcoord r0.xy\ndcl_color_centroid r1\n// PsSampleControl=centers", 3, 1,
      "interpolator r1 is sampled at the centroid"),
+    ("dcl_texcoord r0.xy\ndcl_color r0", 3, 11, "r0 is declared already (line 2)"),
     ("dcl_fish r0", 2, 1, "'fish' is no usage the header holds"),
     ("dcl_texcoord o0.xy", 2, 14, "a fragment shader's interpolator is r0-r15"),
     ("dcl_index r0.x", 2, 1, "dcl_index is a vertex shader's declaration"),

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..errors import SourceError
+from ..errors import InputError, SourceError
 from .containers.xdk import (
     PARAMETER_CLASSES,
     PARAMETER_TYPES,
@@ -82,10 +82,9 @@ def container_from_listing(text: str, *, filename: str = "<input>",
     listing = Listing(filename, tuple(text.splitlines()))
     shader_type = shader_type_of(text)
     if shader_type is None:
-        raise listing.error(
-            "--container needs the XDK compiler's listing (its profile line xvs_3_0 or "
-            "xps_3_0, then defextern/config/dcl/def lines); this is not one", 1) \
-            if listing.lines else SourceError([])
+        message = ("--container needs the XDK compiler's listing (its profile line xvs_3_0 "
+                   "or xps_3_0, then defextern/config/dcl/def lines); this is not one")
+        raise listing.error(message, 1) if listing.lines else InputError(message)
     header = _read_header(listing, shader_type)
     words = assemble_xdk(text, filename=filename).words
     if creator is None:
@@ -220,6 +219,10 @@ def _dcl(listing: Listing, number: int, line: str, shader_type: str,
                   f"interpolator is {expected}0-{expected}15 with a usage index up to 15")
     if centroid and shader_type == "vertex":
         raise listing.error("_centroid is a pixel shader's declaration", number)
+    for other, at in header.interpolators:
+        if other.register == reg:
+            raise _at(listing, number, f"{bank}{register}", f"{bank}{reg} is declared "
+                      f"already (line {at}): an interpolator has one register")
     semantic = Semantic(usage.upper(), idx, register=reg, mask=mask, centroid=bool(centroid))
     header.interpolators.append((semantic, number))
 
