@@ -109,6 +109,20 @@ def test_listing_the_container_cannot_hold(header: str, line: int, column: int,
     assert "^" in rendered
 
 
+def test_vertex_shader_without_dcl_index_reads_its_index_from_r0_x() -> None:
+    text = "xvs_3_0\n    exec\n    vfetch r1, r0.x, position\n    alloc position\n" \
+        "    exece\n    mov oPos, r1\n"
+    data = assemble_xdk_container(text)
+    # Header, then the shader header: 6 words, the three counts (1 index input, 1
+    # element, no export), the index input 0x290 (dcl_index r0.x) and the element: the
+    # fetch in slot 2 (exec, alloc, exece: two CF slots) reads POSITION0, usage 0, alone
+    # (marks 0).
+    assert data[36 + 24 : 36 + 44] == bytes.fromhex("00000001 00000001 00000000 00000290"
+                                                    " 00000002")
+    # VS_NUM_REG 1 (r1, the highest named), VS_RESOURCE clear without its config line.
+    assert read_xdk_container(data).config.program_cntl == 0x00000001  # type: ignore[union-attr]
+
+
 def test_a_bound_fetch_of_no_usage_is_an_error() -> None:
     text = "xvs_3_0\n    exec\n    vfetch r1, r0.x, elbow\n    alloc position\n" \
         "    exece\n    mov oPos, r1\n"

@@ -93,10 +93,15 @@ def container_from_listing(text: str, *, filename: str = "<input>",
     if header.timestamp is not None and header.path is not None:
         debug = DebugInfo(header.timestamp, header.path)
     interpolators = tuple(s for s, _ in header.interpolators)
+    elements = _elements(text, filename)
+    index_inputs = tuple(header.index_inputs)
+    if elements and not index_inputs:
+        # Every published vertex shader that fetches declares dcl_index r0.x (0x290), and
+        # the listing of one that declares none prints it (a2xx-formats.md#xdk-config).
+        index_inputs = (Semantic("INDEX", 0, register=0, mask=1),)
     return XdkContainer(
         shader_type, tuple(words), 0, tuple(c for c, _ in header.constants), creator,
-        "", tuple(header.literals), _elements(text, filename),
-        interpolators, tuple(header.index_inputs),
+        "", tuple(header.literals), elements, interpolators, index_inputs,
         _config(listing, header, shader_type), debug,
     )
 
