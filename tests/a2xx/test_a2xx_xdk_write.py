@@ -138,7 +138,8 @@ def test_without_the_profile_line_container_needs_the_xdk_listing(
     (tmp_path / "old.xvu").write_bytes(b"old")
     assert main(["asm", str(source), "--container", "-o", str(tmp_path / "old.xvu")]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("a2xx: error: ") and "--container needs the XDK compiler's" in err
+    assert err.startswith(f"a2xx: error: {source}:1:1: --container needs the XDK compiler's")
+    assert "\n  EXEC_END\n  ^~~~~~~~\n" in err
     assert (tmp_path / "old.xvu").read_bytes() == b"old"  # never half-written
     with pytest.raises(SourceError, match=r"^x.txt:1:1: error: --container needs"):
         assemble_xdk_container("EXEC_END\n", filename="x.txt")
@@ -164,6 +165,9 @@ def test_container_options_need_each_other(capsys: pytest.CaptureFixture[str],
     assert "--container writes a binary file" in capsys.readouterr().err
     assert main(["asm", str(source), "--creator", "x", "-o", str(tmp_path / "o")]) == 1
     assert "give --container too" in capsys.readouterr().err
+    assert main(["asm", str(source), "--container", "--syntax", "mesa", "-o",
+                 str(tmp_path / "o")]) == 1
+    assert "--container reads the XDK's listing, not --syntax mesa" in capsys.readouterr().err
 
 
 def test_hand_written_header_takes_the_rules_of_the_compilers_listings() -> None:

@@ -103,11 +103,12 @@ def _asm(args: argparse.Namespace) -> int:
             syntax = "xenia-text" if looks_like_xenia_listing(text) else "mesa"
             syntax = "xdk" if looks_like_xdk_listing(text) else syntax
         if args.container:
-            if syntax != "xdk" or not looks_like_xdk_listing(text):
-                raise InputError(
-                    f"{args.file}: --container needs the XDK compiler's listing (a profile "
-                    "line xvs_3_0 or xps_3_0 and its header), not Mesa's or Xenia's text")
-            assemble_xdk_listing(text, args.file)  # its notes, before the container
+            if args.syntax not in ("auto", "xdk"):
+                raise InputError(f"--container reads the XDK's listing, not --syntax "
+                                 f"{args.syntax}")
+            if looks_like_xdk_listing(text):
+                assemble_xdk_listing(text, args.file)  # its notes, before the container
+            # Any other text is refused at its first line (container_from_listing).
             data = assemble_xdk_container(text, filename=args.file, creator=args.creator)
             write_output(args.output, data)
             return 0
