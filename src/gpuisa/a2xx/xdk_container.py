@@ -86,9 +86,9 @@ def container_from_listing(text: str, *, filename: str = "<input>",
                    "or xps_3_0, then defextern/config/dcl/def lines); this is not one")
         raise listing.error(message, 1) if listing.lines else InputError(message)
     header = _read_header(listing, shader_type)
-    words = assemble_xdk(text, filename=filename).words
     if creator is None:
         creator = header.creator or (DEFAULT_CREATOR if header.constants else "")
+    words = assemble_xdk(text, filename=filename, constant_table=bool(creator)).words
     debug = None
     if header.timestamp is not None and header.path is not None:
         debug = DebugInfo(header.timestamp, header.path)
