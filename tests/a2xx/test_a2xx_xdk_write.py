@@ -101,6 +101,7 @@ PIXEL = """xps_3_0
     ("config PsMaxReg=99", 2, 8, "PsMaxReg=99: the field holds a number from 0 to 63"),
     ("config VsExportMode=kick", 2, 8, "VsExportMode=kick: the container holds"),
     ("def c300, 1, 2, 3, 4", 2, 5, "c300: a shader has c0-c255"),
+    ("// Debugger Hint:\n//  Timestamp: 50c76f38", 3, 1, "the debug block needs both"),
 ])
 def test_listing_the_container_cannot_hold(header: str, line: int, column: int,
                                            message: str) -> None:

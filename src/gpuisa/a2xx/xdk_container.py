@@ -72,6 +72,7 @@ class _Header:
     creator: str | None = None
     timestamp: int | None = None
     path: str | None = None
+    hint_line: int = 0  # the line of the debugger hint's timestamp or path
 
 
 def container_from_listing(text: str, *, filename: str = "<input>",
@@ -92,6 +93,9 @@ def container_from_listing(text: str, *, filename: str = "<input>",
     debug = None
     if header.timestamp is not None and header.path is not None:
         debug = DebugInfo(header.timestamp, header.path)
+    elif header.hint_line:
+        raise listing.error("the debug block needs both '//  Timestamp: X' and "
+                            "'//  Path: \"...\"' lines", header.hint_line)
     interpolators = tuple(s for s, _ in header.interpolators)
     elements = _elements(text, filename)
     index_inputs = tuple(header.index_inputs)
@@ -131,9 +135,9 @@ def _read_header(listing: Listing, shader_type: str) -> _Header:
         elif m := _CREATOR.match(line):
             header.creator = m[1]
         elif m := _TIMESTAMP.match(line):
-            header.timestamp = int(m[1], 16)
+            header.timestamp, header.hint_line = int(m[1], 16), number
         elif m := _PATH.match(line):
-            header.path = m[1]
+            header.path, header.hint_line = m[1], number
     return header
 
 
