@@ -13,6 +13,7 @@ import pytest
 
 from gpuisa.a2xx import assemble, disassemble
 from gpuisa.a2xx.cli import main
+from gpuisa.a2xx.engine.files import load_inputs
 
 SOURCE = """\
 ALLOC POSITION SIZE(0x0)
@@ -231,6 +232,25 @@ def test_run_vertex_npz_inputs_and_count(
         "--format",
         "json",
     )
+    assert (code, err) == (0, "")
+    assert json.loads(out)["position"] == [[0, 1, 2, 1], [3, 4, 5, 1]]
+
+
+def test_npz_arrays_named_like_semantics_are_buffers_of_raw_microcode(
+    capsys: pytest.CaptureFixture[str], files: dict[str, Path], tmp_path: Path
+) -> None:
+    # The program has no vertex elements: POSITION is a vertex buffer, bound to fetch slot
+    # 12 (CONST(4, 0)) by the constants file; a0 FMT_32_32_32_FLOAT with w = 1.
+    xyz = np.arange(12, dtype=np.float32).reshape(4, 3)
+    inputs = tmp_path / "in.npz"
+    np.savez(inputs, POSITION=xyz)
+    assert set(load_inputs(str(inputs))["vertex_buffers"]) == {"POSITION"}
+    assert set(load_inputs(str(inputs), vertex_elements=True)["attributes"]) == {"POSITION"}
+    constants = tmp_path / "c.json"
+    constants.write_text(json.dumps({"fetch": {"12": "POSITION"}}))
+    code, out, err = run_cli(capsys, "run", str(files["bin"]), "--type", "vs", "--inputs",
+                             str(inputs), "--constants", str(constants), "--count", "2",
+                             "--format", "json")
     assert (code, err) == (0, "")
     assert json.loads(out)["position"] == [[0, 1, 2, 1], [3, 4, 5, 1]]
 

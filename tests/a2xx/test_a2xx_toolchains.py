@@ -273,6 +273,29 @@ def test_a_bad_note_names_its_line(note: str, message: str) -> None:
     assert message in str(error.value)
 
 
+@pytest.mark.parametrize(
+    ("notes", "message"),
+    [
+        # Each rewrites the slot after the last instruction: a second would drop or
+        # overwrite slot 5, the last ALU instruction of PROGRAM.
+        (["no-trailing-slot", "no-trailing-slot"],
+         "t.txt:3: '; xdk:' line: a second 'no-trailing-slot' (the first is at line 2)"),
+        (["no-trailing-slot", "pdb-hint 1 2 3"],
+         "t.txt:3: '; xdk:' line: 'pdb-hint' and 'no-trailing-slot' (line 2) contradict"),
+        (["pdb-hint 1 2 3", "pdb-hint 4 5 6"], "t.txt:3: '; xdk:' line: a second 'pdb-hint'"),
+        (["centroid r1", "centroid r2"], "t.txt:3: '; xdk:' line: a second 'centroid'"),
+        # PROGRAM with the xdk closing slot is slots 0-6.
+        (["slot 7 scalar_opc=1"],
+         "t.txt:2: '; xdk:' line: slot 7 is past the program's last slot 0x06"),
+    ],
+)
+def test_a_note_given_twice_is_refused(notes: list[str], message: str) -> None:
+    text = "".join(f"; xdk: {note}\n" for note in notes)
+    with pytest.raises(GpuIsaError) as error:
+        assemble("; toolchain: xdk\n" + text + PROGRAM, filename="t.txt")
+    assert message in str(error.value)
+
+
 def test_the_centroid_note_names_the_scalar_destination() -> None:
     # toolchains.names_centroid: no scalar operation, no export (FTexTGVertex's
     # "add r0, r0, -r1" is d0 0xc80f0100 beside dcl_color_centroid r1).

@@ -136,12 +136,33 @@ def test_indices_fetch_rows_in_their_order() -> None:
          "no Xenos vertex format holds 2 component(s) of uint8"),
         (VTEXTG, {"PLACE": POSITIONS}, {}, "'PLACE' is not a semantic"),
         (VTEXTG, None, {"count": 3}, "the vertex fetch of POSITION0 is a template"),
+        # An index of 5000 digits (more than int() converts), quoted to 40 characters.
+        (VTEXTG, {"POSITION" + "1" * 5000: POSITIONS}, {},
+         "'POSITION" + "1" * 31 + "... is not a semantic (a D3DDECLUSAGE name and an "
+         "optional index of up to 4 digits"),
     ],
+    ids=range(9),
 )
 def test_errors_name_the_semantics(shader, attributes, kwargs, message) -> None:
     with pytest.raises(InputError) as caught:
         run(shader, attributes, **kwargs)
     assert message in str(caught.value)
+
+
+def test_fetch_constants_of_a_sequence_keep_their_slots() -> None:
+    # The list form the engine takes: entry 0 binds vertex buffer "vb" at slot 0; the
+    # attribute takes the highest free slot, 95.
+    bound = bind_attributes(VTEXTG.words, VTEXTG.vertex_elements, {"POSITION": POSITIONS},
+                            XENOS, vertex_buffers={"vb": b"\0" * 16}, fetch_constants=["vb"])
+    assert bound.fetch_constants is not None
+    assert sorted(bound.fetch_constants) == [0, 95] and bound.fetch_constants[0] == "vb"
+
+
+@pytest.mark.parametrize("elements", [[1, 2], 5, "POSITION"])
+def test_elements_must_be_semantic_records(elements: object) -> None:
+    with pytest.raises(InputError, match="elements must be a container's vertex elements"):
+        run_vertex(VTEXTG.words, attributes={"POSITION": POSITIONS}, elements=elements,
+                   target="xenos")
 
 
 def test_raw_microcode_and_patched_fetches_take_no_attributes() -> None:

@@ -161,6 +161,55 @@ def test_a_long_exec_is_split(text: str, cf: tuple[int, int, int]) -> None:
     assert len(words) == 3 * (1 + 7 + 1)  # CF slot, seven instructions, the closing slot
 
 
+def test_serialize_stays_with_its_instruction_across_a_split() -> None:
+    # exec addr 1 count 6, sequence 0b11 (serialized fetch) for instruction 5 at bits
+    # 26-27: 0x1200_0C00_6001; exece addr 7 count 1 (the nop): 0x2200_0000_1007.
+    text = "    nop\n" * 5 + "    serialize\n    tfetch2D r0, r0.xy, tf0\n    nop\n"
+    assert assemble_xdk("xps_3_0\nexece\n" + text).words[:3] == (
+        0x0C006001, 0x10071200, 0x22000000)
+    # Six instructions, then the serialized fetch: it opens the second clause (0b11 at
+    # bits 16-17 of exece addr 7 count 1: 0x2200_0003_1007).
+    text = "    nop\n" * 6 + "    serialize\n    tfetch2D r0, r0.xy, tf0\n"
+    assert assemble_xdk("xps_3_0\nexece\n" + text).words[:3] == (
+        0x00006001, 0x10071200, 0x22000003)
+
+
+SETP_FIRST = ("xps_3_0\nexec\n    setp_eq r0._, c0.x\n(p0) exece\n    setp_ne r0._, c0.x\n"
+              + "    nop\n" * 5 + "    mov oC0, c1\n")
+
+
+def test_a_predicated_exec_that_writes_p0_is_not_split() -> None:
+    # The second part of the split exec would test the p0 that setp_ne (line 5) wrote.
+    with pytest.raises(SourceError, match=r"'setp_ne' writes p0 inside '\(p0\) exece'.*"
+                       r"split the exec by hand") as caught:
+        assemble_xdk(SETP_FIRST, filename="hand.asm")
+    d = caught.value.diagnostics[0]
+    assert (d.location.line, d.location.column) == (5, 5)
+    # The same write in the last part tests nothing after it: the exec is split.
+    # Clauses: 0 exec addr 2 count 1 (bit 41): 0x1200_00001002; 1 (p0) exec (5) addr 3
+    # count 6, bit 41, p0 true (bit 42): 0x5600_00006003; 2 (p0) exece (6) addr 9 count 1:
+    # 0x6600_00001009, alone in CF slot 1 (instructions from slot 2).
+    last = SETP_FIRST.replace("    setp_ne r0._, c0.x\n", "") + "    setp_ne r0._, c0.x\n"
+    assert assemble_xdk(last).words[:6] == (
+        0x00001002, 0x60031200, 0x56000000, 0x00001009, 0x00006600, 0x00000000)
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ("exec\n    nop\njmp done\nlabel done\n", 5,
+         "label 'done' has no CF clause after it to jump to"),
+        ("label b1\nexece\njmp b1\n", 2,
+         "label 'b1': a jump to it would read the constant b1: rename the label"),
+        ("label i7\nexece\n", 2, "label 'i7': a jump to it would read the constant i7"),
+    ],
+)
+def test_unusable_labels_are_refused(text: str, line: int, message: str) -> None:
+    with pytest.raises(SourceError, match=message) as caught:
+        assemble_xdk("xvs_3_0\n" + text, filename="hand.asm")
+    assert caught.value.diagnostics[0].location.line == line
+
+
 def test_labels_and_a_cf_nop() -> None:
     text = ("xvs_3_0\nloop i7, done\nlabel top\nexec\n    nop\n(p0) endloop i7, top\n"
             "ccall !b1, top\nnop\nlabel done\nexece\n")
@@ -235,7 +284,12 @@ def test_the_playground_program_comes_back_from_xdk_text() -> None:
          32, 10),
         ("    jmp nowhere", r"no label 'nowhere' in the listing", 9, 7),
         ("    mad oC0.x1_, r0, r1.yyyy", "mad takes 3 source operands", 5, 24),
+        # c[ + 5000 digits + "+aL]": 5006 characters.
+        ("    mul r0, r1, c[" + "1" * 5000 + "+aL]",
+         "'c\\[...\\]': the offset of 5000 digits is past c255", 17, 5006),
+        ("    serialize", "'serialize' needs an instruction after it in its exec", 5, 9),
     ],
+    ids=lambda value: value[:40] if isinstance(value, str) else None,
 )
 def test_invalid_forms_are_refused_where_they_are(
     line: str, message: str, column: int, length: int

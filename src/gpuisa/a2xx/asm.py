@@ -601,18 +601,38 @@ def _note_value(enum: type[IntEnum] | None, value: int) -> str:
     return f"{value:#x}" if value > 9 else str(value)
 
 
+#: The notes a text gives at most once, each with the one it cannot be given with: each
+#: rewrites the slot after the last instruction, so a second would act on an instruction.
+_ONCE_NOTES = {"pdb-hint": "no-trailing-slot", "no-trailing-slot": "pdb-hint",
+               "centroid": None}
+
+
 def _apply_notes(text: str, filename: str, words: list[int], asm: _Assembler) -> bool:
     """Writes the ``; xdk:`` lines of ``text`` over ``words``; whether there were any."""
-    found = False
+    seen: dict[str, int] = {}  # a note of _ONCE_NOTES -> its line
     notes = sorted(NOTE_LINE.finditer(text), key=lambda m: m[1].split()[:1] == ["slot"])
     for match in notes:
-        found = True
+        line = text.count("\n", 0, match.start()) + 1
         try:
+            _check_once(match[1].split()[:1], line, seen)
             _apply_note(match[1].split(), words, asm)
         except ValueError as exc:
-            line = text.count("\n", 0, match.start()) + 1
             raise InputError(f"{filename}:{line}: '; xdk:' line: {exc}") from None
-    return found
+    return bool(notes)
+
+
+def _check_once(name: list[str], line: int, seen: dict[str, int]) -> None:
+    """Refuses a second note ``name`` of :data:`_ONCE_NOTES`, or one with its opposite."""
+    if not name or name[0] not in _ONCE_NOTES:
+        return
+    other = _ONCE_NOTES[name[0]]
+    if name[0] in seen:
+        raise ValueError(f"a second '{name[0]}' (the first is at line {seen[name[0]]}): "
+                         "give it once")
+    if other in seen:
+        raise ValueError(f"'{name[0]}' and '{other}' (line {seen[other]}) contradict each "
+                         "other: keep one")
+    seen[name[0]] = line
 
 
 def _apply_note(parts: list[str], words: list[int], asm: _Assembler) -> None:
@@ -637,7 +657,15 @@ def _apply_note(parts: list[str], words: list[int], asm: _Assembler) -> None:
         return
     if parts[:1] != ["slot"] or len(parts) < 3:
         raise ValueError(f"expected {_NOTE_FORMS}")
+    _apply_slot_note(parts, words, asm)
+
+
+def _apply_slot_note(parts: list[str], words: list[int], asm: _Assembler) -> None:
+    """``slot N name=value ...``: the fields of slot N written over its words."""
     index = _number(parts[1], "slot", 0xFFFF)
+    if 3 * index + 3 > len(words):
+        raise ValueError(f"slot {parts[1]} is past the program's last slot "
+                         f"{len(words) // 3 - 1:#04x}")
     if index not in asm.kinds:
         raise ValueError(f"slot {parts[1]} holds no ALU or FETCH instruction of the text")
     kind = asm.kinds[index]

@@ -36,7 +36,18 @@ _TARGET = re.compile(r"^(.*\b(?:c?jmp|c?call|loop|endloop)\b.*?)\b([A-Za-z_]\w*)
                      r"((?:, Repeat=true)?)$")
 _EXEC = re.compile(r"^(?:\(!?p0\) )?c?exece?\b")
 _FETCH_NAMES = {info.xna for info in isa.FETCH_OPS.values() if info.xna}
-_HIGHEST = {"r": isa.REG_INDEX_MASK, "c": 0xFF}
+# A constant operand's index is the whole register byte of an ALU source.
+_HIGHEST = {"r": isa.REG_INDEX_MASK, "c": isa.ALU_LAYOUT["src1_reg"].max}
+# Digits read of an offset: more cannot be a register (and int() refuses thousands).
+_OFFSET_DIGITS = 9
+# The mnemonics of the operations that write p0, as the compiler prints them.
+_PREDICATE_WRITERS = frozenset(
+    [isa.SCALAR_OPS[op].xna for op, effect in isa.SCALAR_EFFECTS.items()
+     if effect is isa.AluEffect.PREDICATE]
+    + [isa.VECTOR_OPS[op].xna for op, effect in isa.VECTOR_EFFECTS.items()
+       if effect is isa.AluEffect.PREDICATE])
+# Operands of CF clauses: a label so named would be read as the bool or loop constant.
+_CF_OPERAND = re.compile(r"[bi]\d+")
 
 Line = tuple[str, int]  # text, line number in the listing
 
@@ -107,7 +118,11 @@ def _relative(m: re.Match[str], number: int, listing: Listing) -> str:
         spelled = f"{bank}[N+aL]" + (" or c[N+a0]" if bank == "c" else "")
         raise listing.error(f"'{bank}[{m[2]}]' is not a relative register: write {spelled}",
                             number, *written)
-    offset = int(index[1] or index[4] or 0)
+    digits = (index[1] or index[4] or "0").lstrip("0") or "0"
+    if len(digits) > _OFFSET_DIGITS:
+        raise listing.error(f"'{bank}[...]': the offset of {len(digits)} digits is past "
+                            f"{bank}{_HIGHEST[bank]}", number, *written)
+    offset = int(digits)
     register = index[2] or index[3]
     if bank == "r" and register == "a0":
         raise listing.error(f"'r[{m[2]}]': a temporary register is relative to aL, not a0",
@@ -127,16 +142,13 @@ def clauses(entries: list[tuple[Line, list[Line]]], listing: Listing) -> list[Cl
     number of the clause after its label."""
     result: list[Clause] = []
     labels: dict[str, int] = {}
+    label_lines: dict[str, int] = {}
     for (text, number), body in entries:
         if text.startswith("label"):
-            name = text[5:].strip()
-            if not re.fullmatch(r"[A-Za-z_]\w*", name):
-                raise listing.error(f"a label's name is a word, not {name!r}", number)
-            if name in labels:
-                raise listing.error(f"label {name!r} is defined twice", number)
-            labels[name] = len(result)
+            name = _label_name(text, number, labels, listing)
+            labels[name], label_lines[name] = len(result), number
         elif _EXEC.match(text):
-            result += _split(text, number, body)
+            result += _split(text, number, body, listing)
             continue
         else:
             result.append(Clause(text, number))
@@ -145,14 +157,36 @@ def clauses(entries: list[tuple[Line, list[Line]]], listing: Listing) -> list[Cl
                 where = "a label" if text.startswith("label") else repr(text)
                 raise listing.error(f"an instruction outside an exec: it follows {where}", at)
             result.append(Clause("cnop", at))  # a CF NOP (a2xx-formats.md#xdk-hand-forms)
+    for name, clause in labels.items():
+        if clause >= len(result):
+            raise listing.error(f"label {name!r} has no CF clause after it to jump to",
+                                label_lines[name])
     return [_resolve(c, labels, listing) for c in result]
 
 
-def _split(text: str, number: int, body: list[Line]) -> list[Clause]:
+def _label_name(text: str, number: int, labels: dict[str, int], listing: Listing) -> str:
+    """The name a ``label`` line defines, refused if it is not a new word that a jump can
+    name."""
+    name = text[5:].strip()
+    if not re.fullmatch(r"[A-Za-z_]\w*", name):
+        raise listing.error(f"a label's name is a word, not {name!r}", number)
+    if _CF_OPERAND.fullmatch(name):
+        raise listing.error(f"label {name!r}: a jump to it would read the constant {name}: "
+                            "rename the label", number, *listing.find(number, name))
+    if name in labels:
+        raise listing.error(f"label {name!r} is defined twice", number)
+    return name
+
+
+def _split(text: str, number: int, body: list[Line], listing: Listing) -> list[Clause]:
     """An exec and its instructions as clauses of at most :data:`CLAUSE_SIZE`
     instructions each: a co-issued ``+`` line stays with its vector line and
     ``serialize`` with the instruction after it; every part keeps the condition, only the
     last keeps ``exece``'s end and ``Yield=true`` (a2xx-formats.md#xdk-exec-split)."""
+    for index, (line, at) in enumerate(body):
+        after = body[index + 1][0] if index + 1 < len(body) else ""
+        if line == "serialize" and (not after or after[0] == "+" or after == "serialize"):
+            raise listing.error("'serialize' needs an instruction after it in its exec", at)
     parts: list[list[Line]] = [[]]
     count = 0
     for line in body:
@@ -163,10 +197,25 @@ def _split(text: str, number: int, body: list[Line]) -> list[Clause]:
             count = 0
         parts[-1].append(line)
         count += starts
+    if _PREDICATE.match(text):
+        _refuse_predicate_writes(parts[:-1], text, listing)
     head = re.sub(r",? ?Yield=true", "", text)
     head = re.sub(r"\b(c?exec)e\b", r"\1", head)
     return [Clause(text if i == len(parts) - 1 else head, number, tuple(part))
             for i, part in enumerate(parts)]
+
+
+def _refuse_predicate_writes(before: list[list[Line]], text: str, listing: Listing
+                             ) -> None:
+    """Refuses a write of p0 in a part of the predicated exec ``text`` that other parts
+    follow: each part tests p0 again, so the write would decide whether they run."""
+    for line, at in (line for part in before for line in part):
+        name = re.sub(r"^(?:\+ ?)?(?:\(!?p0\) )?", "", line).split(" ", 1)[0]
+        if name.split("_sat")[0] in _PREDICATE_WRITERS:
+            raise listing.error(
+                f"'{name}' writes p0 inside '{text}', which is longer than one clause "
+                f"({CLAUSE_SIZE} instructions): each clause it is split into would test p0 "
+                "again, so split the exec by hand", at)
 
 
 def _resolve(clause: Clause, labels: dict[str, int], listing: Listing) -> Clause:

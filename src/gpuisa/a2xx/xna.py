@@ -36,15 +36,13 @@ from .encoding import (
 from .errors import A2xxError
 from .isa import CfKind, CfOpcode, ExecCondition, FetchDimension, FetchOpcode, ScalarOperands
 from .program import Program, clauses_of
+from .xna_options import TEXTURE_NAMED
 
 _PRED = {None: "      ", True: " (p0) ", False: "(!p0) "}
 _SWZ = "xyzw"
 #: An export register's kind (``isa.export_kind``) -> Xenia's name ({} its index).
 _XENIA_EXPORTS = {"param": "o{}", "position": "oPos", "point_size": "oPts", "color": "oC{}",
                   "depth": "oDepth", "address": "eA", "data": "eM{}"}
-# Texture filter / aniso names (Xenia); aniso index 6 is "keep", 7 = fetch constant.
-_FILTER = ("point", "linear", "basemap", "keep")
-_ANISO = ("disabled", "max1to1", "max2to1", "max4to1", "max8to1", "max16to1", "keep")
 _DIMENSION_SUFFIX = {
     FetchDimension.D1: "1D",
     FetchDimension.D2: "2D",
@@ -449,22 +447,11 @@ def _texture_fetch_options(tex: TextureFetch, dimension: FetchDimension) -> str:
         text += ", FetchValidOnly=false"
     if tex.tx_coord_denorm:
         text += ", UnnormalizedTextureCoords=true"
-    use_const = isa.TexFilter.USE_FETCH_CONST
-    for label, value in (
-        ("MagFilter", tex.mag_filter),
-        ("MinFilter", tex.min_filter),
-        ("MipFilter", tex.mip_filter),
-    ):
-        if value != use_const:
-            text += f", {label}={_FILTER[value]}"
-    if tex.aniso_filter != isa.AnisoFilter.USE_FETCH_CONST:
-        text += f", AnisoFilter={_ANISO[tex.aniso_filter]}"
-    for label, value in (
-        ("VolMagFilter", tex.vol_mag_filter),
-        ("VolMinFilter", tex.vol_min_filter),
-    ):
-        if value != use_const:
-            text += f", {label}={_FILTER[value]}"
+    enums = isa.layout_enums(isa.TEXTURE_FETCH_LAYOUT)
+    for option, (field, names) in TEXTURE_NAMED.items():
+        value = getattr(tex, field)
+        if value != enums[field]["USE_FETCH_CONST"]:  # the fetch constant's: not printed
+            text += f", {option}={names[value]}"
     if not tex.use_comp_lod:
         text += ", UseComputedLOD=false"
     if tex.use_reg_lod & 1:  # Xenia reads d1.29 only

@@ -20,21 +20,23 @@ class TextError(Exception):
         self.message = message
 
 
-_FILTERS = {"point": 0, "linear": 1, "basemap": 2, "keep": 3}
-_ANISO = {
-    "disabled": 0, "max1to1": 1, "max2to1": 2, "max4to1": 3, "max8to1": 4, "max16to1": 5,
-    "keep": 6,
-}
+#: Xenia's names of a filter field's values (isa.TexFilter; "keep" is 3, the fetch
+#: constant's filter) and of the aniso filter's (isa.AnisoFilter; "keep" is the unused 6).
+FILTER_NAMES = ("point", "linear", "basemap", "keep")
+ANISO_NAMES = ("disabled", "max1to1", "max2to1", "max4to1", "max8to1", "max16to1", "keep")
 # Option -> field set to 1 by "true", 0 by "false".
 _TEXTURE_FLAGS = {
     "FetchValidOnly": "fetch_valid_only", "UnnormalizedTextureCoords": "tx_coord_denorm",
     "UseComputedLOD": "use_comp_lod", "UseRegisterLOD": "use_reg_lod",
     "UseRegisterGradients": "use_reg_gradients",
 }
-_TEXTURE_NAMED: Mapping[str, tuple[str, Mapping[str, int]]] = {
-    "MagFilter": ("mag_filter", _FILTERS), "MinFilter": ("min_filter", _FILTERS),
-    "MipFilter": ("mip_filter", _FILTERS), "VolMagFilter": ("vol_mag_filter", _FILTERS),
-    "VolMinFilter": ("vol_min_filter", _FILTERS), "AnisoFilter": ("aniso_filter", _ANISO),
+#: Option -> its field and the names of the field's values (by value), in the order
+#: Xenia prints them.
+TEXTURE_NAMED: Mapping[str, tuple[str, tuple[str, ...]]] = {
+    "MagFilter": ("mag_filter", FILTER_NAMES), "MinFilter": ("min_filter", FILTER_NAMES),
+    "MipFilter": ("mip_filter", FILTER_NAMES), "AnisoFilter": ("aniso_filter", ANISO_NAMES),
+    "VolMagFilter": ("vol_mag_filter", FILTER_NAMES),
+    "VolMinFilter": ("vol_min_filter", FILTER_NAMES),
 }
 # Option -> signed fixed-point field and its units per 1.0.
 _TEXTURE_FIXED = {
@@ -44,11 +46,11 @@ _TEXTURE_FIXED = {
     "OffsetZ": ("offset_z", isa.TEXEL_OFFSET_DIVISOR),
 }
 _VERTEX_FLAGS = {"RoundIndex": "is_index_rounded", "Signed": "format_comp_all"}
-_VERTEX_NAMED: Mapping[str, tuple[str, Mapping[str, int]]] = {
+_VERTEX_NAMED: Mapping[str, tuple[str, Mapping[str, int] | tuple[str, ...]]] = {
     "NumFormat": ("num_format_all", {"fraction": 0, "integer": 1}),
     "DataFormat": ("format", {f.name: int(f) for f in isa.SurfaceFormat}),
 }
-_TEXTURE_OPTIONS = (*_TEXTURE_FLAGS, *_TEXTURE_NAMED, *_TEXTURE_FIXED)
+_TEXTURE_OPTIONS = (*_TEXTURE_FLAGS, *TEXTURE_NAMED, *_TEXTURE_FIXED)
 _VERTEX_OPTIONS = (*_VERTEX_FLAGS, *_VERTEX_NAMED, "ExpAdjust", "Offset", "Stride",
                    "PrefetchCount")
 
@@ -58,7 +60,7 @@ def texture_options(values: dict[str, int], options: list[str]) -> None:
     layout = isa.TEXTURE_FETCH_LAYOUT
     for option in options:
         key, value = _split(option)
-        if _common(values, option, _TEXTURE_FLAGS, _TEXTURE_NAMED):
+        if _common(values, option, _TEXTURE_FLAGS, TEXTURE_NAMED):
             continue
         if key in _TEXTURE_FIXED:
             field, units = _TEXTURE_FIXED[key]
@@ -99,13 +101,15 @@ def vertex_options(values: dict[str, int], options: list[str]) -> int:
 
 
 def _common(values: dict[str, int], option: str, flags: Mapping[str, str],
-            named: Mapping[str, tuple[str, Mapping[str, int]]]) -> bool:
+            named: Mapping[str, tuple[str, Mapping[str, int] | tuple[str, ...]]]) -> bool:
     """Set the field of a true/false or a named option; False if it is neither."""
     key, value = _split(option)
     if key in flags:
         values[flags[key]] = _flag(option, value)
     elif key in named:
         field, names = named[key]
+        if isinstance(names, tuple):  # names by value
+            names = {name: number for number, name in enumerate(names)}
         values[field] = _named(option, value, names)
     else:
         return False

@@ -153,7 +153,8 @@ def _run_inputs(args: argparse.Namespace) -> _RunInputs:
     inputs: dict[str, object] = {}
     if args.inputs:
         with about(args.inputs):
-            inputs = load_inputs(args.inputs)
+            inputs = load_inputs(args.inputs, vertex_elements=bool(
+                shader is not None and shader.vertex_elements))
     attributes = inputs.pop("attributes", None)
     if shader_type == "vertex":
         count = inputs.pop("count", None)

@@ -27,10 +27,17 @@ from ..encoding import VertexFetch, encode, slot_to_dwords
 from ..program import Program, read_program
 from .config import EmulatorConfig
 from .fetch import vertex_offset
-from .inputs import VertexFetchConstant, buffer_map, default_fetch_constants
+from .inputs import (
+    VertexFetchConstant,
+    buffer_map,
+    default_fetch_constants,
+    fetch_constant_map,
+)
 from .loader import as_words, fetch_slots
 
 _SEMANTIC = re.compile(r"([A-Za-z]+?)(\d*)")
+# Digits of a semantic's index: D3DDECLUSAGE indices are 0-15 (and int() refuses thousands).
+_INDEX_DIGITS = 4
 _ZERO = isa.FETCH_DST_CHARS.index("0")
 _ONE = isa.FETCH_DST_CHARS.index("1")
 _W = isa.FETCH_DST_CHARS.index("w")
@@ -76,10 +83,11 @@ class _Stream:
 def semantic_name(name: object, where: str = "attributes") -> str:
     """``POSITION0`` for "POSITION", "position0" or "POSITION0"."""
     match = _SEMANTIC.fullmatch(name) if isinstance(name, str) else None
-    if match is None or match[1].upper() not in USAGES:
+    if match is None or match[1].upper() not in USAGES or len(match[2]) > _INDEX_DIGITS:
+        shown = repr(name) if len(repr(name)) <= 40 else repr(name)[:40] + "..."
         raise InputError(
-            f"{where}: {name!r} is not a semantic (a D3DDECLUSAGE name and an optional "
-            f"index: {', '.join(USAGES)})"
+            f"{where}: {shown} is not a semantic (a D3DDECLUSAGE name and an optional "
+            f"index of up to {_INDEX_DIGITS} digits: {', '.join(USAGES)})"
         )
     return f"{match[1].upper()}{int(match[2] or 0)}"
 
@@ -174,6 +182,21 @@ def _is_template(fetch: VertexFetch, config: EmulatorConfig) -> bool:
         and vertex_offset(fetch, config) == 0
 
 
+def _semantics(elements: object) -> tuple[Semantic, ...]:
+    """``elements`` checked to be a container's vertex elements (None: none)."""
+    if elements is None:
+        return ()
+    listed = isinstance(elements, Iterable) and not isinstance(elements, str | bytes)
+    records = tuple(elements) if listed else (elements,)
+    for record in records:
+        if not isinstance(record, Semantic):
+            raise InputError(
+                "elements must be a container's vertex elements (ShaderFile.vertex_elements: "
+                f"Semantic records), not {type(record).__name__} {record!r:.40}"
+            )
+    return records
+
+
 def _fetches(
     program: Program, elements: Sequence[Semantic], config: EmulatorConfig
 ) -> dict[str, list[tuple[int, VertexFetch]]]:
@@ -253,6 +276,7 @@ def template_semantics(
 ) -> tuple[str, ...]:
     """The semantics of ``elements`` that a vertex fetch template reads, in the order of
     the declaration: the ones :func:`bind_attributes` needs data for."""
+    elements = _semantics(elements)
     if not elements:
         return ()
     declared = _fetches(read_program(tuple(as_words(words))), elements, config)
@@ -277,6 +301,7 @@ def bind_attributes(
     :class:`VertexAttribute`.  Every template must get data; a fetch that already has a
     format (a runtime patched it) is left as it is and reads ``vertex_buffers``."""
     words = tuple(as_words(words))
+    elements = _semantics(elements)
     buffers = dict(buffer_map(vertex_buffers))
     if attributes is None:
         templates = template_semantics(words, elements, config)
@@ -297,8 +322,8 @@ def bind_attributes(
     program = read_program(words)
     declared = _fetches(program, elements, config)
     streams = _streams(attributes, declared, config)
-    constants = dict(default_fetch_constants(buffers) if fetch_constants is None
-                     else fetch_constants)
+    constants = fetch_constant_map(default_fetch_constants(buffers) if fetch_constants is None
+                                   else fetch_constants)
     slots = dict(zip(streams, _unbound_slots(constants), strict=False))
     if len(slots) < len(streams):
         raise InputError("fetch_constants: no fetch constant slot is left for the attributes")

@@ -126,13 +126,13 @@ def _attribute(value: object, where: str) -> VertexAttribute | np.ndarray:
     return VertexAttribute(data, normalized)
 
 
-def _npz_inputs(path: str) -> dict[str, Any]:
+def _npz_inputs(path: str, vertex_elements: bool) -> dict[str, Any]:
     out: dict[str, Any] = {}
     registers, buffers, attributes = {}, {}, {}
     for name, array in _npz(path).items():
         if re.fullmatch(r"[Rr]\d+", name):
             registers[name] = array
-        elif is_semantic(name):
+        elif vertex_elements and is_semantic(name):
             attributes[name] = array
         elif name == "indices":
             out[name] = array
@@ -148,10 +148,12 @@ def _npz_inputs(path: str) -> dict[str, Any]:
     return out
 
 
-def load_inputs(path: str) -> dict[str, Any]:
+def load_inputs(path: str, *, vertex_elements: bool = False) -> dict[str, Any]:
     """Keyword arguments for ``run_vertex`` / ``run_fragment`` read from ``path``:
     ``registers``, and for vertex shaders ``indices``, ``count``, ``vertex_buffers`` and
-    (when the file has any) ``attributes``."""
+    (when the file has any) ``attributes``.  ``vertex_elements``: whether the shader
+    declares vertex elements (an XDK container's); only then is an ``.npz`` array named by
+    a semantic in capitals (``POSITION``) an attribute rather than a vertex buffer."""
     suffix = _suffix(path, (".npy", ".npz", ".json"), "inputs")
     out: dict[str, Any] = {}
     if suffix == ".npy":
@@ -162,7 +164,7 @@ def load_inputs(path: str) -> dict[str, Any]:
             out["registers"] = {0: array}
         return out
     if suffix == ".npz":
-        return _npz_inputs(path)
+        return _npz_inputs(path, vertex_elements)
     data = _object(load_json(path), path)
     _check_keys(
         data, {"count", "indices", "registers", "interpolants", "buffers", "attributes"}, path

@@ -223,6 +223,11 @@ def default_fetch_constants(buffers: Mapping[object, object]) -> dict[int, int]:
     return {key: key for key in buffers if isinstance(key, int)}
 
 
+def fetch_constant_map(constants: object) -> dict[int, object]:
+    """The ``fetch_constants`` argument (a mapping or a sequence) as slot -> entry."""
+    return dict(_items(constants, "fetch_constants", isa.VERTEX_FETCH_SLOTS))
+
+
 def bind_vertex_buffers(buffers: object, constants: object) -> dict[int, BoundBuffer]:
     """Resolve fetch constants (slot -> :class:`VertexFetchConstant` or buffer key)
     against ``buffers``.  Without fetch constants every integer buffer key is bound to the
@@ -231,7 +236,7 @@ def bind_vertex_buffers(buffers: object, constants: object) -> dict[int, BoundBu
     if constants is None:
         constants = default_fetch_constants(memory)
     bound: dict[int, BoundBuffer] = {}
-    for slot, entry in _items(constants, "fetch_constants", isa.VERTEX_FETCH_SLOTS):
+    for slot, entry in fetch_constant_map(constants).items():
         const = entry if isinstance(entry, VertexFetchConstant) else VertexFetchConstant(entry)
         if const.buffer not in memory:
             raise InputError(
