@@ -44,7 +44,7 @@ from __future__ import annotations
 import math
 import re
 
-from ..errors import Diagnostic, InputError, SourceError, SourceLocation
+from ..errors import Diagnostic, InputError, SourceError
 from . import isa
 from .encoding import (
     decode_alu,
@@ -177,15 +177,13 @@ def _at_origin(d: Diagnostic, origin: list[int], text: str) -> Diagnostic:
     if not 0 <= index < len(origin):
         return d
     number = origin[index]
-    source = text.splitlines()[number - 1]
-    column, length = len(source) - len(source.lstrip()) + 1, len(source.strip())
-    # The caret under what the message quotes ('OffsetX=9'), when the line has it as is.
+    listing = Listing(d.location.file, tuple(text.splitlines()))
+    # The caret under what the message quotes ('OffsetX=9'), when the line has it as is,
+    # else under the whole line.
     for quoted in re.findall(r"'([^']+)'", d.message):
-        if (at := source.find(quoted)) >= 0:
-            column, length = at + 1, len(quoted)
-            break
-    loc = SourceLocation(d.location.file, number, column)
-    return Diagnostic(d.severity, d.message, loc, source, max(1, length))
+        if (at := listing.lines[number - 1].find(quoted)) >= 0:
+            return listing.diagnostic(d.severity, d.message, number, at + 1, len(quoted))
+    return listing.diagnostic(d.severity, d.message, number)
 
 
 def xenia_cf(text: str) -> str:

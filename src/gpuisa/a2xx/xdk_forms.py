@@ -69,16 +69,21 @@ class Listing:
     filename: str
     lines: tuple[str, ...]
 
-    def error(self, message: str, number: int, column: int = 0, length: int = 0
-              ) -> SourceError:
-        """An error about line ``number``, at ``column`` (from 1; 0: the line's first
+    def diagnostic(self, severity: str, message: str, number: int, column: int = 0,
+                   length: int = 0) -> Diagnostic:
+        """A diagnostic about line ``number``, at ``column`` (from 1; 0: the line's first
         character), ``length`` characters long (0: the rest of the line)."""
         source = self.lines[number - 1]
         indent = len(source) - len(source.lstrip())
         column = column or indent + 1
         length = length or max(1, len(source.rstrip()) - column + 1)
         loc = SourceLocation(self.filename, number, column)
-        return SourceError([Diagnostic("error", message, loc, source, length)])
+        return Diagnostic(severity, message, loc, source, length)
+
+    def error(self, message: str, number: int, column: int = 0, length: int = 0
+              ) -> SourceError:
+        """An error about line ``number`` (:meth:`diagnostic`'s place)."""
+        return SourceError([self.diagnostic("error", message, number, column, length)])
 
     def find(self, number: int, pattern: str) -> tuple[int, int]:
         """Column (from 1) and length of ``pattern`` in line ``number``; (0, 0) if absent."""
