@@ -6,7 +6,7 @@ it, reassembles to the XDK compiler's words with ``toolchain="xdk"`` (and not wi
 Adreno defaults); the expected words are the containers'.  Rules:
 each toolchain's fills for a hand-written program, expected values written out from the
 evidence cited in gpuisa.a2xx.toolchains (XDK containers, the Adreno GMEM shaders,
-Mesa's ir2_assemble.c).
+Mesa's ir2_assemble.c, the words of freedreno's fdre assembler).
 """
 
 from __future__ import annotations
@@ -97,6 +97,7 @@ def _slot(words: list[int], index: int) -> int:
         ("adreno-kernel", 5, 1, [(3, 0, 1, 0), (2, 1, 0, 1)], 0, 0),  # GMEM shaders
         ("xdk", 50, 1, [(0, 0, 0, 0), (0, 0, 0, 0)], 0, 0b11),  # RETAIN_PREV; containers
         ("mesa", 0, 0, [(3, 0, 0, 0), (2, 1, 0, 0)], 1, 0),  # ir2: zeroed, eA relative
+        ("fdre", 5, 1, [(1, 0, 0, 0), (0, 1, 0, 0)], 0, 0),  # fdre's fdasm (fdre-words.txt)
     ],
 )
 def test_toolchain_fills(

@@ -398,6 +398,8 @@ class _Assembler:
 
         vertex_slots = [index for index, slot in placed if slot.kind == "vertex"]
         first_vertex = min(vertex_slots, default=None)
+        if self.tc.full_fetch_in_first_slot_only and first_vertex != cf_slots:
+            first_vertex = None  # every vertex fetch is a mini fetch
         slots: dict[int, tuple[int, _Slot]] = {}
         self.kinds = {index: slot.kind for index, slot in placed}
         for index, slot in placed:
@@ -517,8 +519,8 @@ def assemble_with_warnings(
     text: str, *, filename: str = "<input>", toolchain: str | None = None
 ) -> AssemblyResult:
     """Assemble A2XX text, also returning warnings (a ``CNT`` that disagrees with the
-    instructions that follow it).  ``toolchain`` ("adreno", "adreno-kernel", "xdk" or
-    "mesa") fills the bits the text does not show as that compiler does
+    instructions that follow it).  ``toolchain`` ("adreno", "adreno-kernel", "xdk",
+    "mesa" or "fdre") fills the bits the text does not show as that compiler does
     (:mod:`.toolchains`); by default
     the one a ``; toolchain: NAME`` line of the text names (``a2xx disasm`` writes one
     for an XDK container), else "adreno".  ``; xdk:`` lines (:func:`toolchain_notes`)

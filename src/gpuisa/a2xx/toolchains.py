@@ -38,6 +38,16 @@ compiler wrote.  Evidence, per toolchain:
   ``adreno`` (prefetch 3 and a full fetch first, then prefetch 2 and mini fetches, no
   index rounding or ``signed_rf_mode``); ``relative_addr`` set on an ALU instruction
   exporting to eA (export 32).
+* ``fdre``: freedreno's own early assembler (fdre-a2xx's ``fdasm`` at freedreno
+  ea734436), words written by building it and assembling seven programs
+  (tests/a2xx/data/fdre-words.txt): ALU fills as ``adreno`` (MAXs and a temp third
+  source: ``0x140f8000 0x00000000 0x22000000``), but a full vertex fetch has prefetch
+  count 1 and a mini fetch 0 (``0x89481000 0x00253b48``, then ``0x03482000
+  0x40393a88``, where the driver it imitated writes 3 and 2: ``0x1d481000``,
+  ``0x11482000``); the full fetch is the program's first instruction slot or none (a
+  program that starts with an ALU instruction has only mini fetches: ``0x01481000
+  0x40393a88``); a texture fetch whose text names no location samples at the centroid
+  (d2 ``0x00000000``: ``0x10001001 0x1ffff688 0x00000000``).
 """
 
 from __future__ import annotations
@@ -64,6 +74,9 @@ class Toolchain:
     # A one-source vector operation's unprinted src2 (None: it repeats src1).
     unused_src2: Mapping[str, int] | None = None
     export_constant_bit: bool = False  # d0 bit 14 on an export whose scalar is RETAIN_PREV
+    # The full vertex fetch is the first instruction slot or none (else: the first
+    # vertex fetch, wherever it is).
+    full_fetch_in_first_slot_only: bool = False
 
     @property
     def full_or_mini(self) -> frozenset[str]:
@@ -126,6 +139,18 @@ MESA = Toolchain(
     high_constants=False,
     trailing_zero_slot=False,
 )
+FDRE = Toolchain(
+    "fdre",
+    isa.ALU_DEFAULTS,
+    {**isa.VERTEX_FETCH_DEFAULTS, "prefetch_count": 1},
+    {**isa.VERTEX_MINI_FETCH_DEFAULTS, "prefetch_count": 0},
+    {**isa.TEXTURE_FETCH_DEFAULTS, "sample_location": isa.SampleLocation.CENTROID},
+    export_address_relative=False,
+    vertex_cache_bits=False,
+    high_constants=False,
+    trailing_zero_slot=False,
+    full_fetch_in_first_slot_only=True,
+)
 
 
 def writes_export_constants(v: Mapping[str, int]) -> bool:
@@ -147,5 +172,5 @@ def names_centroid(v: Mapping[str, int]) -> bool:
 
 
 TOOLCHAINS: Mapping[str, Toolchain] = {
-    t.name: t for t in (ADRENO, ADRENO_KERNEL, XDK, MESA)
+    t.name: t for t in (ADRENO, ADRENO_KERNEL, XDK, MESA, FDRE)
 }

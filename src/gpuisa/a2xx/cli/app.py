@@ -403,7 +403,8 @@ def _add_asm_parser(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="whose compiler's values fill the bits Mesa's text does not show: adreno "
         "(the Adreno GLES driver's compiler), adreno-kernel (the Adreno 200 kernel "
-        "driver's precompiled shaders), xdk (the Xbox 360 XDK's) or mesa (Mesa's ir2); "
+        "driver's precompiled shaders), xdk (the Xbox 360 XDK's), mesa (Mesa's ir2) or fdre "
+        "(freedreno's early fdre-a2xx assembler); "
         "default: the text's '; toolchain: NAME' line (a2xx disasm writes one for an XDK "
         "container), else adreno",
     )
