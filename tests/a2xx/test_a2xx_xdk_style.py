@@ -1,6 +1,6 @@
-"""Real shaders: thirty-five listings Microsoft's XDK shader compiler wrote with their
+"""Real shaders: forty-four listings Microsoft's XDK shader compiler wrote with their
 compiled containers (tests/a2xx/data/xdk-listings.txt, with their provenance: three single
-C headers and thirty-two shaders of Scaleform GFx's X360_ShaderBinary.cpp).
+C headers and forty-one shaders of Scaleform GFx's X360_ShaderBinary.cpp).
 
 The compiler's words are read from its container; gpuisa's XDK listing of them must be
 the compiler's listing character for character (from ``// Shader type`` to ``#endif``:
@@ -37,7 +37,7 @@ def _xdk_text(data: bytes) -> str:
     return disassemble_xdk(f.words, f.shader_type, declared=f)
 
 
-def test_the_data_holds_thirty_five_shaders() -> None:
+def test_the_data_holds_forty_four_shaders() -> None:
     assert len(shaders()) == 44
 
 

@@ -1,6 +1,6 @@
 """Writing XDK shader containers (a2xx asm --container; a2xx-formats.md#xdk-writing).
 
-The expected bytes are Microsoft's: each of the thirty-five containers the XDK compiler
+The expected bytes are Microsoft's: each of the forty-four containers the XDK compiler
 published with its listing (tests/a2xx/data/xdk-listings.txt) must come out of its
 listing byte for byte, and out of gpuisa's own listing of it; the three containers of
 compiler 2.0.20353.0 without a listing (data/xdk-containers.txt) out of the record the

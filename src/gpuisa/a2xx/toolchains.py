@@ -15,10 +15,11 @@ compiler wrote.  Evidence, per toolchain:
   (its four GMEM save/restore shaders): as ``adreno`` but the first vertex fetch rounds
   its index (d1 bit 15: ``0x1cb81000 0x00398a88``, ``0x18981000 0x0039ba88``) and a later
   one sets ``signed_rf_mode`` (d1 bit 14: ``0x12982000 0x40257b08``).
-* ``xdk``: Microsoft's XDK compiler, the thirty-five containers of
-  tests/a2xx/data/xdk-listings.txt: every vector-only slot has scalar opcode 50
-  (RETAIN_PREV, d0 bits 26-31 = 0x32: ``0xc80f8000``); every vertex fetch is a full
-  fetch with prefetch count 0, no index rounding and ``signed_rf_mode`` 0
+* ``xdk``: Microsoft's XDK compiler, the forty-four containers of
+  tests/a2xx/data/xdk-listings.txt (the counts below are of the first thirty-five):
+  every vector-only slot has scalar opcode 50 (RETAIN_PREV, d0 bits 26-31 = 0x32:
+  ``0xc80f8000``); every vertex fetch is a full fetch with prefetch count 0, no index
+  rounding and ``signed_rf_mode`` 0
   (``0x00081000 0x00000688 0x00000000``, 18 fetches); c252-c255 are written
   ``0xfc``-``0xff`` (Mesa prints ``|C60|``-``|C63|``), also as the constant of
   ``addsc``/``mulsc``/``subsc`` (``ADD_CONST_0 R2.___w = |R63.wyzx|`` is c255: d2
