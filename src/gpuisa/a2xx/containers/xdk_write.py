@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 from ..encoding import CfExec, decode_alu
 from ..errors import ContainerError
-from ..isa import ALU_LAYOUT, VERTEX_FETCH_LAYOUT, ScalarOpcode
+from ..isa import ALU_LAYOUT, EXPORT_INTERPOLATORS, VERTEX_FETCH_LAYOUT, ScalarOpcode
 from ..program import exec_entries, read_program
 from .xdk import (
     CONSTANT_INFO_SIZE,
@@ -46,7 +46,6 @@ MULTIPASS_FLAG = 0x10  # header word 0 of the one container exporting only to me
 EXPORT_MODE_MULTIPASS = 7
 LAST_EXPORT = 0x1000  # marks the last instruction of an interpolator's export list
 FIRST_OF_RUN, LAST_OF_RUN = 1, 2  # a vertex element's bits 20-21
-EXPORT_REGISTERS = 16  # o0-o15; oPos and the point size are 62 and 63
 
 
 def write_xdk_container(container: XdkContainer) -> bytes:
@@ -213,7 +212,7 @@ def _exports(words: tuple[int, ...], interpolators: tuple[Semantic, ...]
             if values["scalar_write_mask"] and alu.scalar_opc != ScalarOpcode.RETAIN_PREV:
                 targets.add(values["scalar_dest"])
             for register in targets:
-                if register < EXPORT_REGISTERS:
+                if register < EXPORT_INTERPOLATORS:  # o0-o15, not oPos or the point size
                     written.setdefault(register, []).append(entry.slot)
     lists = []
     for semantic in interpolators:
